@@ -1,0 +1,36 @@
+// Runs every compiled test file with Node's own test runner. Suites start their own svcd,
+// containerd and browsers, so files run two at a time (the machine has two cores); a file
+// name or substring on the command line narrows the run.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const build = join(root, 'build');
+
+function findTests(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (name === 'node_modules') continue;
+    if (statSync(p).isDirectory()) findTests(p, out);
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+const filters = process.argv.slice(2);
+const files = findTests(build)
+  .filter((f) => filters.length === 0 || filters.some((s) => relative(build, f).includes(s)))
+  .sort();
+if (files.length === 0) {
+  process.stderr.write('run-tests: no test files found under build/ (run npm run build first)\n');
+  process.exit(1);
+}
+const concurrency = process.env.SVC_TEST_CONCURRENCY || '2';
+const r = spawnSync(
+  process.execPath,
+  ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+  { stdio: 'inherit', cwd: root },
+);
+process.exit(r.status ?? 1);

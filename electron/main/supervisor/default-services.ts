@@ -1,0 +1,78 @@
+// The two servers the desktop app runs, as ServiceSpecs: svcd on a unix socket and svc-registry
+// on loopback, both from the compiled tree, with data roots under one desktop data directory.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type ServiceSpec } from './managed-service';
+
+export interface DesktopPaths {
+  /** Repository root (holds package.json and build/). */
+  root: string;
+  /** Default ~/.local/share/svc-desktop (XDG_DATA_HOME honoured). */
+  dataDir?: string;
+  /** Default: svcd's own default socket, so an already-running svcd is found and adopted. */
+  engineSocket?: string;
+  /** Default 5000, the registry's usual port. */
+  registryPort?: number;
+}
+
+export function defaultDataDir(): string {
+  const base = process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  return join(base, 'svc-desktop');
+}
+
+/** svcd's default socket (ARCHITECTURE.md): /run/svc as root, $XDG_RUNTIME_DIR/svc otherwise. */
+export function defaultEngineSocket(): string {
+  if (process.getuid?.() === 0) return '/run/svc/svcd.sock';
+  const runtime = process.env.XDG_RUNTIME_DIR || join('/tmp', `svc-${process.getuid?.() ?? 'user'}`);
+  return join(runtime, 'svc', 'svcd.sock');
+}
+
+/** Walks up from a compiled or source file to the folder holding package.json. */
+export function findRepoRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${from}`);
+    dir = up;
+  }
+  return dir;
+}
+
+export function desktopServices(paths: DesktopPaths): ServiceSpec[] {
+  const dataDir = paths.dataDir ?? defaultDataDir();
+  const socket = paths.engineSocket ?? defaultEngineSocket();
+  const port = paths.registryPort ?? 5000;
+  const bin = (name: string) => join(paths.root, 'build', 'daemon', 'bin', `${name}.js`);
+  return [
+    {
+      name: 'svcd',
+      command: process.execPath,
+      args: [bin('svcd'), '--data-root', join(dataDir, 'engine'), '--host', `unix://${socket}`],
+      cwd: paths.root,
+      health: { kind: 'unix', socketPath: socket, path: '/_ping' },
+      logFile: join(dataDir, 'logs', 'svcd.log'),
+      adopt: true,
+      requires: [bin('svcd')],
+      ensureDirs: [dirname(socket), join(dataDir, 'engine')],
+    },
+    {
+      name: 'svc-registry',
+      command: process.execPath,
+      args: [
+        bin('svc-registry'),
+        'serve',
+        '--data',
+        join(dataDir, 'registry'),
+        '--addr',
+        `127.0.0.1:${port}`,
+      ],
+      cwd: paths.root,
+      health: { kind: 'http', url: `http://127.0.0.1:${port}/v2/` },
+      logFile: join(dataDir, 'logs', 'svc-registry.log'),
+      adopt: true,
+      requires: [bin('svc-registry')],
+      ensureDirs: [join(dataDir, 'registry')],
+    },
+  ];
+}

@@ -1,0 +1,29 @@
+// The storage driver interface: everything the registry keeps goes through these few calls,
+// on driver-relative paths built only by paths.ts.
+import type { Readable, Writable } from 'node:stream';
+
+export interface FileInfo {
+  size: number;
+  modifiedMs: number;
+  isDirectory: boolean;
+}
+
+export interface StorageDriver {
+  /** Reads a small file whole (links, manifests); undefined when absent. */
+  getContent(path: string): Promise<Buffer | undefined>;
+  /** Writes a small file atomically: readers see the old content or the new, never a mix. */
+  putContent(path: string, content: string | Uint8Array): Promise<void>;
+  stat(path: string): Promise<FileInfo | undefined>;
+  /** Names of the entries of a directory, [] when it does not exist. */
+  list(path: string): Promise<string[]>;
+  /** Streams a file, or the inclusive byte range [start, end] of it. */
+  reader(path: string, range?: { start: number; end: number }): Readable;
+  /** Opens a file for appending, creating it (and its parents) when absent. */
+  appender(path: string): Promise<Writable>;
+  /** Moves a file into place atomically, creating the parents of the target. */
+  move(from: string, to: string): Promise<void>;
+  /** Removes a file or a whole directory; absent paths are fine. */
+  delete(path: string): Promise<void>;
+  /** Sets the modification time (gc spares recently written blobs). */
+  touch(path: string): Promise<void>;
+}

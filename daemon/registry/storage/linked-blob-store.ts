@@ -1,0 +1,48 @@
+// A repository's view onto the shared blob store: a blob belongs to a repository when the
+// repository holds a link to it. Layers and manifest revisions are two such views.
+import { isDigest, type Digest } from '../../lib/digest';
+import type { BlobInfo, BlobStore } from './blob-store';
+import type { StorageDriver } from './driver';
+
+export type LinkPath = (name: string, digest: Digest) => string;
+
+export class LinkedBlobStore {
+  constructor(
+    private readonly driver: StorageDriver,
+    private readonly blobs: BlobStore,
+    private readonly linkPath: LinkPath,
+  ) {}
+
+  async isLinked(name: string, digest: Digest): Promise<boolean> {
+    const link = await this.driver.getContent(this.linkPath(name, digest));
+    return link !== undefined && link.toString() === digest;
+  }
+
+  /** The blob when the repository links it and its content exists. */
+  async stat(name: string, digest: Digest): Promise<BlobInfo | undefined> {
+    if (!(await this.isLinked(name, digest))) return undefined;
+    return this.blobs.stat(digest);
+  }
+
+  async link(name: string, digest: Digest): Promise<void> {
+    await this.driver.putContent(this.linkPath(name, digest), digest);
+  }
+
+  /** Removes the link; false when there was none. */
+  async unlink(name: string, digest: Digest): Promise<boolean> {
+    if (!(await this.isLinked(name, digest))) return false;
+    const path = this.linkPath(name, digest);
+    await this.driver.delete(path.slice(0, path.lastIndexOf('/')));
+    return true;
+  }
+
+  /** Digests linked under a directory laid out as <dir>/<hex>/link. */
+  async listUnder(dir: string, algorithm: string): Promise<Digest[]> {
+    const out: Digest[] = [];
+    for (const hex of await this.driver.list(dir)) {
+      const digest = `${algorithm}:${hex}`;
+      if (isDigest(digest)) out.push(digest);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,105 @@
+// Reads a manifest body of any supported schema: its kind, media type, digest and the blobs and
+// child manifests it references. Nothing here touches storage.
+import { isDigest, sha256, type Digest } from '../../lib/digest';
+import { RegistryError } from '../api/error-codes';
+import { canonicalMediaType, manifestKind, mediaTypes, type ManifestKind } from '../api/media-types';
+import { verifySchema1 } from './schema1-signature';
+
+export interface ParsedManifest {
+  kind: ManifestKind;
+  /** The Docker or OCI media type (vnd.svc.* twins are folded onto their Docker names). */
+  mediaType: string;
+  /** The type as the body itself declares it (it may be a vnd.svc.* twin). */
+  declaredType: string;
+  digest: Digest;
+  /** Layers and config: must exist as blobs of the repository. */
+  blobs: Digest[];
+  /** Child manifests of an index: must exist as manifests of the repository. */
+  manifests: Digest[];
+  /** schema1 only: the name and tag written in the body. */
+  name?: string;
+  tag?: string;
+}
+
+export const maxManifestBytes = 4 << 20;
+
+function invalid(message: string, detail?: unknown): RegistryError {
+  return new RegistryError('MANIFEST_INVALID', `manifest invalid: ${message}`, detail);
+}
+
+function descriptorDigest(value: unknown, where: string): Digest {
+  const digest = (value as { digest?: unknown } | null)?.digest;
+  if (typeof digest !== 'string' || !isDigest(digest)) throw invalid(`${where} has no valid digest`);
+  return digest;
+}
+
+function descriptors(value: unknown, where: string): Record<string, unknown>[] {
+  if (!Array.isArray(value)) throw invalid(`${where} must be a list`);
+  return value as Record<string, unknown>[];
+}
+
+function isForeign(layer: Record<string, unknown>): boolean {
+  return Array.isArray(layer.urls) && layer.urls.length > 0;
+}
+
+function typeOf(doc: Record<string, unknown>, contentType: string | undefined): string {
+  if (doc.schemaVersion === 1) return doc.signatures ? mediaTypes.schema1Signed : mediaTypes.schema1;
+  if (typeof doc.mediaType === 'string') {
+    const declared = canonicalMediaType(doc.mediaType);
+    const given = contentType ? canonicalMediaType(contentType) : undefined;
+    if (given && manifestKind(given) && given !== declared) {
+      throw invalid(`Content-Type ${contentType} does not match mediaType ${doc.mediaType}`);
+    }
+    return declared;
+  }
+  return Array.isArray(doc.manifests) ? mediaTypes.ociIndex : mediaTypes.ociManifest;
+}
+
+export function parseManifest(body: Buffer, contentType?: string): ParsedManifest {
+  let doc: Record<string, unknown>;
+  try {
+    doc = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw invalid('not JSON');
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw invalid('not a JSON object');
+  const mediaType = typeOf(doc, contentType);
+  const kind = manifestKind(mediaType);
+  const declaredType = typeof doc.mediaType === 'string' ? doc.mediaType.toLowerCase() : mediaType;
+  if (!kind) throw invalid(`unsupported media type ${mediaType}`);
+  if (kind === 'schema1') {
+    if (mediaType !== mediaTypes.schema1Signed) throw invalid('schema1 manifests must be signed');
+    const payload = verifySchema1(body, doc.signatures);
+    const layers = descriptors(doc.fsLayers, 'fsLayers');
+    if (typeof doc.name !== 'string' || typeof doc.tag !== 'string')
+      throw invalid('schema1 needs name and tag');
+    return {
+      kind,
+      mediaType,
+      declaredType,
+      digest: sha256(payload),
+      blobs: layers.map((l, i) => {
+        const sum = l?.blobSum;
+        if (typeof sum !== 'string' || !isDigest(sum)) throw invalid(`fsLayers[${i}] has no valid blobSum`);
+        return sum;
+      }),
+      manifests: [],
+      name: doc.name,
+      tag: doc.tag,
+    };
+  }
+  if (doc.schemaVersion !== 2) throw invalid('schemaVersion must be 2');
+  const digest = sha256(body);
+  if (kind === 'index') {
+    const children = descriptors(doc.manifests, 'manifests').map((m, i) =>
+      descriptorDigest(m, `manifests[${i}]`),
+    );
+    return { kind, mediaType, declaredType, digest, blobs: [], manifests: children };
+  }
+  const blobs = [descriptorDigest(doc.config, 'config')];
+  descriptors(doc.layers, 'layers').forEach((layer, i) => {
+    const d = descriptorDigest(layer, `layers[${i}]`);
+    if (!isForeign(layer)) blobs.push(d);
+  });
+  return { kind, mediaType, declaredType, digest, blobs, manifests: [] };
+}

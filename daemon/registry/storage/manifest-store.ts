@@ -1,0 +1,90 @@
+// Manifests of a repository: stored as blobs, linked as revisions, named by tags. A PUT is
+// accepted only when every blob and child manifest it references already exists here.
+import { isDigest, type Digest } from '../../lib/digest';
+import { errorEntry, RegistryError, type ErrorEntry } from '../api/error-codes';
+import type { BlobStore } from './blob-store';
+import type { LinkedBlobStore } from './linked-blob-store';
+import { parseManifest, type ParsedManifest } from './manifest-parser';
+import type { TagStore } from './tag-store';
+
+export interface StoredManifest {
+  body: Buffer;
+  parsed: ParsedManifest;
+}
+
+const cacheLimit = 512;
+
+export class ManifestStore {
+  // Manifests are immutable per digest, so parsed bodies can be kept without invalidation.
+  private readonly cache = new Map<Digest, StoredManifest>();
+
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly layers: LinkedBlobStore,
+    private readonly revisions: LinkedBlobStore,
+    private readonly tags: TagStore,
+  ) {}
+
+  async put(name: string, reference: string, body: Buffer, contentType?: string): Promise<ParsedManifest> {
+    const parsed = parseManifest(body, contentType);
+    const byDigest = isDigest(reference);
+    if (byDigest && reference !== parsed.digest) {
+      throw new RegistryError('DIGEST_INVALID', undefined, { digest: reference, actual: parsed.digest });
+    }
+    if (parsed.kind === 'schema1') {
+      if (parsed.name !== name)
+        throw new RegistryError('NAME_INVALID', 'manifest name did not match URI', { name });
+      if (!byDigest && parsed.tag !== reference)
+        throw new RegistryError('TAG_INVALID', undefined, { tag: reference });
+    }
+    await this.checkReferences(name, parsed);
+    await this.blobs.put(parsed.digest, body);
+    await this.revisions.link(name, parsed.digest);
+    if (!byDigest) await this.tags.tag(name, reference, parsed.digest);
+    this.remember({ body, parsed });
+    return parsed;
+  }
+
+  /** The digest a reference names in this repository, or undefined. */
+  async resolve(name: string, reference: string): Promise<Digest | undefined> {
+    const digest = isDigest(reference) ? reference : await this.tags.resolve(name, reference);
+    if (!digest || !(await this.revisions.isLinked(name, digest))) return undefined;
+    return digest;
+  }
+
+  async get(name: string, reference: string): Promise<StoredManifest | undefined> {
+    const digest = await this.resolve(name, reference);
+    if (!digest) return undefined;
+    const cached = this.cache.get(digest);
+    if (cached) return cached;
+    const body = await this.blobs.get(digest);
+    if (!body) return undefined;
+    const stored = { body, parsed: { ...parseManifest(body), digest } };
+    this.remember(stored);
+    return stored;
+  }
+
+  /** Unlinks a manifest revision and drops the tags that pointed at it. */
+  async delete(name: string, digest: Digest): Promise<boolean> {
+    if (!(await this.revisions.unlink(name, digest))) return false;
+    await this.tags.untagDigest(name, digest);
+    return true;
+  }
+
+  private async checkReferences(name: string, parsed: ParsedManifest): Promise<void> {
+    const missing: ErrorEntry[] = [];
+    for (const digest of new Set(parsed.blobs)) {
+      if (!(await this.layers.stat(name, digest))) missing.push(errorEntry('BLOB_UNKNOWN', { digest }));
+    }
+    for (const digest of new Set(parsed.manifests)) {
+      if (!(await this.revisions.stat(name, digest)))
+        missing.push(errorEntry('MANIFEST_BLOB_UNKNOWN', { digest }));
+    }
+    if (missing.length) throw RegistryError.many(missing, 400);
+  }
+
+  private remember(stored: StoredManifest): void {
+    if (this.cache.size >= cacheLimit) this.cache.delete(this.cache.keys().next().value as Digest);
+    this.cache.set(stored.parsed.digest, stored);
+  }
+}

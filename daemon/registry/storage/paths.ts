@@ -1,0 +1,46 @@
+// The whole on-disk layout, in one place: nothing else concatenates storage paths.
+//
+//   blobs/<alg>/<first two hex>/<hex>/data                      content, shared by all repositories
+//   repositories/<name>/_layers/<alg>/<hex>/link                 blobs linked into a repository
+//   repositories/<name>/_manifests/revisions/<alg>/<hex>/link    manifests of a repository
+//   repositories/<name>/_manifests/tags/<tag>/current/link       what a tag points at
+//   repositories/<name>/_uploads/<uuid>/{data,startedat}         uploads in progress
+import type { Digest } from '../../lib/digest';
+import { digestAlgorithm, digestHex } from '../../lib/digest';
+
+function digestPath(digest: Digest): string {
+  return `${digestAlgorithm(digest)}/${digestHex(digest)}`;
+}
+
+export const paths = {
+  blobsRoot: (): string => 'blobs',
+  blobAlgorithmDir: (algorithm: string): string => `blobs/${algorithm}`,
+  blobData: (digest: Digest): string => {
+    const hex = digestHex(digest);
+    return `blobs/${digestAlgorithm(digest)}/${hex.slice(0, 2)}/${hex}/data`;
+  },
+  blobDir: (digest: Digest): string => {
+    const hex = digestHex(digest);
+    return `blobs/${digestAlgorithm(digest)}/${hex.slice(0, 2)}/${hex}`;
+  },
+  repositoriesRoot: (): string => 'repositories',
+  repository: (name: string): string => `repositories/${name}`,
+  layersDir: (name: string): string => `repositories/${name}/_layers`,
+  layerLink: (name: string, digest: Digest): string =>
+    `repositories/${name}/_layers/${digestPath(digest)}/link`,
+  manifestsDir: (name: string): string => `repositories/${name}/_manifests`,
+  revisionsDir: (name: string, algorithm: string): string =>
+    `repositories/${name}/_manifests/revisions/${algorithm}`,
+  revisionLink: (name: string, digest: Digest): string =>
+    `repositories/${name}/_manifests/revisions/${digestPath(digest)}/link`,
+  tagsDir: (name: string): string => `repositories/${name}/_manifests/tags`,
+  tag: (name: string, tag: string): string => `repositories/${name}/_manifests/tags/${tag}`,
+  tagLink: (name: string, tag: string): string => `repositories/${name}/_manifests/tags/${tag}/current/link`,
+  uploadsDir: (name: string): string => `repositories/${name}/_uploads`,
+  upload: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}`,
+  uploadData: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}/data`,
+  uploadStartedAt: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}/startedat`,
+};
+
+/** Directory entries under repositories/<name>/ that belong to the registry, not to child names. */
+export const reservedEntries = new Set(['_layers', '_manifests', '_uploads']);

@@ -1,0 +1,197 @@
+// Blob uploads as a start → patch* → commit state machine. Bytes are hashed while they stream
+// to the upload file; commit compares the digest(s) the client named with what arrived and only
+// then renames the file into the blob store. The upload file's size is the accepted offset, so
+// after a crash an upload resumes from what reached the disk (the hash is rebuilt from it).
+import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { digestAlgorithm, digestHex, type Digest } from '../../lib/digest';
+import { RegistryError } from '../api/error-codes';
+import type { BlobStore } from './blob-store';
+import type { StorageDriver } from './driver';
+import type { LinkedBlobStore } from './linked-blob-store';
+import { paths } from './paths';
+
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** Thrown for an out-of-order or invalid chunk: answered 416 with the accepted range. */
+export class RangeInvalidError extends RegistryError {
+  constructor(
+    readonly offset: number,
+    message: string,
+  ) {
+    super('RANGE_INVALID', message);
+  }
+}
+
+interface Session {
+  hash: Hash;
+  offset: number;
+}
+
+export interface UploadWriterOptions {
+  /** Uploads not completed within this time are unknown and their data purged. */
+  expireMs: number;
+}
+
+export class UploadWriter {
+  private readonly sessions = new Map<string, Session>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly driver: StorageDriver,
+    private readonly blobs: BlobStore,
+    private readonly layers: LinkedBlobStore,
+    private readonly options: UploadWriterOptions,
+  ) {}
+
+  async start(name: string): Promise<string> {
+    const uuid = randomUUID();
+    await this.driver.putContent(paths.uploadStartedAt(name, uuid), new Date().toISOString());
+    await this.driver.putContent(paths.uploadData(name, uuid), '');
+    this.sessions.set(uuid, { hash: createHash('sha256'), offset: 0 });
+    return uuid;
+  }
+
+  /** The number of bytes accepted so far; BLOB_UPLOAD_UNKNOWN when unknown or expired. */
+  async offset(name: string, uuid: string): Promise<number> {
+    await this.checkAlive(name, uuid);
+    const data = await this.driver.stat(paths.uploadData(name, uuid));
+    if (!data) throw unknownUpload(uuid);
+    return data.size;
+  }
+
+  /** Appends a chunk; `range` (from Content-Range) must start right after the accepted bytes. */
+  patch(name: string, uuid: string, body: Readable, range?: ByteRange): Promise<number> {
+    return this.locked(uuid, () => this.append(name, uuid, body, range));
+  }
+
+  /**
+   * Appends an optional final chunk, verifies every digest the client named and moves the
+   * content into the blob store, linked into the repository. Returns the canonical digest.
+   */
+  commit(name: string, uuid: string, digests: Digest[], body?: Readable, range?: ByteRange): Promise<Digest> {
+    return this.locked(uuid, async () => {
+      const size = await this.append(name, uuid, body, range);
+      const session = await this.session(name, uuid, size);
+      const canonical = `sha256:${session.hash.digest('hex')}` as Digest;
+      this.sessions.delete(uuid);
+      for (const digest of digests) {
+        const actual =
+          digestAlgorithm(digest) === 'sha256'
+            ? canonical
+            : await this.hashFile(paths.uploadData(name, uuid), 'sha512');
+        if (digestHex(actual) !== digestHex(digest)) {
+          await this.cancel(name, uuid);
+          throw new RegistryError('DIGEST_INVALID', undefined, { digest, actual });
+        }
+      }
+      await this.blobs.ingest(paths.uploadData(name, uuid), canonical);
+      await this.layers.link(name, canonical);
+      await this.driver.delete(paths.upload(name, uuid));
+      return canonical;
+    });
+  }
+
+  async cancel(name: string, uuid: string): Promise<void> {
+    this.sessions.delete(uuid);
+    await this.driver.delete(paths.upload(name, uuid));
+  }
+
+  /** Removes every upload of a repository started longer ago than the expiry. */
+  async purgeExpired(name: string, now = Date.now()): Promise<number> {
+    let purged = 0;
+    for (const uuid of await this.driver.list(paths.uploadsDir(name))) {
+      if (await this.isExpired(name, uuid, now)) {
+        await this.cancel(name, uuid);
+        purged++;
+      }
+    }
+    return purged;
+  }
+
+  private async isExpired(name: string, uuid: string, now: number): Promise<boolean> {
+    const started = await this.driver.getContent(paths.uploadStartedAt(name, uuid));
+    if (!started) return true;
+    const at = Date.parse(started.toString());
+    return Number.isNaN(at) || now - at > this.options.expireMs;
+  }
+
+  private async checkAlive(name: string, uuid: string): Promise<void> {
+    if (!(await this.driver.stat(paths.upload(name, uuid)))) throw unknownUpload(uuid);
+    if (await this.isExpired(name, uuid, Date.now())) {
+      await this.cancel(name, uuid);
+      throw unknownUpload(uuid);
+    }
+  }
+
+  private async append(
+    name: string,
+    uuid: string,
+    body: Readable | undefined,
+    range?: ByteRange,
+  ): Promise<number> {
+    const offset = await this.offset(name, uuid);
+    if (range && (range.start !== offset || range.end < range.start)) {
+      throw new RangeInvalidError(
+        offset,
+        `chunk ${range.start}-${range.end} does not follow offset ${offset}`,
+      );
+    }
+    if (!body) return offset;
+    const session = await this.session(name, uuid, offset);
+    const out = await this.driver.appender(paths.uploadData(name, uuid));
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        session.hash.update(chunk);
+        session.offset += chunk.length;
+        if (!out.write(chunk)) await once(out, 'drain');
+      }
+    } catch (err) {
+      // The bytes already written stay (the client resumes after them); the hash is rebuilt.
+      this.sessions.delete(uuid);
+      throw err;
+    } finally {
+      out.end();
+      await once(out, 'close').catch(() => undefined);
+    }
+    return session.offset;
+  }
+
+  /** The running hash of the upload, rebuilt from disk when this process did not see it all. */
+  private async session(name: string, uuid: string, offset: number): Promise<Session> {
+    const known = this.sessions.get(uuid);
+    if (known && known.offset === offset) return known;
+    const hash = createHash('sha256');
+    for await (const chunk of this.driver.reader(paths.uploadData(name, uuid)) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+    }
+    const session = { hash, offset };
+    this.sessions.set(uuid, session);
+    return session;
+  }
+
+  private async hashFile(path: string, algorithm: 'sha256' | 'sha512'): Promise<Digest> {
+    const hash = createHash(algorithm);
+    for await (const chunk of this.driver.reader(path) as AsyncIterable<Buffer>) hash.update(chunk);
+    return `${algorithm}:${hash.digest('hex')}` as Digest;
+  }
+
+  private locked<T>(uuid: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(uuid) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const settled = next.catch(() => undefined);
+    this.locks.set(uuid, settled);
+    void settled.then(() => {
+      if (this.locks.get(uuid) === settled) this.locks.delete(uuid);
+    });
+    return next;
+  }
+}
+
+export function unknownUpload(uuid: string): RegistryError {
+  return new RegistryError('BLOB_UPLOAD_UNKNOWN', undefined, { uuid });
+}

@@ -1,0 +1,80 @@
+// The containerd client svcd uses: one gRPC channel, typed services, one namespace.
+import { ContainersService } from './containers-service';
+import { ContentService } from './content-service';
+import { DiffService } from './diff-service';
+import { EventsService } from './events-service';
+import { ImagesService } from './images-service';
+import { LeasesService } from './leases-service';
+import { NamespacesService } from './namespaces-service';
+import { Connection, Rpc } from './rpc';
+import { SnapshotsService } from './snapshots-service';
+import { TasksService } from './tasks-service';
+
+export interface ContainerdVersion {
+  version: string;
+  revision: string;
+}
+
+export class ContainerdClient {
+  readonly namespaces: NamespacesService;
+  readonly containers: ContainersService;
+  readonly tasks: TasksService;
+  readonly content: ContentService;
+  readonly images: ImagesService;
+  readonly snapshots: SnapshotsService;
+  readonly diff: DiffService;
+  readonly leases: LeasesService;
+  readonly events: EventsService;
+
+  private constructor(
+    private readonly rpc: Rpc,
+    private readonly ownsConnection: boolean,
+  ) {
+    this.namespaces = new NamespacesService(rpc);
+    this.containers = new ContainersService(rpc);
+    this.tasks = new TasksService(rpc);
+    this.content = new ContentService(rpc);
+    this.images = new ImagesService(rpc);
+    this.snapshots = new SnapshotsService(rpc);
+    this.diff = new DiffService(rpc);
+    this.leases = new LeasesService(rpc);
+    this.events = new EventsService(rpc);
+  }
+
+  /**
+   * A client for the containerd socket at `address` (a path or `unix://` URL), acting in
+   * `namespace`. The channel connects lazily: calls fail with UnavailableError while
+   * containerd is down and succeed again once it is back.
+   */
+  static connect(address: string, namespace: string): ContainerdClient {
+    return new ContainerdClient(new Rpc(new Connection(address), namespace), true);
+  }
+
+  get namespace(): string {
+    return this.rpc.namespace;
+  }
+
+  get lease(): string | undefined {
+    return this.rpc.lease;
+  }
+
+  /** A view on the same channel whose calls all carry the lease (content, snapshots, images). */
+  withLease(leaseId: string): ContainerdClient {
+    return new ContainerdClient(new Rpc(this.rpc.connection, this.rpc.namespace, leaseId), false);
+  }
+
+  /** A view on the same channel acting in another namespace. */
+  withNamespace(namespace: string): ContainerdClient {
+    return new ContainerdClient(new Rpc(this.rpc.connection, namespace, this.rpc.lease), false);
+  }
+
+  async version(): Promise<ContainerdVersion> {
+    const res = await this.rpc.unary<ContainerdVersion>('version.v1.Version', 'Version', {});
+    return { version: res.version, revision: res.revision };
+  }
+
+  /** Closes the channel; views made by withLease/withNamespace close with their parent only. */
+  close(): void {
+    if (this.ownsConnection) this.rpc.connection.close();
+  }
+}

@@ -1,0 +1,246 @@
+// containerd's content store: blobs addressed by digest, written through ingest refs.
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
+import { fromGrpcError, grpcCode } from './grpc-errors';
+import type { Rpc } from './rpc';
+import { toDate, type Labels, type WireTimestamp } from './types';
+import { status as GrpcStatus, type ClientDuplexStream } from '@grpc/grpc-js';
+
+export interface ContentInfo {
+  digest: string;
+  size: number;
+  createdAt: Date | undefined;
+  updatedAt: Date | undefined;
+  labels: Labels;
+}
+
+/** An ingest in progress (a write not yet committed). */
+export interface IngestStatus {
+  ref: string;
+  offset: number;
+  total: number;
+  expected: string;
+  startedAt: Date | undefined;
+  updatedAt: Date | undefined;
+}
+
+export interface WriteOptions {
+  /** The digest containerd verifies at commit; a mismatch fails the write and keeps nothing. */
+  expected: string;
+  /** The exact size in bytes, also verified at commit. */
+  size: number;
+  labels?: Labels;
+}
+
+export interface WriteResult {
+  digest: string;
+  size: number;
+  /** True when the blob was already in the store, so nothing was written. */
+  existed: boolean;
+}
+
+type WireInfo = Omit<ContentInfo, 'createdAt' | 'updatedAt'> & {
+  createdAt: WireTimestamp;
+  updatedAt: WireTimestamp;
+};
+type WireStatus = Omit<IngestStatus, 'startedAt' | 'updatedAt'> & {
+  startedAt: WireTimestamp;
+  updatedAt: WireTimestamp;
+};
+
+function toInfo(i: WireInfo): ContentInfo {
+  return { ...i, createdAt: toDate(i.createdAt), updatedAt: toDate(i.updatedAt) };
+}
+function toStatus(s: WireStatus): IngestStatus {
+  return { ...s, startedAt: toDate(s.startedAt), updatedAt: toDate(s.updatedAt) };
+}
+
+interface WriteRequest {
+  action: 'STAT' | 'WRITE' | 'COMMIT';
+  ref: string;
+  total?: number;
+  expected?: string;
+  offset?: number;
+  data?: Buffer;
+  labels?: Labels;
+}
+interface WriteResponse {
+  action: 'STAT' | 'WRITE' | 'COMMIT';
+  offset: number;
+  total: number;
+  digest: string;
+}
+
+/** Largest data message sent; containerd's gRPC server accepts up to 16 MiB. */
+const chunkSize = 1024 * 1024;
+const service = 'content.v1.Content';
+
+export class ContentService {
+  constructor(private readonly rpc: Rpc) {}
+
+  async info(digest: string): Promise<ContentInfo> {
+    const res = await this.rpc.unary<{ info: WireInfo }>(service, 'Info', { digest });
+    return toInfo(res.info);
+  }
+
+  async list(filters: string[] = []): Promise<ContentInfo[]> {
+    const all: ContentInfo[] = [];
+    for await (const page of this.rpc.serverStream<{ info: WireInfo[] }>(service, 'List', { filters })) {
+      all.push(...page.info.map(toInfo));
+    }
+    return all;
+  }
+
+  /** Replaces the labels of a blob (labels keep it from garbage collection, e.g. gc.ref.*). */
+  async setLabels(digest: string, labels: Labels): Promise<ContentInfo> {
+    const res = await this.rpc.unary<{ info: WireInfo }>(service, 'Update', {
+      info: { digest, labels },
+      updateMask: { paths: ['labels'] },
+    });
+    return toInfo(res.info);
+  }
+
+  async delete(digest: string): Promise<void> {
+    await this.rpc.unary(service, 'Delete', { digest });
+  }
+
+  /** Streams a blob (or `size` bytes of it from `offset`); errors surface on the stream. */
+  read(digest: string, opts: { offset?: number; size?: number } = {}): Readable {
+    const messages = this.rpc.serverStream<{ data: Buffer }>(service, 'Read', {
+      digest,
+      offset: opts.offset ?? 0,
+      size: opts.size ?? 0,
+    });
+    return Readable.from(
+      (async function* () {
+        for await (const message of messages) if (message.data.length > 0) yield message.data;
+      })(),
+      { objectMode: false },
+    );
+  }
+
+  async readAll(digest: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.read(digest)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  async status(ref: string): Promise<IngestStatus> {
+    const res = await this.rpc.unary<{ status: WireStatus | null }>(service, 'Status', { ref });
+    if (!res.status) throw new NotFoundError(`no ingest ${ref}`);
+    return toStatus(res.status);
+  }
+
+  async listStatuses(filters: string[] = []): Promise<IngestStatus[]> {
+    const res = await this.rpc.unary<{ statuses: WireStatus[] }>(service, 'ListStatuses', { filters });
+    return res.statuses.map(toStatus);
+  }
+
+  /** Drops an ingest in progress; no error when there is none. */
+  async abort(ref: string): Promise<void> {
+    try {
+      await this.rpc.unary(service, 'Abort', { ref });
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+  }
+
+  /**
+   * Writes a blob under the ingest `ref` and commits it; containerd checks the digest and size.
+   * Any failure aborts the ingest, so nothing is left behind. Use a client with a lease
+   * (`withLease`) so the new blob is not garbage collected before something references it.
+   */
+  async write(
+    ref: string,
+    source: Buffer | AsyncIterable<Buffer | Uint8Array>,
+    opts: WriteOptions,
+  ): Promise<WriteResult> {
+    if (!ref) throw new InvalidParameterError('content write needs a ref');
+    const call = this.rpc.duplex<WriteRequest, WriteResponse>(service, 'Write');
+    const session = new WriteSession(call);
+    try {
+      await session.send({ action: 'STAT', ref, total: opts.size, expected: opts.expected });
+      await session.response();
+      let offset = 0;
+      for await (const chunk of Buffer.isBuffer(source) ? [source] : source) {
+        for (let at = 0; at < chunk.length; at += chunkSize) {
+          const data = Buffer.from(chunk.subarray(at, at + chunkSize));
+          await session.send({ action: 'WRITE', ref, offset, data });
+          offset += data.length;
+        }
+      }
+      await session.send({
+        action: 'COMMIT',
+        ref,
+        offset,
+        total: opts.size,
+        expected: opts.expected,
+        labels: opts.labels,
+      });
+      const committed = await session.commit();
+      return { digest: committed.digest || opts.expected, size: offset, existed: false };
+    } catch (err) {
+      call.cancel();
+      if (source instanceof Readable) source.destroy();
+      if (grpcCode(err) === GrpcStatus.ALREADY_EXISTS) {
+        return { digest: opts.expected, size: opts.size, existed: true };
+      }
+      await this.abort(ref).catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+/**
+ * The Write bidi stream: containerd answers every request in order. Writes are pipelined (we do
+ * not wait for each answer), but the first error answered ends the session.
+ */
+class WriteSession {
+  private readonly pending: WriteResponse[] = [];
+  private failure: unknown;
+  private ended = false;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly call: ClientDuplexStream<WriteRequest, WriteResponse>) {
+    call.on('data', (res: WriteResponse) => this.push(() => this.pending.push(res)));
+    call.on('error', (err) => this.push(() => (this.failure ??= fromGrpcError(err, 'Content.Write'))));
+    call.on('end', () => this.push(() => (this.ended = true)));
+  }
+
+  private push(update: () => void): void {
+    update();
+    this.wake?.();
+  }
+
+  async send(req: WriteRequest): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (!this.call.write(req)) await Promise.race([once(this.call, 'drain'), this.next()]);
+    if (this.failure) throw this.failure;
+  }
+
+  private next(): Promise<void> {
+    return new Promise((resolve) => (this.wake = resolve));
+  }
+
+  async response(): Promise<WriteResponse> {
+    for (;;) {
+      const res = this.pending.shift();
+      if (res) return res;
+      if (this.failure) throw this.failure;
+      if (this.ended) throw new ConflictError('containerd ended the content write early');
+      await this.next();
+    }
+  }
+
+  /** Waits past the answers to earlier writes for the answer to COMMIT, then closes the stream. */
+  async commit(): Promise<WriteResponse> {
+    for (;;) {
+      const res = await this.response();
+      if (res.action === 'COMMIT') {
+        this.call.end();
+        return res;
+      }
+    }
+  }
+}

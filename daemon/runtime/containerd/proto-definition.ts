@@ -1,0 +1,53 @@
+// Loads our hand-written .proto subset of containerd's API into grpc-js service constructors.
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+
+/** The repository root: tsc does not copy .proto files to build/, so they are read from the sources. */
+function repositoryRoot(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${__dirname}`);
+  }
+}
+
+export const protoDir = path.join(repositoryRoot(), 'daemon', 'runtime', 'containerd', 'proto');
+
+let loaded: GrpcObject | undefined;
+
+function load(): GrpcObject {
+  const files = readdirSync(protoDir).filter((f) => f.endsWith('.proto'));
+  // json: decodes google.protobuf.Any payloads whose type we declare (events, cgroup metrics).
+  const definition = loadSync(files, {
+    includeDirs: [protoDir],
+    keepCase: false,
+    longs: Number,
+    enums: String,
+    defaults: true,
+    json: true,
+  });
+  return loadPackageDefinition(definition);
+}
+
+export type ServiceName =
+  | 'version.v1.Version'
+  | 'namespaces.v1.Namespaces'
+  | 'containers.v1.Containers'
+  | 'tasks.v1.Tasks'
+  | 'content.v1.Content'
+  | 'images.v1.Images'
+  | 'snapshots.v1.Snapshots'
+  | 'diff.v1.Diff'
+  | 'leases.v1.Leases'
+  | 'events.v1.Events';
+
+/** The generated client constructor of `containerd.services.<name>`. */
+export function serviceConstructor(name: ServiceName): ServiceClientConstructor {
+  loaded ??= load();
+  let node: unknown = loaded;
+  for (const part of ['containerd', 'services', ...name.split('.')]) {
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node as ServiceClientConstructor;
+}

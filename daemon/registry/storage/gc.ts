@@ -35,7 +35,7 @@ async function mark(storage: RegistryStorage, log: (line: string) => void): Prom
         marked.add(digest);
         try {
           const parsed = parseManifest(body);
-          for (const d of [...parsed.blobs, ...parsed.manifests]) marked.add(d);
+          for (const d of [...parsed.blobs.map((b) => b.digest), ...parsed.manifests]) marked.add(d);
         } catch {
           log(`${name}@${digest}: unreadable manifest, its blobs are not marked`);
         }

@@ -5,6 +5,11 @@ import { RegistryError } from '../api/error-codes';
 import { canonicalMediaType, manifestKind, mediaTypes, type ManifestKind } from '../api/media-types';
 import { verifySchema1 } from './schema1-signature';
 
+export interface BlobReference {
+  digest: Digest;
+  size?: number;
+}
+
 export interface ParsedManifest {
   kind: ManifestKind;
   /** The Docker or OCI media type (vnd.svc.* twins are folded onto their Docker names). */
@@ -12,8 +17,8 @@ export interface ParsedManifest {
   /** The type as the body itself declares it (it may be a vnd.svc.* twin). */
   declaredType: string;
   digest: Digest;
-  /** Layers and config: must exist as blobs of the repository. */
-  blobs: Digest[];
+  /** Layers and config: must exist as blobs of the repository (of this size when one is given). */
+  blobs: BlobReference[];
   /** Child manifests of an index: must exist as manifests of the repository. */
   manifests: Digest[];
   /** schema1 only: the name and tag written in the body. */
@@ -31,6 +36,15 @@ function descriptorDigest(value: unknown, where: string): Digest {
   const digest = (value as { digest?: unknown } | null)?.digest;
   if (typeof digest !== 'string' || !isDigest(digest)) throw invalid(`${where} has no valid digest`);
   return digest;
+}
+
+function blobReference(value: unknown, where: string): BlobReference {
+  const digest = descriptorDigest(value, where);
+  const size = (value as { size?: unknown }).size;
+  if (size !== undefined && (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)) {
+    throw invalid(`${where} has an invalid size`);
+  }
+  return size === undefined ? { digest } : { digest, size };
 }
 
 function descriptors(value: unknown, where: string): Record<string, unknown>[] {
@@ -81,7 +95,7 @@ export function parseManifest(body: Buffer, contentType?: string): ParsedManifes
       blobs: layers.map((l, i) => {
         const sum = l?.blobSum;
         if (typeof sum !== 'string' || !isDigest(sum)) throw invalid(`fsLayers[${i}] has no valid blobSum`);
-        return sum;
+        return { digest: sum };
       }),
       manifests: [],
       name: doc.name,
@@ -96,10 +110,10 @@ export function parseManifest(body: Buffer, contentType?: string): ParsedManifes
     );
     return { kind, mediaType, declaredType, digest, blobs: [], manifests: children };
   }
-  const blobs = [descriptorDigest(doc.config, 'config')];
+  const blobs = [blobReference(doc.config, 'config')];
   descriptors(doc.layers, 'layers').forEach((layer, i) => {
-    const d = descriptorDigest(layer, `layers[${i}]`);
-    if (!isForeign(layer)) blobs.push(d);
+    const ref = blobReference(layer, `layers[${i}]`);
+    if (!isForeign(layer)) blobs.push(ref);
   });
   return { kind, mediaType, declaredType, digest, blobs, manifests: [] };
 }

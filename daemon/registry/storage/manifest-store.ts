@@ -72,15 +72,22 @@ export class ManifestStore {
   }
 
   private async checkReferences(name: string, parsed: ParsedManifest): Promise<void> {
-    const missing: ErrorEntry[] = [];
-    for (const digest of new Set(parsed.blobs)) {
-      if (!(await this.layers.stat(name, digest))) missing.push(errorEntry('BLOB_UNKNOWN', { digest }));
+    const problems: ErrorEntry[] = [];
+    const seen = new Set<Digest>();
+    for (const { digest, size } of parsed.blobs) {
+      if (seen.has(digest)) continue;
+      seen.add(digest);
+      const info = await this.layers.stat(name, digest);
+      if (!info) problems.push(errorEntry('BLOB_UNKNOWN', { digest }));
+      else if (size !== undefined && size !== info.size) {
+        problems.push(errorEntry('SIZE_INVALID', { digest, size, actual: info.size }));
+      }
     }
     for (const digest of new Set(parsed.manifests)) {
       if (!(await this.revisions.stat(name, digest)))
-        missing.push(errorEntry('MANIFEST_BLOB_UNKNOWN', { digest }));
+        problems.push(errorEntry('MANIFEST_BLOB_UNKNOWN', { digest }));
     }
-    if (missing.length) throw RegistryError.many(missing, 400);
+    if (problems.length) throw RegistryError.many(problems, 400);
   }
 
   private remember(stored: StoredManifest): void {

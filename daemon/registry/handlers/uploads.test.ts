@@ -1,0 +1,202 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { sha256 } from '../../lib/digest';
+import { http } from '../testing/http-client';
+import { startUpload } from '../testing/registry-client';
+import { startRegistry, type RegistryProcess } from '../testing/registry-process';
+
+let reg: RegistryProcess;
+before(async () => {
+  reg = await startRegistry({ config: { uploads: { expireSeconds: 2, purgeIntervalSeconds: 1 } } });
+});
+after(() => reg.stop());
+
+const octet = { 'Content-Type': 'application/octet-stream' };
+
+async function patch(location: string, body: Buffer, range?: string) {
+  return http(location, {
+    method: 'PATCH',
+    body,
+    headers: range ? { ...octet, 'Content-Range': range } : octet,
+  });
+}
+
+function errorCodes(res: { json: () => unknown }): string[] {
+  return (res.json() as { errors: { code: string }[] }).errors.map((e) => e.code);
+}
+
+describe('upload session', () => {
+  test('POST starts an upload: 202 with Location, Range, both UUID headers, Content-Length 0', async () => {
+    const res = await http(`${reg.url}/v2/up/a/blobs/uploads/`, { method: 'POST' });
+    assert.equal(res.status, 202);
+    assert.equal(res.headers.range, '0-0');
+    assert.equal(res.headers['content-length'], '0');
+    const uuid = res.headers['svc-upload-uuid'] as string;
+    assert.match(uuid, /^[0-9a-f-]{36}$/);
+    assert.equal(res.headers['docker-upload-uuid'], uuid);
+    assert.equal(res.headers.location, `${reg.url}/v2/up/a/blobs/uploads/${uuid}`);
+  });
+
+  test('chunks in order → 202 + Range; GET status 204; PUT with digest → 201 and the blob is served', async () => {
+    const data = randomBytes(300_000);
+    const location = await startUpload(reg.url, 'up/b');
+    let res = await patch(location, data.subarray(0, 100_000), '0-99999');
+    assert.equal(res.status, 202);
+    assert.equal(res.headers.range, '0-99999');
+    res = await patch(location, data.subarray(100_000, 200_000), '100000-199999');
+    assert.equal(res.status, 202);
+    assert.equal(res.headers.range, '0-199999');
+    res = await http(location);
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.range, '0-199999');
+    assert.equal(res.headers.location, location);
+    // The final chunk rides on the PUT, with its Content-Range.
+    res = await http(`${location}?digest=${sha256(data)}`, {
+      method: 'PUT',
+      body: data.subarray(200_000),
+      headers: { ...octet, 'Content-Range': '200000-299999' },
+    });
+    assert.equal(res.status, 201, res.body.toString());
+    assert.equal(res.headers['svc-content-digest'], sha256(data));
+    assert.equal(res.headers['docker-content-digest'], sha256(data));
+    assert.equal(res.headers.location, `${reg.url}/v2/up/b/blobs/${sha256(data)}`);
+    const blob = await http(`${reg.url}/v2/up/b/blobs/${sha256(data)}`);
+    assert.equal(blob.status, 200);
+    assert.ok(blob.body.equals(data));
+    // A completed upload id is gone.
+    assert.equal((await http(location)).status, 404);
+  });
+
+  test('streamed PATCH without Content-Range, then an empty PUT', async () => {
+    const data = randomBytes(1 << 20);
+    const location = await startUpload(reg.url, 'up/c');
+    const res = await patch(location, data);
+    assert.equal(res.status, 202);
+    assert.equal(res.headers.range, `0-${data.length - 1}`);
+    const done = await http(`${location}?digest=${sha256(data)}`, { method: 'PUT' });
+    assert.equal(done.status, 201);
+  });
+
+  test('an out-of-order chunk gets 416 with the last valid Range, and the upload goes on', async () => {
+    const data = randomBytes(2000);
+    const location = await startUpload(reg.url, 'up/d');
+    assert.equal((await patch(location, data.subarray(0, 1000), '0-999')).status, 202);
+    const res = await patch(location, data.subarray(1500), '1500-1999');
+    assert.equal(res.status, 416);
+    assert.equal(res.headers.range, '0-999');
+    assert.equal(res.headers.location, location);
+    assert.ok(res.headers['svc-upload-uuid']);
+    assert.deepEqual(errorCodes(res), ['RANGE_INVALID']);
+    assert.equal((await patch(location, data.subarray(1000), '1000-1999')).status, 202);
+    assert.equal((await http(`${location}?digest=${sha256(data)}`, { method: 'PUT' })).status, 201);
+  });
+
+  test('an invalid Content-Range gets 416 and leaves the upload unchanged', async () => {
+    const location = await startUpload(reg.url, 'up/e');
+    for (const range of ['garbage', '10-5', '0-10']) {
+      const res = await patch(location, Buffer.alloc(4), range);
+      assert.equal(res.status, 416, range);
+      assert.equal(res.headers.range, '0-0');
+    }
+    assert.equal((await http(location)).status, 204);
+  });
+
+  test('PUT without digest: 400 and the upload is not complete but still there', async () => {
+    const data = Buffer.from('not complete yet');
+    const location = await startUpload(reg.url, 'up/f');
+    await patch(location, data);
+    const res = await http(location, { method: 'PUT' });
+    assert.equal(res.status, 400);
+    assert.deepEqual(errorCodes(res), ['DIGEST_INVALID']);
+    assert.equal((await http(`${reg.url}/v2/up/f/blobs/${sha256(data)}`, { method: 'HEAD' })).status, 404);
+    assert.equal((await http(location)).status, 204);
+    assert.equal((await http(`${location}?digest=${sha256(data)}`, { method: 'PUT' })).status, 201);
+  });
+
+  test('a digest that does not match fails the upload (DIGEST_INVALID, then 404)', async () => {
+    const location = await startUpload(reg.url, 'up/g');
+    await patch(location, Buffer.from('abc'));
+    const res = await http(`${location}?digest=${sha256('abd')}`, { method: 'PUT' });
+    assert.equal(res.status, 400);
+    assert.deepEqual(errorCodes(res), ['DIGEST_INVALID']);
+    const status = await http(location);
+    assert.equal(status.status, 404);
+    assert.deepEqual(errorCodes(status), ['BLOB_UPLOAD_UNKNOWN']);
+    assert.equal((await http(`${reg.url}/v2/up/g/blobs/${sha256('abc')}`, { method: 'HEAD' })).status, 404);
+  });
+
+  test('a malformed digest is DIGEST_INVALID and fails the upload', async () => {
+    const location = await startUpload(reg.url, 'up/g2');
+    const res = await http(`${location}?digest=sha256:xyz`, { method: 'PUT' });
+    assert.equal(res.status, 400);
+    assert.deepEqual(errorCodes(res), ['DIGEST_INVALID']);
+    assert.equal((await http(location)).status, 404);
+  });
+
+  test('repeated digest parameters are all verified (sha256 and sha512)', async () => {
+    const data = Buffer.from('two digests');
+    const s512 = `sha512:${createHash('sha512').update(data).digest('hex')}`;
+    let location = await startUpload(reg.url, 'up/h');
+    let res = await http(`${location}?digest=${sha256(data)}&digest=${s512}`, { method: 'PUT', body: data });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers['svc-content-digest'], sha256(data));
+    location = await startUpload(reg.url, 'up/h');
+    const wrong512 = `sha512:${'0'.repeat(128)}`;
+    res = await http(`${location}?digest=${sha256(data)}&digest=${wrong512}`, { method: 'PUT', body: data });
+    assert.equal(res.status, 400);
+    assert.deepEqual(errorCodes(res), ['DIGEST_INVALID']);
+  });
+
+  test('DELETE cancels: 204, then the id is unknown and its data is gone', async () => {
+    const location = await startUpload(reg.url, 'up/i');
+    await patch(location, Buffer.from('x'));
+    const uuid = location.split('/').pop() as string;
+    assert.ok(existsSync(join(reg.dataDir, 'repositories/up/i/_uploads', uuid)));
+    assert.equal((await http(location, { method: 'DELETE' })).status, 204);
+    assert.equal(existsSync(join(reg.dataDir, 'repositories/up/i/_uploads', uuid)), false);
+    for (const method of ['GET', 'PATCH', 'PUT', 'DELETE']) {
+      const res = await http(`${location}?digest=${sha256('x')}`, {
+        method,
+        body: method === 'PATCH' ? 'y' : undefined,
+      });
+      assert.equal(res.status, 404, method);
+      assert.deepEqual(errorCodes(res), ['BLOB_UPLOAD_UNKNOWN']);
+    }
+  });
+
+  test('an unknown or foreign id is BLOB_UPLOAD_UNKNOWN', async () => {
+    const location = await startUpload(reg.url, 'up/j');
+    const uuid = location.split('/').pop();
+    const other = await http(`${reg.url}/v2/up/k/blobs/uploads/${uuid}`);
+    assert.equal(other.status, 404);
+    assert.deepEqual(errorCodes(other), ['BLOB_UPLOAD_UNKNOWN']);
+    const bogus = await http(`${reg.url}/v2/up/j/blobs/uploads/..%2F..%2Fx`);
+    assert.equal(bogus.status, 404);
+  });
+
+  test('single-request upload: POST with digest and body → 201', async () => {
+    const data = randomBytes(5000);
+    const res = await http(`${reg.url}/v2/up/l/blobs/uploads/?digest=${sha256(data)}`, {
+      method: 'POST',
+      body: data,
+      headers: octet,
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers['docker-content-digest'], sha256(data));
+    assert.ok((await http(`${reg.url}/v2/up/l/blobs/${sha256(data)}`)).body.equals(data));
+  });
+
+  test('uploads expire: after the configured time the id is unknown and the data purged', async () => {
+    const location = await startUpload(reg.url, 'up/m');
+    await patch(location, Buffer.from('soon gone'));
+    const uuid = location.split('/').pop() as string;
+    const dir = join(reg.dataDir, 'repositories/up/m/_uploads', uuid);
+    assert.ok(existsSync(dir));
+    await new Promise((r) => setTimeout(r, 3500));
+    assert.equal(existsSync(dir), false, 'the purge loop removed the data');
+    assert.equal((await http(location)).status, 404);
+  });
+});

@@ -1,0 +1,233 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sha256 } from '../lib/digest';
+import { http, type HttpResponse } from './testing/http-client';
+import { pushBlob, pushSmallImage, putManifest } from './testing/registry-client';
+import {
+  registryCommand,
+  repositoryRoot,
+  startRegistry,
+  type RegistryProcess,
+} from './testing/registry-process';
+
+function codes(res: HttpResponse): string[] {
+  return res.json<{ errors: { code: string }[] }>().errors.map((e) => e.code);
+}
+
+let scratch: string;
+before(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'svc-registry-server-'));
+});
+after(() => rm(scratch, { recursive: true, force: true }));
+
+describe('server basics', () => {
+  let reg: RegistryProcess;
+  before(async () => {
+    reg = await startRegistry();
+  });
+  after(() => reg.stop());
+
+  test('GET /v2/ answers 200 with both API version headers', async () => {
+    const res = await http(`${reg.url}/v2/`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['svc-distribution-api-version'], 'registry/2.0');
+    assert.equal(res.headers['docker-distribution-api-version'], 'registry/2.0');
+  });
+
+  test('an unknown path is 404; a known path with another method is 405 UNSUPPORTED', async () => {
+    assert.equal((await http(`${reg.url}/v2/x/unknown/thing/`)).status, 404);
+    const res = await http(`${reg.url}/v2/x/tags/list`, { method: 'DELETE' });
+    assert.equal(res.status, 405);
+    assert.deepEqual(codes(res), ['UNSUPPORTED']);
+  });
+
+  test('the token endpoint is unsupported without token auth', async () => {
+    const res = await http(`${reg.url}/token?scope=repository:x:pull`);
+    assert.equal(res.status, 405);
+    assert.deepEqual(codes(res), ['UNSUPPORTED']);
+  });
+
+  test('a storage failure is 500 UNKNOWN', async () => {
+    const digest = sha256('broken');
+    const hex = digest.slice(7);
+    await mkdir(join(reg.dataDir, 'blobs/sha256', hex.slice(0, 2), hex, 'data'), { recursive: true });
+    const link = join(reg.dataDir, 'repositories/broken/_manifests/revisions/sha256', hex);
+    await mkdir(link, { recursive: true });
+    await writeFile(join(link, 'link'), digest);
+    const res = await http(`${reg.url}/v2/broken/manifests/${digest}`);
+    assert.equal(res.status, 500);
+    assert.deepEqual(codes(res), ['UNKNOWN']);
+  });
+});
+
+describe('read-only mode', () => {
+  test('reads work, every write is refused with UNSUPPORTED', async () => {
+    const dataDir = join(scratch, 'ro');
+    const writer = await startRegistry({ dataDir });
+    const body = await pushSmallImage(writer.url, 'ro/a', 'ro');
+    await putManifest(writer.url, 'ro/a', 'latest', body);
+    await writer.stop();
+    const reg = await startRegistry({ dataDir, config: { readOnly: true } });
+    try {
+      assert.equal((await http(`${reg.url}/v2/ro/a/manifests/latest`)).status, 200);
+      const attempts = [
+        http(`${reg.url}/v2/ro/a/blobs/uploads/`, { method: 'POST' }),
+        putManifest(reg.url, 'ro/a', 'other', body),
+        http(`${reg.url}/v2/ro/a/manifests/${sha256(body)}`, { method: 'DELETE' }),
+      ];
+      for (const res of await Promise.all(attempts)) {
+        assert.equal(res.status, 405);
+        assert.deepEqual(codes(res), ['UNSUPPORTED']);
+      }
+    } finally {
+      await reg.stop();
+    }
+  });
+});
+
+describe('rate limit', () => {
+  test('requests beyond the burst get 429 TOOMANYREQUESTS with Retry-After', async () => {
+    const reg = await startRegistry({ config: { rateLimit: { requestsPerSecond: 1, burst: 3 } } });
+    try {
+      const statuses: number[] = [];
+      let limited: HttpResponse | undefined;
+      for (let i = 0; i < 5; i++) {
+        const res = await http(`${reg.url}/v2/`);
+        statuses.push(res.status);
+        if (res.status === 429) limited = res;
+      }
+      assert.deepEqual(statuses.slice(0, 3), [200, 200, 200]);
+      assert.ok(limited, `statuses ${statuses}`);
+      assert.deepEqual(codes(limited), ['TOOMANYREQUESTS']);
+      assert.ok(Number(limited.headers['retry-after']) >= 1);
+    } finally {
+      await reg.stop();
+    }
+  });
+});
+
+describe('events', () => {
+  let sink: Server;
+  const received: {
+    events: { action: string; target: { repository: string; digest?: string; tag?: string } }[];
+  }[] = [];
+  before(async () => {
+    sink = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        assert.equal(req.headers['content-type'], 'application/vnd.docker.distribution.events.v1+json');
+        received.push(JSON.parse(Buffer.concat(chunks).toString()));
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+  });
+  after(() => new Promise<void>((r) => sink.close(() => r())));
+
+  test('push, pull and delete go to the log file and to the endpoint', async () => {
+    const log = join(scratch, 'events.jsonl');
+    const port = (sink.address() as { port: number }).port;
+    const reg = await startRegistry({
+      config: { events: { log, endpoint: `http://127.0.0.1:${port}/events` } },
+    });
+    try {
+      const body = await pushSmallImage(reg.url, 'ev/a', 'ev');
+      await putManifest(reg.url, 'ev/a', 'v1', body);
+      await http(`${reg.url}/v2/ev/a/manifests/v1`);
+      await http(`${reg.url}/v2/ev/a/manifests/${sha256(body)}`, { method: 'DELETE' });
+      const expected = [
+        ['push', undefined],
+        ['push', undefined],
+        ['push', 'v1'],
+        ['pull', 'v1'],
+        ['delete', undefined],
+      ];
+      const deadline = Date.now() + 5000;
+      let fromEndpoint: [string, string | undefined][] = [];
+      while (Date.now() < deadline) {
+        fromEndpoint = received.flatMap((r) =>
+          r.events.map((e) => [e.action, e.target.tag] as [string, string | undefined]),
+        );
+        if (fromEndpoint.length >= expected.length) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.deepEqual(fromEndpoint, expected);
+      const lines = (await readFile(log, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(
+        lines.map((e) => e.action),
+        expected.map((e) => e[0]),
+      );
+      assert.equal(lines[2].target.repository, 'ev/a');
+      assert.equal(lines[2].target.digest, sha256(body));
+    } finally {
+      await reg.stop();
+    }
+  });
+});
+
+describe('command line', () => {
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, registryCommand(args), {
+      cwd: repositoryRoot(),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+
+  test('a taken port: non-zero exit and a clear message', async () => {
+    const reg = await startRegistry();
+    try {
+      const r = run(['serve', '--data', join(scratch, 'p'), '--addr', `127.0.0.1:${reg.port}`]);
+      assert.notEqual(r.status, 0);
+      assert.match(r.stderr, /address already in use/);
+      assert.equal(r.stdout, '');
+    } finally {
+      await reg.stop();
+    }
+  });
+
+  test('a data dir that is a file: non-zero exit and a clear message', async () => {
+    const file = join(scratch, 'a-file');
+    await writeFile(file, 'x');
+    const r = run(['serve', '--data', file, '--addr', '127.0.0.1:0']);
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /data directory .* is not usable/);
+  });
+
+  test('usage errors and a bad config exit non-zero', async () => {
+    assert.equal(run(['serve', '--addr', '127.0.0.1:0']).status, 2);
+    assert.equal(run(['frobnicate']).status, 2);
+    const bad = join(scratch, 'bad.json');
+    await writeFile(bad, '{"pageCap": -1}');
+    const r = run(['serve', '--data', join(scratch, 'c'), '--addr', '127.0.0.1:0', '--config', bad]);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /pageCap/);
+  });
+
+  test('serving without auth on a non-loopback address is refused', () => {
+    const r = run(['serve', '--data', join(scratch, 'd'), '--addr', '0.0.0.0:0']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /without auth/);
+  });
+
+  test('blob pushes survive a restart on the same data dir', async () => {
+    const dataDir = join(scratch, 'restart');
+    let reg = await startRegistry({ dataDir });
+    const digest = await pushBlob(reg.url, 'r/a', Buffer.from('kept'));
+    await reg.stop();
+    reg = await startRegistry({ dataDir });
+    try {
+      assert.equal((await http(`${reg.url}/v2/r/a/blobs/${digest}`)).body.toString(), 'kept');
+    } finally {
+      await reg.stop();
+    }
+  });
+});

@@ -1,0 +1,82 @@
+// svcd's command line: `svcd --data-root DIR --host unix:///path.sock [--host tcp://…] …`.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { isLogLevel, type LogLevel } from '../lib/logger';
+
+export interface SvcdOptions {
+  dataRoot: string;
+  hosts: string[];
+  configFile?: string;
+  insecureRegistries: string[];
+  logLevel: LogLevel;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsCaCert?: string;
+}
+
+export class UsageError extends Error {}
+
+export const usage = `Usage: svcd --data-root DIR --host unix:///path/svcd.sock [--host tcp://127.0.0.1:PORT]
+            [--config FILE] [--insecure-registry HOST:PORT]... [--log-level debug|info|warn|error]
+            [--tlscert FILE --tlskey FILE [--tlscacert FILE]]`;
+
+export function defaultSocket(): string {
+  if (process.getuid?.() === 0) return '/run/svc/svcd.sock';
+  const runtime = process.env.XDG_RUNTIME_DIR ?? join(homedir(), '.cache');
+  return join(runtime, 'svc', 'svcd.sock');
+}
+
+export function defaultDataRoot(): string {
+  if (process.getuid?.() === 0) return '/var/lib/svc';
+  return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'svc');
+}
+
+export function parseSvcdOptions(argv: string[]): SvcdOptions {
+  const opts: SvcdOptions = { dataRoot: '', hosts: [], insecureRegistries: [], logLevel: 'info' };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] =
+      argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i]];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--data-root':
+        opts.dataRoot = value();
+        break;
+      case '--host':
+      case '-H':
+        opts.hosts.push(value());
+        break;
+      case '--config':
+        opts.configFile = value();
+        break;
+      case '--insecure-registry':
+        opts.insecureRegistries.push(value());
+        break;
+      case '--log-level': {
+        const level = value();
+        if (!isLogLevel(level))
+          throw new UsageError(`--log-level must be debug, info, warn or error, not ${level}`);
+        opts.logLevel = level;
+        break;
+      }
+      case '--tlscert':
+        opts.tlsCert = value();
+        break;
+      case '--tlskey':
+        opts.tlsKey = value();
+        break;
+      case '--tlscacert':
+        opts.tlsCaCert = value();
+        break;
+      default:
+        throw new UsageError(`unknown option ${argv[i]}`);
+    }
+  }
+  if (!opts.dataRoot) opts.dataRoot = defaultDataRoot();
+  if (opts.hosts.length === 0) opts.hosts.push(`unix://${defaultSocket()}`);
+  if (!!opts.tlsCert !== !!opts.tlsKey) throw new UsageError('--tlscert and --tlskey go together');
+  return opts;
+}

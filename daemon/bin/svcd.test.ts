@@ -1,0 +1,219 @@
+// svcd as a user runs it: its command line, the system endpoints with real figures, the docker
+// CLI against it, and surviving kill -9 of its containerd and of itself.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { cpus, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { destroySvcd, startSvcd, svcdCommand, type SvcdInstance } from '../testing/svcd-harness';
+
+const run = promisify(execFile);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, ms = 30000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/** Runs svcd to completion with the given arguments, for the refusals that must exit non-zero. */
+function runSvcd(args: string[]): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const { command, args: base } = svcdCommand();
+  return new Promise((resolve) => {
+    const child = spawn(command, [...base, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, stdout });
+    });
+  });
+}
+
+describe('svcd', () => {
+  let svcd: SvcdInstance;
+
+  before(async () => {
+    svcd = await startSvcd();
+  });
+
+  after(async () => {
+    await destroySvcd(svcd);
+  });
+
+  const containerdPid = () =>
+    Number(readFileSync(join(svcd.dataRoot, 'containerd', 'containerd.pid'), 'utf8'));
+
+  test('the ready line names the socket, and the socket is 0660', async () => {
+    assert.equal((await stat(svcd.socket)).mode & 0o777, 0o660);
+    const r = await svcd.request('GET', '/_ping');
+    assert.equal(r.status, 200);
+    assert.equal(r.text(), 'OK');
+    assert.match(String(r.headers['server']), /^Svc\//);
+  });
+
+  test('/version reports the API range and the real containerd and runc', async () => {
+    const v = (await svcd.request('GET', '/v1.41/version')).json<Record<string, unknown>>();
+    assert.equal(v.ApiVersion, '1.41');
+    assert.equal(v.MinAPIVersion, '1.19');
+    assert.equal(v.Os, 'linux');
+    assert.equal(v.KernelVersion, release());
+    assert.ok(!Number.isNaN(Date.parse(String(v.BuildTime))));
+    const components = v.Components as Array<{ Name: string; Version: string }>;
+    const { stdout } = await run('containerd', ['--version']);
+    assert.ok(stdout.includes(components.find((c) => c.Name === 'containerd')!.Version));
+    const runc = await run('runc', ['--version']);
+    assert.ok(runc.stdout.includes(components.find((c) => c.Name === 'runc')!.Version));
+  });
+
+  test('/info reports the host and the data root as they are', async () => {
+    const info = (await svcd.request('GET', '/info')).json<Record<string, unknown>>();
+    assert.equal(info.NCPU, cpus().length);
+    assert.equal(info.MemTotal, totalmem());
+    assert.equal(info.KernelVersion, release());
+    assert.equal(info.DockerRootDir, svcd.dataRoot);
+    assert.equal(info.Containers, 0);
+    assert.equal(info.Images, 0);
+    assert.equal(info.CgroupDriver, 'cgroupfs');
+    assert.equal(info.CgroupVersion, existsSync('/sys/fs/cgroup/cgroup.controllers') ? '2' : '1');
+    assert.match(String(info.OperatingSystem), /\S/);
+    assert.ok(typeof info.ID === 'string' && info.ID.length > 0);
+    assert.deepEqual(Object.keys(info.Runtimes as object), ['runc']);
+    assert.ok(Array.isArray(info.Warnings));
+  });
+
+  test('/system/df answers the four sections', async () => {
+    const df = (await svcd.request('GET', '/system/df')).json<Record<string, unknown>>();
+    assert.equal(df.LayersSize, 0);
+    for (const k of ['Images', 'Containers', 'Volumes', 'BuildCache']) assert.ok(Array.isArray(df[k]), k);
+  });
+
+  test(
+    'the docker CLI talks to svcd (API negotiation included)',
+    {
+      skip:
+        !existsSync('/usr/local/bin/docker') &&
+        !existsSync('/usr/bin/docker') &&
+        'no docker CLI on this machine',
+    },
+    async () => {
+      const env = { ...process.env, DOCKER_HOST: `unix://${svcd.socket}` };
+      const version = await run('docker', ['version'], { env });
+      assert.match(version.stdout, /API version:\s+1\.41/);
+      assert.match(version.stdout, /Svc Desktop Engine/);
+      const info = await run('docker', ['info'], { env });
+      assert.match(info.stdout, new RegExp(`CPUs: ${cpus().length}`));
+      assert.match(info.stdout, new RegExp(`Docker Root Dir: ${svcd.dataRoot}`));
+      const df = await run('docker', ['system', 'df'], { env });
+      assert.match(df.stdout, /^TYPE\s+TOTAL/m);
+      assert.match(df.stdout, /^Images\s+0/m);
+    },
+  );
+
+  test('kill -9 of its containerd: svcd starts another and keeps answering', async () => {
+    const before = containerdPid();
+    process.kill(before, 'SIGKILL');
+    const after = await waitFor('a new containerd', async () => {
+      const pid = containerdPid();
+      return pid !== before && alive(pid) ? pid : undefined;
+    });
+    assert.notEqual(after, before);
+    const v = await waitFor('/version with containerd', async () => {
+      const r = await svcd.request('GET', '/version');
+      return r.status === 200 ? r.json<{ Components: Array<{ Name: string }> }>() : undefined;
+    });
+    assert.ok(v.Components.some((c) => c.Name === 'containerd'));
+  });
+
+  test('a second svcd on the same data root refuses to start', async () => {
+    const r = await runSvcd([
+      '--data-root',
+      svcd.dataRoot,
+      '--host',
+      `unix://${join(svcd.dir, 'other.sock')}`,
+    ]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /in use by another svcd/);
+    assert.equal(r.stdout, '');
+    assert.equal((await svcd.request('GET', '/_ping')).status, 200, 'the first svcd is untouched');
+  });
+
+  test('kill -9 of svcd, then start again: same data root, same identity, no cleanup', async () => {
+    const id = (await svcd.request('GET', '/info')).json<{ ID: string }>().ID;
+    await svcd.kill9();
+    await svcd.start();
+    const info = (await svcd.request('GET', '/info')).json<{ ID: string }>();
+    assert.equal(info.ID, id);
+  });
+
+  test('SIGTERM stops svcd cleanly: exit 0, socket gone, its containerd stopped', async () => {
+    const cpid = containerdPid();
+    assert.equal(await svcd.stop('SIGTERM'), 0);
+    assert.ok(!existsSync(svcd.socket));
+    await waitFor('containerd to stop', async () => (alive(cpid) ? undefined : true), 15000);
+    await svcd.start();
+  });
+});
+
+describe('svcd command line', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svcd-cli-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('an unknown option exits 2 with the usage', async () => {
+    const r = await runSvcd(['--no-such-flag']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /unknown option --no-such-flag/);
+    assert.match(r.stderr, /Usage: svcd --data-root DIR/);
+  });
+
+  test('a non-loopback TCP host without TLS exits 1 with a clear message', async () => {
+    const r = await runSvcd([
+      '--data-root',
+      join(dir, 'data'),
+      '--host',
+      `unix://${join(dir, 's.sock')}`,
+      '--host',
+      'tcp://0.0.0.0:2375',
+    ]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /refusing to listen on tcp:\/\/0\.0\.0\.0:2375 without TLS/);
+  });
+
+  test('a loopback TCP host serves the API too', async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const svcd = await startSvcd({ args: ['--host', `tcp://127.0.0.1:${port}`] });
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/v1.41/_ping`);
+      assert.equal(res.status, 200);
+      assert.equal(await res.text(), 'OK');
+    } finally {
+      await destroySvcd(svcd);
+    }
+  });
+});

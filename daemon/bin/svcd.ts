@@ -1,0 +1,143 @@
+// svcd's composition root: options, data-root lock, private containerd, services, routers, listeners.
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ContainerdClient } from '../runtime/containerd/client';
+import { ContainerdProcess } from '../runtime/containerd/process';
+import { createLogger, isLogLevel, type Logger } from '../lib/logger';
+import { acquirePidLock, LockHeldError, type PidLock } from '../lib/pid-lock';
+import { productInfo } from '../lib/product';
+import { componentsReporter } from '../engine/system/components';
+import { loadEngineId } from '../engine/system/engine-id';
+import { readHostFacts } from '../engine/system/host-facts';
+import { SystemService } from '../engine/system/system-service';
+import { EngineServer, parseListenAddress } from '../server/server';
+import { systemRoutes } from '../server/routers/system/routes';
+import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
+
+/** The containerd namespace every svcd object lives in. */
+const namespace = 'svc';
+
+/** Settings a --config file (JSON, as Docker's daemon.json) may hold; the command line wins. */
+async function applyConfigFile(opts: SvcdOptions, argv: string[]): Promise<void> {
+  if (!opts.configFile) return;
+  const raw = JSON.parse(await readFile(opts.configFile, 'utf8')) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'insecure-registries' && Array.isArray(value)) {
+      opts.insecureRegistries.push(...value.map(String));
+    } else if (key === 'log-level' && typeof value === 'string' && isLogLevel(value)) {
+      if (!argv.includes('--log-level')) opts.logLevel = value;
+    } else {
+      throw new UsageError(`${opts.configFile}: unknown or invalid setting ${JSON.stringify(key)}`);
+    }
+  }
+}
+
+interface Running {
+  log: Logger;
+  lock?: PidLock;
+  containerd?: ContainerdProcess;
+  client?: ContainerdClient;
+  server?: EngineServer;
+}
+
+async function start(argv: string[], running: Running): Promise<string> {
+  const opts = parseSvcdOptions(argv);
+  await applyConfigFile(opts, argv);
+  const log = createLogger(opts.logLevel, 'svcd');
+  running.log = log;
+  const dataRoot = resolve(opts.dataRoot);
+  await mkdir(dataRoot, { recursive: true, mode: 0o711 });
+  running.lock = await acquirePidLock(join(dataRoot, 'svcd.pid'));
+
+  const containerd = new ContainerdProcess({ dir: join(dataRoot, 'containerd') });
+  running.containerd = containerd;
+  containerd.on('exit', (e) =>
+    log.warn('containerd exited; restarting', { pid: e.pid, code: e.code, signal: e.signal }),
+  );
+  containerd.on('restarted', (e) => log.info('containerd restarted', { pid: e.pid }));
+  containerd.on('restart-failed', (err) => log.error('containerd restart failed', { error: err.message }));
+  await containerd.start();
+  const client = ContainerdClient.connect(containerd.address, namespace);
+  running.client = client;
+  await client.namespaces.ensure(namespace);
+
+  const product = productInfo();
+  const system = new SystemService({
+    product,
+    host: readHostFacts(),
+    dataRoot,
+    engineId: await loadEngineId(dataRoot),
+    components: await componentsReporter(() => client.version()),
+    // Containers and images get their services with their own issues; until then svcd holds none.
+    inventory: {
+      containerCounts: async () => ({ total: 0, running: 0, paused: 0, stopped: 0 }),
+      imagesForDiskUsage: async () => ({ layersSize: 0, images: [] }),
+      containersForDiskUsage: async () => [],
+      volumesForDiskUsage: async () => [],
+    },
+    eventListeners: () => 0,
+    insecureRegistries: opts.insecureRegistries,
+  });
+
+  const server = new EngineServer({
+    routes: [...systemRoutes(system)],
+    logger: log.child('api'),
+    serverHeader: `Svc/${product.version} (linux)`,
+    experimental: false,
+    tls:
+      opts.tlsCert && opts.tlsKey ? { cert: opts.tlsCert, key: opts.tlsKey, ca: opts.tlsCaCert } : undefined,
+  });
+  running.server = server;
+  for (const host of opts.hosts) await server.listen(parseListenAddress(host));
+  return `svcd ${product.version} ready: API 1.41 on ${opts.hosts.join(' ')} (data root ${dataRoot})`;
+}
+
+async function shutdown(running: Running): Promise<void> {
+  await running.server?.close();
+  running.client?.close();
+  // containerd stops; its shims, and so the containers, keep running for the next svcd.
+  await running.containerd?.stop();
+  await running.lock?.release();
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  const running: Running = { log: createLogger('info', 'svcd') };
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    running.log.info('shutting down', { signal });
+    shutdown(running).then(
+      () => process.exit(0),
+      (err: Error) => {
+        running.log.error('shutdown failed', { error: err.message });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    const ready = await start(argv, running);
+    process.stdout.write(`${ready}\n`);
+  } catch (err) {
+    const message =
+      err instanceof LockHeldError
+        ? `data root is in use by another svcd (pid ${err.pid}); stop it first`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+    process.stderr.write(`svcd: ${message}\n`);
+    if (err instanceof UsageError) process.stderr.write(`${usage}\n`);
+    // Release only what this attempt took: a held lock belongs to the other svcd.
+    await shutdown(err instanceof LockHeldError ? ({} as Running) : running).catch(() => undefined);
+    process.exit(err instanceof UsageError ? 2 : 1);
+  }
+}
+
+void main();

@@ -1,0 +1,203 @@
+// GET /version, /info and /system/df as data: no HTTP here, only facts gathered from the host,
+// the runtime components and what the engine holds.
+import { readdirSync } from 'node:fs';
+import { MAX_API_VERSION, MIN_API_VERSION } from '../../api/versions';
+import type { ImageSummaryDf, InfoResponse, SystemDfResponse, VersionResponse } from '../../api/system-types';
+import type { ProductInfo } from '../../lib/product';
+import { goArch, type HostFacts } from './host-facts';
+
+export interface ComponentInfo {
+  containerd: { version: string; revision: string };
+  runc: { version: string; commit: string };
+  init?: { version: string };
+}
+
+export interface ContainerCounts {
+  total: number;
+  running: number;
+  paused: number;
+  stopped: number;
+}
+
+/** What the engine holds, as the other services report it. */
+export interface SystemInventory {
+  containerCounts(): Promise<ContainerCounts>;
+  imagesForDiskUsage(): Promise<{ layersSize: number; images: ImageSummaryDf[] }>;
+  containersForDiskUsage(): Promise<unknown[]>;
+  volumesForDiskUsage(): Promise<unknown[]>;
+}
+
+export interface SystemServiceDeps {
+  product: ProductInfo;
+  host: HostFacts;
+  dataRoot: string;
+  engineId: string;
+  components: () => Promise<ComponentInfo>;
+  inventory: SystemInventory;
+  eventListeners: () => number;
+  insecureRegistries: string[];
+}
+
+export class SystemService {
+  constructor(private readonly deps: SystemServiceDeps) {}
+
+  async version(): Promise<VersionResponse> {
+    const { product, host } = this.deps;
+    const c = await this.deps.components();
+    const engineDetails = {
+      ApiVersion: MAX_API_VERSION,
+      MinAPIVersion: MIN_API_VERSION,
+      GitCommit: product.gitCommit,
+      GoVersion: `node${process.versions.node}`,
+      Os: 'linux',
+      Arch: goArch(),
+      KernelVersion: host.kernelVersion,
+      BuildTime: product.buildTime,
+      Experimental: 'false',
+    };
+    return {
+      Platform: { Name: `${product.name} Engine` },
+      Components: [
+        { Name: 'Engine', Version: product.version, Details: engineDetails },
+        { Name: 'containerd', Version: c.containerd.version, Details: { GitCommit: c.containerd.revision } },
+        { Name: 'runc', Version: c.runc.version, Details: { GitCommit: c.runc.commit } },
+        ...(c.init ? [{ Name: 'tini', Version: c.init.version, Details: { GitCommit: '' } }] : []),
+      ],
+      Version: product.version,
+      ApiVersion: MAX_API_VERSION,
+      MinAPIVersion: MIN_API_VERSION,
+      GitCommit: product.gitCommit,
+      GoVersion: engineDetails.GoVersion,
+      Os: 'linux',
+      Arch: engineDetails.Arch,
+      KernelVersion: host.kernelVersion,
+      BuildTime: product.buildTime,
+    };
+  }
+
+  async info(): Promise<InfoResponse> {
+    const { host, product } = this.deps;
+    const [counts, images, c] = await Promise.all([
+      this.deps.inventory.containerCounts(),
+      this.deps.inventory.imagesForDiskUsage(),
+      this.deps.components(),
+    ]);
+    const warnings: string[] = [];
+    if (!host.swapLimit) warnings.push('WARNING: No swap limit support');
+    if (!host.ipv4Forwarding) warnings.push('WARNING: IPv4 forwarding is disabled');
+    if (!host.bridgeNfIptables) warnings.push('WARNING: bridge-nf-call-iptables is disabled');
+    const insecure = ['127.0.0.0/8', ...this.deps.insecureRegistries.filter((r) => r.includes('/'))];
+    return {
+      ID: this.deps.engineId,
+      Containers: counts.total,
+      ContainersRunning: counts.running,
+      ContainersPaused: counts.paused,
+      ContainersStopped: counts.stopped,
+      Images: images.images.length,
+      Driver: 'overlayfs',
+      DriverStatus: [['Snapshotter', 'containerd overlayfs']],
+      Plugins: {
+        Volume: ['local'],
+        Network: ['host', 'null'],
+        Authorization: null,
+        Log: ['json-file', 'none'],
+      },
+      MemoryLimit: host.memoryLimit,
+      SwapLimit: host.swapLimit,
+      KernelMemory: host.kernelMemory,
+      CpuCfsPeriod: host.cpuCfs,
+      CpuCfsQuota: host.cpuCfs,
+      CPUShares: host.cpuShares,
+      CPUSet: host.cpuset,
+      PidsLimit: host.pidsLimit,
+      OomKillDisable: host.memoryLimit && host.cgroupVersion === '1',
+      IPv4Forwarding: host.ipv4Forwarding,
+      BridgeNfIptables: host.bridgeNfIptables,
+      BridgeNfIp6tables: host.bridgeNfIp6tables,
+      Debug: false,
+      NFd: openFileCount(),
+      NGoroutines: 0,
+      SystemTime: new Date().toISOString(),
+      LoggingDriver: 'json-file',
+      CgroupDriver: 'cgroupfs',
+      CgroupVersion: host.cgroupVersion,
+      NEventsListener: this.deps.eventListeners(),
+      KernelVersion: host.kernelVersion,
+      OperatingSystem: host.operatingSystem,
+      OSVersion: host.osVersion,
+      OSType: 'linux',
+      Architecture: host.architecture,
+      IndexServerAddress: 'https://index.docker.io/v1/',
+      RegistryConfig: {
+        AllowNondistributableArtifactsCIDRs: [],
+        AllowNondistributableArtifactsHostnames: [],
+        InsecureRegistryCIDRs: insecure,
+        IndexConfigs: Object.fromEntries(
+          [
+            ['docker.io', true, true] as const,
+            ...this.deps.insecureRegistries
+              .filter((r) => !r.includes('/'))
+              .map((r) => [r, false, false] as const),
+          ].map(([name, secure, official]) => [
+            name,
+            { Name: name, Mirrors: [], Secure: secure, Official: official },
+          ]),
+        ),
+        Mirrors: [],
+      },
+      NCPU: host.ncpu,
+      MemTotal: host.memTotal,
+      GenericResources: null,
+      DockerRootDir: this.deps.dataRoot,
+      HttpProxy: process.env.HTTP_PROXY ?? process.env.http_proxy ?? '',
+      HttpsProxy: process.env.HTTPS_PROXY ?? process.env.https_proxy ?? '',
+      NoProxy: process.env.NO_PROXY ?? process.env.no_proxy ?? '',
+      Name: host.hostname,
+      Labels: [],
+      ExperimentalBuild: false,
+      ServerVersion: product.version,
+      Runtimes: { runc: { path: 'runc' } },
+      DefaultRuntime: 'runc',
+      Swarm: {
+        NodeID: '',
+        NodeAddr: '',
+        LocalNodeState: 'inactive',
+        ControlAvailable: false,
+        Error: '',
+        RemoteManagers: null,
+      },
+      LiveRestoreEnabled: true,
+      Isolation: '',
+      InitBinary: c.init ? 'tini' : '',
+      ContainerdCommit: { ID: c.containerd.revision, Expected: c.containerd.revision },
+      RuncCommit: { ID: c.runc.commit, Expected: c.runc.commit },
+      InitCommit: { ID: '', Expected: '' },
+      SecurityOptions: [],
+      Warnings: warnings,
+    };
+  }
+
+  async diskUsage(): Promise<SystemDfResponse> {
+    const inv = this.deps.inventory;
+    const [images, containers, volumes] = await Promise.all([
+      inv.imagesForDiskUsage(),
+      inv.containersForDiskUsage(),
+      inv.volumesForDiskUsage(),
+    ]);
+    return {
+      LayersSize: images.layersSize,
+      Images: images.images,
+      Containers: containers,
+      Volumes: volumes,
+      BuildCache: [],
+    };
+  }
+}
+
+function openFileCount(): number {
+  try {
+    return readdirSync('/proc/self/fd').length;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,34 @@
+// Request bodies: JSON with a size cap and clear 400s, as every create/update endpoint needs.
+import type { IncomingMessage } from 'node:http';
+import { InvalidParameterError } from '../../api/errors';
+
+const maxJsonBody = 16 * 1024 * 1024;
+
+export async function readBody(req: IncomingMessage, limit = maxJsonBody): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new InvalidParameterError(`request body larger than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Reads a JSON body. An empty body yields undefined; a Content-Type other than JSON is refused
+ * as Docker refuses it, since a client that sends one means something else.
+ */
+export async function readJson<T>(req: IncomingMessage): Promise<T | undefined> {
+  const type = req.headers['content-type'];
+  const raw = await readBody(req);
+  if (raw.length === 0) return undefined;
+  if (type && !/^application\/json\b/i.test(type)) {
+    throw new InvalidParameterError(`Content-Type specified (${type}) must be 'application/json'`);
+  }
+  try {
+    return JSON.parse(raw.toString('utf8')) as T;
+  } catch (err) {
+    throw new InvalidParameterError(`invalid JSON body: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,120 @@
+// Starts an isolated svcd for one test suite: its own temp data root, socket and containerd.
+// Every suite that needs the engine uses this, so suites never share state.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../lib/product';
+import { engineRequest, type EngineResponse, type RequestOptions } from './engine-client';
+
+/** How to run svcd: from source under tsx when the test itself runs from source, else compiled. */
+export function svcdCommand(): { command: string; args: string[] } {
+  const root = repoRoot();
+  if (__filename.endsWith('.ts')) {
+    return { command: process.execPath, args: ['--import', 'tsx', join(root, 'daemon/bin/svcd.ts')] };
+  }
+  return { command: process.execPath, args: [join(root, 'build/daemon/bin/svcd.js')] };
+}
+
+export interface SvcdHarnessOptions {
+  /** Extra command-line arguments after --data-root and --host. */
+  args?: string[];
+  /** Reuse a data root (to restart on the same state); a fresh temp dir otherwise. */
+  dir?: string;
+  readyTimeoutMs?: number;
+}
+
+export class SvcdInstance {
+  private child?: ChildProcess;
+  private stderrTail = '';
+  readonly dataRoot: string;
+  readonly socket: string;
+
+  constructor(
+    readonly dir: string,
+    private readonly opts: SvcdHarnessOptions,
+  ) {
+    this.dataRoot = join(dir, 'data');
+    this.socket = join(dir, 'svcd.sock');
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Starts svcd and resolves with its ready line once it serves. */
+  async start(): Promise<string> {
+    const { command, args } = svcdCommand();
+    const child = spawn(
+      command,
+      [...args, '--data-root', this.dataRoot, '--host', `unix://${this.socket}`, ...(this.opts.args ?? [])],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.child = child;
+    this.stderrTail = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      this.stderrTail = (this.stderrTail + d.toString()).slice(-8000);
+      if (process.env.SVC_TEST_DEBUG) process.stderr.write(d);
+    });
+    return new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(
+          new Error(`svcd not ready within ${this.opts.readyTimeoutMs ?? 60000} ms:\n${this.stderrTail}`),
+        );
+      }, this.opts.readyTimeoutMs ?? 60000);
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const nl = out.indexOf('\n');
+        if (nl >= 0) {
+          clearTimeout(timer);
+          resolve(out.slice(0, nl));
+        }
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`svcd exited (${code ?? signal}) before it was ready:\n${this.stderrTail}`));
+      });
+    });
+  }
+
+  get stderr(): string {
+    return this.stderrTail;
+  }
+
+  request(method: string, path: string, opts?: RequestOptions): Promise<EngineResponse> {
+    return engineRequest(this.socket, method, path, opts);
+  }
+
+  /** Stops svcd as a user would (SIGTERM) and waits for it to exit; returns its exit code. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  }
+
+  /** kill -9: no chance to clean up, as after a crash. */
+  kill9(): Promise<number | null> {
+    return this.stop('SIGKILL');
+  }
+}
+
+export async function startSvcd(opts: SvcdHarnessOptions = {}): Promise<SvcdInstance> {
+  const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'svcd-')));
+  const instance = new SvcdInstance(dir, opts);
+  await instance.start();
+  return instance;
+}
+
+/** Stops svcd, then whatever containerd it left, and removes the temp dir. */
+export async function destroySvcd(instance: SvcdInstance | undefined): Promise<void> {
+  if (!instance) return;
+  await instance.stop();
+  await rm(instance.dir, { recursive: true, force: true, maxRetries: 3 });
+}

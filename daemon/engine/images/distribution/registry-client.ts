@@ -1,0 +1,324 @@
+// The Registry API V2 operations pull and push are made of, for one registry host. Every blob
+// read is verified against its digest while it streams; manifests are checked before use.
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { InvalidParameterError, SystemError } from '../../../api/errors';
+import { ByteReader } from '../../../lib/tar/byte-reader';
+import { manifestAcceptTypes } from '../../../lib/media-types';
+import { registryHost, type Reference } from '../reference';
+import { MAX_MANIFEST_SIZE, manifestDigest, parseManifest, type ParsedManifest } from './manifest';
+import { registryError } from './registry-errors';
+import { RegistryTransport, type RequestOptions, type TransportOptions } from './registry-transport';
+import type { BlobSink, Descriptor } from './types';
+import { DigestMismatchError, VerifyingStream } from './verifying-stream';
+
+export interface FetchedManifest {
+  descriptor: Descriptor;
+  bytes: Buffer;
+  parsed: ParsedManifest;
+}
+
+export interface UploadOptions {
+  /** Upload URL from a mount fallback (202), instead of starting a new session. */
+  location?: string;
+  /** Send PATCH chunks of this many bytes, then an empty PUT; monolithic PUT when absent. */
+  chunkSize?: number;
+  onBytes?: (bytes: number) => void;
+  signal?: AbortSignal;
+}
+
+const pullScope = (repo: string) => `repository:${repo}:pull`;
+const pushScope = (repo: string) => `repository:${repo}:pull,push`;
+
+export class RegistryClient {
+  readonly transport: RegistryTransport;
+
+  constructor(readonly options: TransportOptions) {
+    this.transport = new RegistryTransport(options);
+  }
+
+  /** A client for the registry a reference names (docker.io → registry-1.docker.io). */
+  static forReference(ref: Reference, options: Omit<TransportOptions, 'host'> = {}): RegistryClient {
+    return new RegistryClient({ ...options, host: registryHost(ref.domain) });
+  }
+
+  get host(): string {
+    return this.options.host;
+  }
+
+  /** Checks the credentials against the registry (POST /auth): throws UnauthorizedError. */
+  async checkAuth(signal?: AbortSignal): Promise<void> {
+    const res = await this.transport.fetch('/v2/', { scopes: [], signal });
+    await res.body?.cancel();
+    if (!res.ok) throw await registryError(res, `login to ${this.host}`);
+  }
+
+  /** GET a manifest by tag or digest; verified against the digest when one was asked for. */
+  async getManifest(repo: string, reference: string, signal?: AbortSignal): Promise<FetchedManifest> {
+    const res = await this.transport.fetch(`/v2/${repo}/manifests/${reference}`, {
+      headers: { Accept: manifestAcceptTypes.join(', ') },
+      scopes: [pullScope(repo)],
+      signal,
+    });
+    if (!res.ok) throw await registryError(res, `manifest for ${this.host}/${repo}:${reference}`);
+    const bytes = await readLimited(res, MAX_MANIFEST_SIZE, `manifest ${repo}:${reference}`);
+    const parsed = parseManifest(bytes, res.headers.get('content-type'));
+    const isDigest = reference.includes(':');
+    const digest = manifestDigest(bytes, parsed.mediaType, isDigest ? reference : 'sha256:');
+    if (isDigest && digest !== reference) throw new DigestMismatchError(reference, digest);
+    return { descriptor: { mediaType: parsed.mediaType, digest, size: bytes.length }, bytes, parsed };
+  }
+
+  /** HEAD a manifest: its descriptor, or undefined when the registry does not have it. */
+  async headManifest(repo: string, reference: string, signal?: AbortSignal): Promise<Descriptor | undefined> {
+    const res = await this.transport.fetch(`/v2/${repo}/manifests/${reference}`, {
+      method: 'HEAD',
+      headers: { Accept: manifestAcceptTypes.join(', ') },
+      scopes: [pullScope(repo)],
+      signal,
+    });
+    if (res.status === 404) return undefined;
+    if (!res.ok) throw await registryError(res, `manifest for ${this.host}/${repo}:${reference}`);
+    const digest = res.headers.get('docker-content-digest') ?? res.headers.get('svc-content-digest');
+    if (!digest) return undefined;
+    return {
+      mediaType: res.headers.get('content-type') ?? '',
+      digest,
+      size: Number(res.headers.get('content-length') ?? -1),
+    };
+  }
+
+  /** All tags of a repository, following `Link` pagination. */
+  async listTags(repo: string, signal?: AbortSignal): Promise<string[]> {
+    const tags: string[] = [];
+    let next: string | undefined = `/v2/${repo}/tags/list`;
+    while (next) {
+      const res = await this.transport.fetch(next, { scopes: [pullScope(repo)], signal });
+      if (!res.ok) throw await registryError(res, `tags of ${this.host}/${repo}`);
+      const body = (await res.json()) as { tags?: string[] | null };
+      tags.push(...(body.tags ?? []));
+      next = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '')?.[1];
+    }
+    return tags;
+  }
+
+  /** The blob's bytes as a stream that errors instead of ending if they do not match `desc`. */
+  async openBlob(
+    repo: string,
+    desc: Descriptor,
+    options: { signal?: AbortSignal; onBytes?: (n: number) => void } = {},
+  ): Promise<Readable> {
+    const res = await this.transport.fetch(`/v2/${repo}/blobs/${desc.digest}`, {
+      scopes: [pullScope(repo)],
+      signal: options.signal,
+    });
+    if (!res.ok || !res.body) throw await registryError(res, `blob ${desc.digest} in ${this.host}/${repo}`);
+    const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
+    const verifier = new VerifyingStream(
+      { digest: desc.digest, size: desc.size >= 0 ? desc.size : undefined },
+      options.onBytes,
+    );
+    body.on('error', (err) => verifier.destroy(err));
+    verifier.on('close', () => body.destroy());
+    return body.pipe(verifier);
+  }
+
+  /** Fetches a blob into the sink: the sink sees a stream that fails on any mismatch. */
+  async fetchBlob(
+    repo: string,
+    desc: Descriptor,
+    sink: BlobSink,
+    options: { signal?: AbortSignal; onBytes?: (n: number) => void } = {},
+  ): Promise<void> {
+    const stream = await this.openBlob(repo, desc, options);
+    const ended = finished(stream);
+    ended.catch(() => {});
+    try {
+      await sink.write(desc, stream, options.signal);
+    } catch (err) {
+      stream.destroy();
+      throw err;
+    }
+    // A sink that returned without reading to a clean end must not pass for verified content.
+    await ended;
+  }
+
+  /** Reads a small blob (an image config) into memory, verified. */
+  async readBlob(repo: string, desc: Descriptor, signal?: AbortSignal): Promise<Buffer> {
+    const stream = await this.openBlob(repo, desc, { signal });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of stream) {
+      size += chunk.length;
+      if (size > MAX_MANIFEST_SIZE) {
+        stream.destroy();
+        throw new InvalidParameterError(`blob ${desc.digest} is larger than ${MAX_MANIFEST_SIZE} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  async blobExists(repo: string, digest: string, signal?: AbortSignal): Promise<boolean> {
+    const res = await this.transport.fetch(`/v2/${repo}/blobs/${digest}`, {
+      method: 'HEAD',
+      scopes: [pushScope(repo)],
+      signal,
+    });
+    if (res.ok) return true;
+    if (res.status === 404) return false;
+    throw await registryError(res, `blob ${digest} in ${this.host}/${repo}`);
+  }
+
+  /**
+   * Cross-repository mount. `mounted` when the registry linked the blob; otherwise the upload
+   * session it opened instead (a 202 fallback), to upload into.
+   */
+  async mountBlob(
+    repo: string,
+    digest: string,
+    from: string,
+    signal?: AbortSignal,
+  ): Promise<{ mounted: true } | { mounted: false; location: string }> {
+    const query = new URLSearchParams({ mount: digest, from });
+    const res = await this.transport.fetch(`/v2/${repo}/blobs/uploads/?${query}`, {
+      method: 'POST',
+      headers: { 'Content-Length': '0' },
+      scopes: [pushScope(repo), pullScope(from)],
+      signal,
+    });
+    await res.body?.cancel();
+    if (res.status === 201) return { mounted: true };
+    if (res.status === 202) return { mounted: false, location: this.location(res) };
+    throw await registryError(res, `mount of ${digest} from ${from} into ${this.host}/${repo}`);
+  }
+
+  async startUpload(repo: string, signal?: AbortSignal): Promise<string> {
+    const res = await this.transport.fetch(`/v2/${repo}/blobs/uploads/`, {
+      method: 'POST',
+      headers: { 'Content-Length': '0' },
+      scopes: [pushScope(repo)],
+      signal,
+    });
+    await res.body?.cancel();
+    if (res.status !== 202) throw await registryError(res, `upload to ${this.host}/${repo}`);
+    return this.location(res);
+  }
+
+  /** Uploads a blob (monolithic PUT, or PATCH chunks then PUT) and checks the registry's digest. */
+  async uploadBlob(
+    repo: string,
+    desc: Descriptor,
+    stream: Readable,
+    options: UploadOptions = {},
+  ): Promise<void> {
+    const { signal } = options;
+    let location = options.location ?? (await this.startUpload(repo, signal));
+    const verifier = new VerifyingStream({ digest: desc.digest, size: desc.size }, options.onBytes);
+    stream.on('error', (err) => verifier.destroy(err));
+    const data = stream.pipe(verifier);
+    const scopes = [pushScope(repo)];
+    let finalBody: Readable | undefined = data;
+    if (options.chunkSize && options.chunkSize > 0) {
+      const reader = new ByteReader(data);
+      let offset = 0;
+      while (offset < desc.size) {
+        const length = Math.min(options.chunkSize, desc.size - offset);
+        const res = await this.sending(verifier, location, {
+          method: 'PATCH',
+          headers: {
+            'Content-Type': 'application/octet-stream',
+            'Content-Length': String(length),
+            'Content-Range': `${offset}-${offset + length - 1}`,
+          },
+          body: Readable.from(slice(reader, length)),
+          scopes,
+          signal,
+        });
+        await res.body?.cancel();
+        if (res.status !== 202)
+          throw await registryError(res, `upload of ${desc.digest} to ${this.host}/${repo}`);
+        location = this.location(res);
+        offset += length;
+      }
+      // The verifier only reports a mismatch once it has seen the end of the stream.
+      if ((await reader.readSome(1)) !== null)
+        throw new InvalidParameterError(`blob ${desc.digest} is longer than ${desc.size} bytes`);
+      finalBody = undefined;
+    }
+    const url = this.transport.url(location);
+    url.searchParams.set('digest', desc.digest);
+    const res = await this.sending(verifier, url.toString(), {
+      method: 'PUT',
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        'Content-Length': String(finalBody ? desc.size : 0),
+      },
+      body: finalBody ?? Buffer.alloc(0),
+      scopes,
+      signal,
+    });
+    await res.body?.cancel();
+    if (verifier.errored) throw verifier.errored;
+    if (res.status !== 201)
+      throw await registryError(res, `upload of ${desc.digest} to ${this.host}/${repo}`);
+    const canonical = res.headers.get('docker-content-digest') ?? res.headers.get('svc-content-digest');
+    if (canonical && canonical !== desc.digest) throw new DigestMismatchError(desc.digest, canonical);
+  }
+
+  /** PUTs a manifest under a tag or digest; returns the digest the registry reports. */
+  async putManifest(
+    repo: string,
+    reference: string,
+    mediaType: string,
+    bytes: Buffer,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const res = await this.transport.fetch(`/v2/${repo}/manifests/${reference}`, {
+      method: 'PUT',
+      headers: { 'Content-Type': mediaType },
+      body: bytes,
+      scopes: [pushScope(repo)],
+      signal,
+    });
+    await res.body?.cancel();
+    if (res.status !== 201 && res.status !== 200 && res.status !== 202) {
+      throw await registryError(res, `manifest ${this.host}/${repo}:${reference}`);
+    }
+    const digest = res.headers.get('docker-content-digest') ?? res.headers.get('svc-content-digest');
+    return digest ?? manifestDigest(bytes, mediaType);
+  }
+
+  /** A request whose body runs through `verifier`: a mismatch is reported as such, not as a network error. */
+  private async sending(verifier: VerifyingStream, url: string, options: RequestOptions): Promise<Response> {
+    try {
+      return await this.transport.fetch(url, options);
+    } catch (err) {
+      throw verifier.errored ?? err;
+    }
+  }
+
+  private location(res: Response): string {
+    const location = res.headers.get('location');
+    if (!location) throw new SystemError(`registry ${this.host} answered ${res.status} without a Location`);
+    return this.transport.url(location).toString();
+  }
+}
+
+async function* slice(reader: ByteReader, length: number): AsyncGenerator<Buffer> {
+  let left = length;
+  while (left > 0) {
+    const chunk = await reader.readSome(Math.min(left, 1 << 20));
+    if (!chunk) throw new InvalidParameterError('blob ended before its declared size');
+    left -= chunk.length;
+    yield chunk;
+  }
+}
+
+async function readLimited(res: Response, limit: number, what: string): Promise<Buffer> {
+  const declared = Number(res.headers.get('content-length') ?? 0);
+  if (declared > limit) throw new InvalidParameterError(`${what} is larger than ${limit} bytes`);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  if (bytes.length > limit) throw new InvalidParameterError(`${what} is larger than ${limit} bytes`);
+  return bytes;
+}

@@ -1,0 +1,86 @@
+// Shapes shared by the registry client, pull and push: OCI descriptors and manifests, and the
+// narrow interfaces through which blobs reach storage (BlobSink) or are read from it (BlobSource).
+import type { Readable } from 'node:stream';
+
+export interface Platform {
+  architecture: string;
+  os: string;
+  variant?: string;
+  'os.version'?: string;
+  'os.features'?: string[];
+}
+
+export interface Descriptor {
+  mediaType: string;
+  digest: string;
+  size: number;
+  urls?: string[];
+  annotations?: Record<string, string>;
+  platform?: Platform;
+}
+
+export interface ImageManifest {
+  schemaVersion: 2;
+  mediaType?: string;
+  config: Descriptor;
+  layers: Descriptor[];
+  annotations?: Record<string, string>;
+}
+
+export interface ImageIndex {
+  schemaVersion: 2;
+  mediaType?: string;
+  manifests: Descriptor[];
+  annotations?: Record<string, string>;
+}
+
+/** The image config fields this layer reads; the rest passes through untouched. */
+export interface ImageConfig {
+  architecture?: string;
+  os?: string;
+  variant?: string;
+  created?: string;
+  config?: Record<string, unknown>;
+  rootfs?: { type: 'layers'; diff_ids: string[] };
+  history?: {
+    created?: string;
+    created_by?: string;
+    author?: string;
+    comment?: string;
+    empty_layer?: boolean;
+  }[];
+  [key: string]: unknown;
+}
+
+/**
+ * Where fetched blobs go (a content store). `write` reads `stream` to its end; the stream errors
+ * instead of ending when the bytes do not match `desc` (digest or size), and the sink must commit
+ * the blob only after the stream ended without error, so a corrupt download leaves nothing.
+ */
+export interface BlobSink {
+  has(digest: string): Promise<boolean>;
+  write(desc: Descriptor, stream: Readable, signal?: AbortSignal): Promise<void>;
+}
+
+/** Where pushed (or saved) blobs are read from. */
+export interface BlobSource {
+  open(desc: Descriptor, signal?: AbortSignal): Promise<Readable>;
+}
+
+/**
+ * One progress message, shaped after Docker's JSON progress stream: `id` is the short digest of
+ * a layer (or absent for a whole-image message), `status` Docker's wording.
+ */
+export interface ProgressEvent {
+  id?: string;
+  status: string;
+  current?: number;
+  total?: number;
+}
+
+export type ProgressListener = (event: ProgressEvent) => void;
+
+/** Docker's short layer id in progress messages: the first 12 hex digits. */
+export function shortId(digest: string): string {
+  return digest.slice(digest.indexOf(':') + 1, digest.indexOf(':') + 13);
+}

@@ -1,6 +1,7 @@
 // containerd container records: metadata only (spec, snapshot, runtime); processes are tasks.
 import { packJson, specTypeUrl, unpackJson } from './any';
 import type { Rpc } from './rpc';
+import { defaultSnapshotter } from './snapshots-service';
 import { toDate, type Labels, type WireAny, type WireTimestamp } from './types';
 
 /** The shim runtime every svcd container runs under. */
@@ -12,6 +13,7 @@ export interface NewContainer {
   spec: object;
   image?: string;
   labels?: Labels;
+  /** Defaults to overlayfs when a snapshotKey is given. */
   snapshotter?: string;
   snapshotKey?: string;
   runtime?: { name: string; options?: WireAny };
@@ -81,7 +83,7 @@ export class ContainersService {
       labels: c.labels ?? {},
       runtime: c.runtime ?? { name: runcRuntime },
       spec: packJson(specTypeUrl, c.spec),
-      snapshotter: c.snapshotter ?? '',
+      snapshotter: c.snapshotter ?? (c.snapshotKey ? defaultSnapshotter : ''),
       snapshotKey: c.snapshotKey ?? '',
     };
     const res = await this.rpc.unary<{ container: WireContainer }>(service, 'Create', { container });

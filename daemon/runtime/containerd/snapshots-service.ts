@@ -28,11 +28,12 @@ function toInfo(i: WireInfo): SnapshotInfo {
 }
 
 const service = 'snapshots.v1.Snapshots';
+export const defaultSnapshotter = 'overlayfs';
 
 export class SnapshotsService {
   constructor(
     private readonly rpc: Rpc,
-    readonly snapshotter = 'overlayfs',
+    readonly snapshotter = defaultSnapshotter,
   ) {}
 
   /** An active (writable) snapshot on top of `parent` (a committed name, or '' for empty). */

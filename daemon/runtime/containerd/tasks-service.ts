@@ -52,11 +52,13 @@ function toProcess(p: WireProcess): TaskProcess {
   return { ...p, exitedAt: toDate(p.exitedAt) };
 }
 
+/** The runc shim opens stdout and stderr both or neither: a missing one becomes /dev/null. */
 function ioFields(io: TaskIO) {
+  const output = io.stdout || io.stderr ? '/dev/null' : '';
   return {
     stdin: io.stdin ?? '',
-    stdout: io.stdout ?? '',
-    stderr: io.stderr ?? '',
+    stdout: io.stdout || output,
+    stderr: io.stderr || output,
     terminal: io.terminal ?? false,
   };
 }

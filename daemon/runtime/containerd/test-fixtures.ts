@@ -1,6 +1,6 @@
 // Shared by this folder's tests: an isolated containerd, a busybox layer, a minimal OCI spec.
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -28,13 +28,33 @@ export async function startTestContainerd(): Promise<TestContainerd> {
     proc,
     client,
     async cleanup() {
+      await removeTasks(client).catch(() => undefined);
       client.close();
       await proc.stop();
-      // Snapshot mounts may linger if a test failed half way; never let rm cross into them.
-      await promisify(execFile)('umount', ['-R', '-l', dir]).catch(() => undefined);
+      unmountUnder(dir);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Tasks a failed test left running would outlive the test: kill and delete them. */
+async function removeTasks(client: ContainerdClient): Promise<void> {
+  for (const task of await client.tasks.list()) {
+    const exited = client.tasks.wait(task.containerId);
+    await client.tasks.kill(task.containerId, 9, { all: true }).catch(() => undefined);
+    await exited.catch(() => undefined);
+    await client.tasks.delete(task.containerId).catch(() => undefined);
+  }
+}
+
+/** Lingering mounts (rootfs, snapshot views) must go before rm, which would descend into them. */
+function unmountUnder(dir: string): void {
+  const targets = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[1] ?? '')
+    .filter((target) => target.startsWith(`${dir}/`))
+    .reverse();
+  for (const target of targets) spawnSync('umount', ['-l', target]);
 }
 
 export const layerMediaType = 'application/vnd.oci.image.layer.v1.tar';

@@ -1,0 +1,143 @@
+// Everything about a create request that can be refused before any resource is allocated:
+// each option's own checks, run in one place, returning the normalised Config and HostConfig
+// (what svcd stores and inspect shows) and the warnings for the create response.
+import { InvalidParameterError } from '../../api/errors';
+import type { ContainerConfig, HostConfig } from '../../api/container-types';
+import { apiVersionBefore } from './api-version';
+import { normalizeCapabilities } from './capabilities';
+import { validateContainerName } from './container-name';
+import { validateDevices } from './devices';
+import { validateExtraHosts } from './etc-hosts';
+import { validateHealthcheck } from './healthcheck';
+import type { HostFacts } from './host-facts';
+import { normalizeHostname, validateHostname } from './hostname';
+import { type ImageConfigLike, mergeImageConfig } from './image-config';
+import { initMount } from './init-process';
+import { validateLogConfig } from './log-config';
+import { parseVolumesFrom, planMounts } from './mount-plan';
+import {
+  isHostUts,
+  isPrivateCgroupns,
+  parseIpcMode,
+  parseNetworkMode,
+  parsePidMode,
+  validateModeConflicts,
+  validateUsernsMode,
+} from './namespace-modes';
+import { validatePorts } from './ports';
+import { mergeCommand, processArgs } from './process-args';
+import { validateEnv } from './process-env';
+import { validateAutoRemove, validateRestartPolicy } from './restart-policy';
+import { validateDns } from './resolv-conf';
+import { validateUlimits } from './rlimits';
+import { parseSecurityOpts, securityOptWarnings } from './security-opts';
+import { parseSignal } from './signals';
+import { validateSysctls } from './sysctls';
+import { validateHostResources } from './validate-resources';
+
+export interface CreateRequest {
+  /** The `name` query parameter, if any. */
+  name?: string;
+  config: ContainerConfig;
+  hostConfig: HostConfig;
+  /** The request's API version, e.g. `1.41`. */
+  apiVersion: string;
+  host: HostFacts;
+  /** The image's config, merged into the container's as dockerd does; undefined skips that. */
+  image?: ImageConfigLike;
+}
+
+export interface ValidatedCreate {
+  /** The name without its leading slash, when one was given. */
+  name?: string;
+  config: ContainerConfig;
+  hostConfig: HostConfig;
+  warnings: string[];
+}
+
+function checkConfig(config: ContainerConfig, apiVersion: string, image: ImageConfigLike | undefined): void {
+  validateHostname(config.Hostname ?? '');
+  if (config.WorkingDir && !config.WorkingDir.startsWith('/')) {
+    throw new InvalidParameterError(
+      `the working directory '${config.WorkingDir}' is invalid, it needs to be an absolute path`,
+    );
+  }
+  validateEnv(config.Env);
+  if (config.StopSignal !== undefined && config.StopSignal !== '') parseSignal(config.StopSignal);
+  validateHealthcheck(config.Healthcheck);
+  // Before 1.24 a container without a command could be created (its start failed).
+  if (image && !apiVersionBefore(apiVersion, '1.24')) processArgs(mergeCommand(config, image));
+}
+
+function refuseUnsupported(hostConfig: HostConfig): void {
+  if (hostConfig.Runtime && hostConfig.Runtime !== 'runc') {
+    throw new InvalidParameterError(`Unknown runtime specified ${hostConfig.Runtime}`);
+  }
+  if (hostConfig.Isolation && hostConfig.Isolation !== 'default') {
+    throw new InvalidParameterError(
+      `Invalid isolation: ${JSON.stringify(hostConfig.Isolation)} - linux only supports 'default'`,
+    );
+  }
+  if (Object.keys(hostConfig.StorageOpt ?? {}).length > 0) {
+    throw new InvalidParameterError(
+      "--storage-opt is supported only for overlay over xfs with 'pquota' mount option",
+    );
+  }
+  if (hostConfig.VolumeDriver && hostConfig.VolumeDriver !== 'local') {
+    throw new InvalidParameterError(
+      `volume driver ${JSON.stringify(hostConfig.VolumeDriver)} is not supported: only "local" is`,
+    );
+  }
+  for (const request of hostConfig.DeviceRequests ?? []) {
+    const caps = (request.Capabilities ?? []).map((c) => `[${c.join(' ')}]`).join(' ');
+    throw new InvalidParameterError(
+      `could not select device driver ${JSON.stringify(request.Driver ?? '')} with capabilities: [${caps}]`,
+    );
+  }
+}
+
+function checkNamespaces(config: ContainerConfig, hostConfig: HostConfig): void {
+  parsePidMode(hostConfig.PidMode);
+  const ipc = parseIpcMode(hostConfig.IpcMode);
+  const network = parseNetworkMode(hostConfig.NetworkMode, config.NetworkDisabled);
+  const hostUts = isHostUts(hostConfig.UTSMode);
+  validateUsernsMode(hostConfig.UsernsMode);
+  isPrivateCgroupns(hostConfig.CgroupnsMode);
+  validateModeConflicts(config, hostConfig);
+  validateSysctls(hostConfig.Sysctls, {
+    hostNetwork: network.kind === 'host',
+    hostIpc: ipc.kind === 'host',
+    hostUts,
+  });
+}
+
+export function validateCreate(request: CreateRequest): ValidatedCreate {
+  const name = request.name ? validateContainerName(request.name) : undefined;
+  const identity = normalizeHostname(request.config, request.apiVersion);
+  const config = mergeImageConfig({ ...structuredClone(request.config), ...identity }, request.image);
+  checkConfig(config, request.apiVersion, request.image);
+
+  const input = structuredClone(request.hostConfig);
+  // Up to 1.24 the client removed the container itself; dockerd ignores AutoRemove there.
+  if (apiVersionBefore(request.apiVersion, '1.25')) input.AutoRemove = false;
+  refuseUnsupported(input);
+  validatePorts(config.ExposedPorts, input.PortBindings);
+  validateRestartPolicy(input.RestartPolicy);
+  validateAutoRemove(input.AutoRemove, input.RestartPolicy);
+  const logConfig = validateLogConfig(input.LogConfig);
+  const security = parseSecurityOpts(input.SecurityOpt, request.host.appArmor);
+  normalizeCapabilities(input.CapAdd);
+  normalizeCapabilities(input.CapDrop);
+  validateUlimits(input.Ulimits);
+  checkNamespaces(config, input);
+  planMounts({ config, hostConfig: input });
+  for (const entry of input.VolumesFrom ?? []) parseVolumesFrom(entry);
+  validateDevices(input.Devices, input.DeviceCgroupRules);
+  validateExtraHosts(input.ExtraHosts);
+  validateDns(input.Dns);
+  if (input.Init) initMount(request.host.initBinary);
+
+  const { resources: hostConfig, warnings } = validateHostResources(input, request.host);
+  hostConfig.LogConfig = logConfig;
+  return { name, config, hostConfig, warnings: [...warnings, ...securityOptWarnings(security)] };
+}

@@ -105,7 +105,7 @@ describe('ContainerdClient', () => {
     await assert.rejects(client.images.get('example.test/app:1'), NotFoundError);
   });
 
-  test('a container runs from an applied layer: stdout FIFO, exit status, events, cleanup', async () => {
+  test('a container runs from an applied layer: stdout FIFO, exit status, events, cleanup', async (t) => {
     const parent = await unpackBusybox(client, ctd.dir);
     const layer = await client.snapshots.stat(parent);
     assert.equal(layer.kind, 'COMMITTED');
@@ -142,6 +142,7 @@ describe('ContainerdClient', () => {
         if (env.topic === '/tasks/exit') break;
       }
     })();
+    t.after(() => events.close());
 
     const stdout = path.join(ctd.dir, `${id}.stdout`);
     await createFifo(stdout);

@@ -7,7 +7,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } f
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InvalidParameterError, SystemError, UnavailableError } from '../../api/errors';
+import { ConflictError, InvalidParameterError, SystemError, UnavailableError } from '../../api/errors';
 import { childSearchPath, requireBinary } from './binaries';
 import { ContainerdClient, type ContainerdVersion } from './client';
 import { containerdConfigToml } from './config-toml';
@@ -91,6 +91,7 @@ export class ContainerdProcess extends EventEmitter<ContainerdProcessEvents> {
 
   /** Writes the config, starts containerd and resolves once it answers over gRPC. */
   async start(): Promise<ContainerdVersion> {
+    if (this.pid !== undefined) throw new ConflictError(`containerd is already running (pid ${this.pid})`);
     requireBinary('runc');
     requireBinary('containerd-shim-runc-v2');
     this.stopping = false;

@@ -115,12 +115,6 @@ export function minimalSpec(args: string[], hostname = 'svc-test'): object {
         source: 'tmpfs',
         options: ['nosuid', 'strictatime', 'mode=755', 'size=65536k'],
       },
-      {
-        destination: '/dev/pts',
-        type: 'devpts',
-        source: 'devpts',
-        options: ['nosuid', 'noexec', 'newinstance', 'ptmxmode=0666', 'mode=0620'],
-      },
       { destination: '/sys', type: 'sysfs', source: 'sysfs', options: ['nosuid', 'noexec', 'nodev', 'ro'] },
     ],
     linux: {

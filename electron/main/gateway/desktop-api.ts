@@ -1,0 +1,71 @@
+// The gateway's own endpoints under /api: supervisor state (snapshot and a Server-Sent Events
+// stream), the servers' log files, a manual restart, and the app's and servers' resource use.
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServiceState } from '../supervisor/service-state';
+import { procUsage } from './proc-usage';
+import { sendError, sendJson } from './responses';
+
+/** What the gateway needs of the supervisor (the Supervisor class satisfies it). */
+export interface ServiceControl {
+  states(): ServiceState[];
+  state(name: string): ServiceState | undefined;
+  restart(name: string): Promise<boolean>;
+  on(event: 'state', listener: (s: ServiceState) => void): unknown;
+  off(event: 'state', listener: (s: ServiceState) => void): unknown;
+}
+
+export function handleDesktopApi(req: IncomingMessage, res: ServerResponse, services: ServiceControl): void {
+  const url = new URL(req.url ?? '/', 'http://gateway');
+  const parts = url.pathname.split('/').filter(Boolean); // ['api', ...]
+  const route = `${req.method} /${parts.slice(1, 2).join('/')}`;
+  if (route === 'GET /state' && parts.length === 2) return sendJson(res, 200, snapshot(services));
+  if (route === 'GET /state' && parts[2] === 'stream') return streamState(req, res, services);
+  if (parts[1] === 'services' && parts.length === 4) {
+    const name = decodeURIComponent(parts[2]);
+    const service = services.state(name);
+    if (!service) return sendError(res, 404, `no such service: ${name}`);
+    if (req.method === 'GET' && parts[3] === 'log')
+      return sendLog(res, service, url.searchParams.get('tail'));
+    if (req.method === 'POST' && parts[3] === 'restart') {
+      void services.restart(name);
+      return sendJson(res, 202, { message: `restarting ${name}` });
+    }
+  }
+  sendError(res, 404, `no such endpoint: ${req.method} ${url.pathname}`);
+}
+
+function snapshot(services: ServiceControl) {
+  return {
+    services: services.states(),
+    usage: {
+      app: procUsage(process.pid),
+      ...Object.fromEntries(services.states().flatMap((s) => (s.pid ? [[s.name, procUsage(s.pid)]] : []))),
+    },
+  };
+}
+
+function streamState(req: IncomingMessage, res: ServerResponse, services: ServiceControl): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+  });
+  const send = (s: ServiceState) => res.write(`event: state\ndata: ${JSON.stringify(s)}\n\n`);
+  services.states().forEach(send);
+  services.on('state', send);
+  req.on('close', () => services.off('state', send));
+}
+
+/** The whole log by default (downloads are never capped); ?tail=N bytes for a quick look. */
+function sendLog(res: ServerResponse, service: ServiceState, tail: string | null): void {
+  if (!existsSync(service.logFile)) return sendError(res, 404, `${service.name} has not written a log yet`);
+  const size = statSync(service.logFile).size;
+  const start = tail ? Math.max(0, size - Number(tail)) : 0;
+  res.writeHead(200, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': size - start,
+    'cache-control': 'no-store',
+  });
+  createReadStream(service.logFile, { start, end: Math.max(start, size - 1) }).pipe(res);
+}

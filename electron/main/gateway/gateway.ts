@@ -1,0 +1,78 @@
+// The renderer's only door: an HTTP server on 127.0.0.1 with a random port and a per-launch
+// token. /engine/* goes to svcd, /registry/* to the registry, /api/* is the supervisor's state;
+// everything else is the built renderer.
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { checkAccess } from './access';
+import { handleDesktopApi, type ServiceControl } from './desktop-api';
+import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
+import { proxyHttp } from './http-proxy';
+import { refuseUpgrade, sendError } from './responses';
+import { serveStatic } from './static-files';
+import { routeOf, type Upstreams } from './upstream';
+import { proxyUpgrade } from './upgrade-proxy';
+
+export interface GatewayOptions extends Upstreams {
+  services: ServiceControl;
+  /** The built renderer; absent in tests that only proxy. */
+  rendererDir?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Fixed for tests; random otherwise. */
+  token?: string;
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const origins = new Set<string>();
+  let origin = '';
+
+  const server = http.createServer((req, res) => {
+    const pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
+    const route = routeOf(pathname);
+    const isApi = pathname === '/api' || pathname.startsWith('/api/');
+    if (!route && !isApi) return serveStatic(req, res, options.rendererDir ?? '', origin);
+    const verdict = checkAccess(req, token, origins);
+    if (!verdict.ok) return sendError(res, verdict.status, verdict.message);
+    if (isApi) return handleDesktopApi(req, res, options.services);
+    proxyHttp(req, res, route!, options);
+  });
+
+  server.on('upgrade', (req, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    const pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
+    const verdict = checkAccess(req, token, origins);
+    if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.message);
+    const exec = EXEC_WS_PATH.exec(pathname);
+    if (exec) return bridgeExec(req, socket, head, options.engineSocket, decodeURIComponent(exec[2]));
+    if (routeOf(pathname)?.target === 'engine') return proxyUpgrade(req, socket, head, options.engineSocket);
+    refuseUpgrade(socket, 404, `no upgrade on ${pathname}`);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  origin = `http://127.0.0.1:${port}`;
+  origins.add(origin).add(`http://localhost:${port}`);
+
+  return {
+    url: origin,
+    port,
+    token,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

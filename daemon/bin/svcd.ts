@@ -10,8 +10,10 @@ import { componentsReporter } from '../engine/system/components';
 import { loadEngineId } from '../engine/system/engine-id';
 import { readHostFacts } from '../engine/system/host-facts';
 import { SystemService } from '../engine/system/system-service';
+import { EventsService } from '../engine/events/events-service';
 import { EngineServer, parseListenAddress } from '../server/server';
 import { systemRoutes } from '../server/routers/system/routes';
+import { eventsRoutes } from '../server/routers/events/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 
 /** The containerd namespace every svcd object lives in. */
@@ -62,6 +64,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   await client.namespaces.ensure(namespace);
 
   const product = productInfo();
+  const events = new EventsService();
   const system = new SystemService({
     product,
     host: readHostFacts(),
@@ -75,12 +78,12 @@ async function start(argv: string[], running: Running): Promise<string> {
       containersForDiskUsage: async () => [],
       volumesForDiskUsage: async () => [],
     },
-    eventListeners: () => 0,
+    eventListeners: () => events.listenerCount,
     insecureRegistries: opts.insecureRegistries,
   });
 
   const server = new EngineServer({
-    routes: [...systemRoutes(system)],
+    routes: [...systemRoutes(system), ...eventsRoutes(events)],
     logger: log.child('api'),
     serverHeader: `Svc/${product.version} (linux)`,
     experimental: false,

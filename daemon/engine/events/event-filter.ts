@@ -1,0 +1,45 @@
+// Which events a /events subscriber asked for (the `filters` query of the spec).
+import { InvalidParameterError } from '../../api/errors';
+import type { EngineEvent } from '../../api/event-types';
+
+export type EventFilters = Map<string, string[]>;
+
+const keys = ['container', 'event', 'image', 'label', 'type', 'volume', 'network', 'daemon', 'plugin', 'scope'];
+
+export function checkEventFilters(filters: EventFilters): void {
+  for (const k of filters.keys()) if (!keys.includes(k)) throw new InvalidParameterError(`invalid filter '${k}'`);
+}
+
+function anyOf(values: string[] | undefined, test: (v: string) => boolean): boolean {
+  return !values || values.length === 0 || values.some(test);
+}
+
+/** The short or full ID, or the name, of the object an event is about. */
+function refersTo(e: EngineEvent, v: string): boolean {
+  return e.Actor.ID === v || e.Actor.ID.startsWith(v) || e.Actor.Attributes.name === v;
+}
+
+export function eventMatches(e: EngineEvent, f: EventFilters): boolean {
+  const attrs = e.Actor.Attributes;
+  const ofType = (t: string, values: string[] | undefined) =>
+    !values || values.length === 0 || (e.Type === t && values.some((v) => refersTo(e, v)));
+  return (
+    anyOf(f.get('type'), (v) => e.Type === v) &&
+    // health_status events carry their state in the action ("health_status: healthy").
+    anyOf(f.get('event'), (v) => e.Action === v || e.Action.startsWith(`${v}:`)) &&
+    ofType('container', f.get('container')) &&
+    ofType('volume', f.get('volume')) &&
+    ofType('network', f.get('network')) &&
+    ofType('daemon', f.get('daemon')) &&
+    ofType('plugin', f.get('plugin')) &&
+    anyOf(f.get('scope'), (v) => v === e.scope) &&
+    anyOf(
+      f.get('image'),
+      (v) => (e.Type === 'image' && refersTo(e, v)) || attrs.image === v || (e.Type === 'container' && e.from === v),
+    ) &&
+    anyOf(f.get('label'), (v) => {
+      const eq = v.indexOf('=');
+      return eq < 0 ? v in attrs : attrs[v.slice(0, eq)] === v.slice(eq + 1);
+    })
+  );
+}

@@ -1,0 +1,92 @@
+// The engine's event feed: every operation publishes here; /events replays a bounded journal
+// for `since` and then streams live events until `until` or the subscriber leaves.
+import type { EngineEvent, EventActor, EventType } from '../../api/event-types';
+import { eventMatches, type EventFilters } from './event-filter';
+
+const journalSize = 10_000;
+
+export interface EventSubscription {
+  /** Unix time in nanoseconds; events at or after it are replayed from the journal. */
+  sinceNano?: bigint;
+  /** Unix time in nanoseconds; the stream ends once it is past. */
+  untilNano?: bigint;
+  filters: EventFilters;
+  signal: AbortSignal;
+}
+
+type Listener = (e: EngineEvent) => void;
+
+export class EventsService {
+  private readonly journal: EngineEvent[] = [];
+  private readonly listeners = new Set<Listener>();
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  publish(type: EventType, action: string, actor: { id: string; attributes?: Record<string, string> }): EngineEvent {
+    const nowNano = BigInt(Date.now()) * 1_000_000n + process.hrtime.bigint() % 1_000_000n;
+    const Actor: EventActor = { ID: actor.id, Attributes: { ...actor.attributes } };
+    const event: EngineEvent = {
+      Type: type,
+      Action: action,
+      Actor,
+      scope: 'local',
+      time: Number(nowNano / 1_000_000_000n),
+      timeNano: Number(nowNano),
+    };
+    // Container and image events keep Docker's legacy status/id/from fields.
+    if (type === 'container' || type === 'image') {
+      event.status = action;
+      event.id = actor.id;
+      if (type === 'container' && Actor.Attributes.image) event.from = Actor.Attributes.image;
+    }
+    this.journal.push(event);
+    if (this.journal.length > journalSize) this.journal.splice(0, this.journal.length - journalSize);
+    for (const l of this.listeners) l(event);
+    return event;
+  }
+
+  /** Past events from the journal (when `since` is given), then live ones, in order. */
+  async *subscribe(sub: EventSubscription): AsyncGenerator<EngineEvent> {
+    const queue: EngineEvent[] = [];
+    let wake: (() => void) | undefined;
+    const listener: Listener = (e) => {
+      queue.push(e);
+      wake?.();
+    };
+    // Registered before the replay so nothing published in between is lost.
+    this.listeners.add(listener);
+    const onAbort = () => wake?.();
+    sub.signal.addEventListener('abort', onAbort);
+    const inWindow = (e: EngineEvent) =>
+      (sub.sinceNano === undefined || BigInt(e.timeNano) >= sub.sinceNano) &&
+      (sub.untilNano === undefined || BigInt(e.timeNano) <= sub.untilNano);
+    try {
+      if (sub.sinceNano !== undefined) {
+        for (const e of this.journal) {
+          if (queue.includes(e)) break;
+          if (inWindow(e) && eventMatches(e, sub.filters)) yield e;
+        }
+      }
+      for (;;) {
+        if (sub.signal.aborted) return;
+        const untilMs = sub.untilNano === undefined ? undefined : Number(sub.untilNano / 1_000_000n) - Date.now();
+        if (untilMs !== undefined && untilMs < 0 && queue.length === 0) return;
+        if (queue.length === 0) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            if (untilMs !== undefined) setTimeout(resolve, untilMs + 1).unref();
+          });
+          wake = undefined;
+          continue;
+        }
+        const e = queue.shift()!;
+        if (inWindow(e) && eventMatches(e, sub.filters)) yield e;
+      }
+    } finally {
+      this.listeners.delete(listener);
+      sub.signal.removeEventListener('abort', onAbort);
+    }
+  }
+}

@@ -102,7 +102,8 @@ export async function readCgroupSupport(cgroupRoot = '/sys/fs/cgroup'): Promise<
     has('blkio', 'blkio.throttle.write_bps_device'),
     has('blkio', 'blkio.throttle.read_iops_device'),
     has('blkio', 'blkio.throttle.write_iops_device'),
-    has('pids', 'pids.max'),
+    // The root cgroup has no pids.max; the controller being mounted is what counts.
+    has('pids', 'cgroup.procs'),
   ]);
   return {
     memoryLimit,

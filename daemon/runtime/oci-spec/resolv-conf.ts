@@ -68,7 +68,8 @@ function filterHostFile(content: string, ipv6: boolean): string {
   let text = kept.join('\n');
   if (nameservers(text).length === 0) {
     const defaults = [...DEFAULT_IPV4_DNS, ...(ipv6 ? DEFAULT_IPV6_DNS : [])];
-    text = `${text.replace(/\n*$/, '')}\n${defaults.map((s) => `nameserver ${s}`).join('\n')}\n`;
+    const kept = text.replace(/\n*$/, '');
+    text = `${kept === '' ? '' : `${kept}\n`}${defaults.map((s) => `nameserver ${s}`).join('\n')}\n`;
   }
   return text.endsWith('\n') ? text : `${text}\n`;
 }

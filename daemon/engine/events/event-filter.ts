@@ -4,10 +4,22 @@ import type { EngineEvent } from '../../api/event-types';
 
 export type EventFilters = Map<string, string[]>;
 
-const keys = ['container', 'event', 'image', 'label', 'type', 'volume', 'network', 'daemon', 'plugin', 'scope'];
+const keys = [
+  'container',
+  'event',
+  'image',
+  'label',
+  'type',
+  'volume',
+  'network',
+  'daemon',
+  'plugin',
+  'scope',
+];
 
 export function checkEventFilters(filters: EventFilters): void {
-  for (const k of filters.keys()) if (!keys.includes(k)) throw new InvalidParameterError(`invalid filter '${k}'`);
+  for (const k of filters.keys())
+    if (!keys.includes(k)) throw new InvalidParameterError(`invalid filter '${k}'`);
 }
 
 function anyOf(values: string[] | undefined, test: (v: string) => boolean): boolean {
@@ -35,7 +47,10 @@ export function eventMatches(e: EngineEvent, f: EventFilters): boolean {
     anyOf(f.get('scope'), (v) => v === e.scope) &&
     anyOf(
       f.get('image'),
-      (v) => (e.Type === 'image' && refersTo(e, v)) || attrs.image === v || (e.Type === 'container' && e.from === v),
+      (v) =>
+        (e.Type === 'image' && refersTo(e, v)) ||
+        attrs.image === v ||
+        (e.Type === 'container' && e.from === v),
     ) &&
     anyOf(f.get('label'), (v) => {
       const eq = v.indexOf('=');

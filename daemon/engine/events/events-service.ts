@@ -24,8 +24,12 @@ export class EventsService {
     return this.listeners.size;
   }
 
-  publish(type: EventType, action: string, actor: { id: string; attributes?: Record<string, string> }): EngineEvent {
-    const nowNano = BigInt(Date.now()) * 1_000_000n + process.hrtime.bigint() % 1_000_000n;
+  publish(
+    type: EventType,
+    action: string,
+    actor: { id: string; attributes?: Record<string, string> },
+  ): EngineEvent {
+    const nowNano = BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
     const Actor: EventActor = { ID: actor.id, Attributes: { ...actor.attributes } };
     const event: EngineEvent = {
       Type: type,
@@ -71,13 +75,16 @@ export class EventsService {
       }
       for (;;) {
         if (sub.signal.aborted) return;
-        const untilMs = sub.untilNano === undefined ? undefined : Number(sub.untilNano / 1_000_000n) - Date.now();
+        const untilMs =
+          sub.untilNano === undefined ? undefined : Number(sub.untilNano / 1_000_000n) - Date.now();
         if (untilMs !== undefined && untilMs < 0 && queue.length === 0) return;
         if (queue.length === 0) {
+          let timer: NodeJS.Timeout | undefined;
           await new Promise<void>((resolve) => {
             wake = resolve;
-            if (untilMs !== undefined) setTimeout(resolve, untilMs + 1).unref();
+            if (untilMs !== undefined) timer = setTimeout(resolve, untilMs + 1);
           });
+          clearTimeout(timer);
           wake = undefined;
           continue;
         }

@@ -108,7 +108,8 @@ describe('EngineServer', () => {
     assert.match((await call('GET', '/v9.99/_ping')).json<{ message: string }>().message, /too new.*1\.41/);
     assert.match((await call('GET', '/v1.18/_ping')).text(), /too old.*1\.19/);
     assert.equal((await call('GET', '/vx.y/_ping')).status, 404);
-    for (const v of ['1.19', '1.24', '1.41']) assert.equal((await call('GET', `/v${v}/_ping`)).status, 200, v);
+    for (const v of ['1.19', '1.24', '1.41'])
+      assert.equal((await call('GET', `/v${v}/_ping`)).status, 200, v);
   });
 
   test('errors are plain text below 1.24 and JSON {message} from 1.24', async () => {

@@ -8,6 +8,7 @@ export function parseTimestampNano(name: string, value: string | undefined): big
   if (m) return BigInt(m[1]) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'));
   const rfc = /^(.*?)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(value);
   const ms = rfc ? Date.parse(`${rfc[1]}${rfc[3]}`) : NaN;
-  if (!rfc || Number.isNaN(ms)) throw new InvalidParameterError(`invalid value for ${name}: ${JSON.stringify(value)}`);
+  if (!rfc || Number.isNaN(ms))
+    throw new InvalidParameterError(`invalid value for ${name}: ${JSON.stringify(value)}`);
   return BigInt(ms) * 1_000_000n + BigInt((rfc[2] ?? '').padEnd(9, '0'));
 }

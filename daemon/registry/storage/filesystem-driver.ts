@@ -1,7 +1,20 @@
 // The storage driver on a local directory. Small files are written to a temp name and renamed;
 // large ones are appended to upload files and renamed into place by the blob store.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+// Metadata calls (links, tags, manifests, stats, renames) use the synchronous fs API on purpose:
+// they take microseconds on the page cache, while each trip through libuv's thread pool costs
+// ~100 µs here and a manifest PUT makes a dozen of them. Blob bytes always stream asynchronously.
+import {
+  createReadStream,
+  createWriteStream,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -23,7 +36,7 @@ export class FilesystemDriver implements StorageDriver {
 
   async getContent(path: string): Promise<Buffer | undefined> {
     try {
-      return await readFile(this.full(path));
+      return readFileSync(this.full(path));
     } catch (err) {
       if (isMissing(err)) return undefined;
       throw err;
@@ -33,14 +46,14 @@ export class FilesystemDriver implements StorageDriver {
   async putContent(path: string, content: string | Uint8Array): Promise<void> {
     const target = this.full(path);
     const temp = `${target}.tmp-${randomBytes(6).toString('hex')}`;
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(temp, content);
-    await rename(temp, target);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(temp, content);
+    renameSync(temp, target);
   }
 
   async stat(path: string): Promise<FileInfo | undefined> {
     try {
-      const s = await stat(this.full(path));
+      const s = statSync(this.full(path));
       return { size: s.size, modifiedMs: s.mtimeMs, isDirectory: s.isDirectory() };
     } catch (err) {
       if (isMissing(err)) return undefined;
@@ -50,7 +63,7 @@ export class FilesystemDriver implements StorageDriver {
 
   async list(path: string): Promise<string[]> {
     try {
-      return await readdir(this.full(path));
+      return readdirSync(this.full(path));
     } catch (err) {
       if (isMissing(err)) return [];
       throw err;
@@ -73,8 +86,8 @@ export class FilesystemDriver implements StorageDriver {
   }
 
   async move(from: string, to: string): Promise<void> {
-    await mkdir(dirname(this.full(to)), { recursive: true });
-    await rename(this.full(from), this.full(to));
+    mkdirSync(dirname(this.full(to)), { recursive: true });
+    renameSync(this.full(from), this.full(to));
   }
 
   async delete(path: string): Promise<void> {
@@ -84,7 +97,7 @@ export class FilesystemDriver implements StorageDriver {
   async touch(path: string): Promise<void> {
     const now = new Date();
     try {
-      await utimes(this.full(path), now, now);
+      utimesSync(this.full(path), now, now);
     } catch (err) {
       if (!isMissing(err)) throw err;
     }

@@ -1,0 +1,211 @@
+// Registry throughput: blob pushes (whole and in 8 MiB chunks), blob pulls and manifest
+// PUT/GET rates, for svc-registry and, when given, Distribution on the same data.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sha256, type Digest } from '../daemon/lib/digest';
+import { mediaTypes } from '../daemon/registry/api/media-types';
+import { http, type HttpResponse } from '../daemon/registry/testing/http-client';
+import { descriptor, pushBlob, putManifest, startUpload } from '../daemon/registry/testing/registry-client';
+import { startRegistry } from '../daemon/registry/testing/registry-process';
+import type { BenchOptions, BenchRow, BenchSuite } from './types';
+
+const MiB = 1 << 20;
+const chunkSize = 8 * MiB;
+const manifestCount = 300;
+const manifestConcurrency = 4;
+/** Runs per figure; the best is kept, for ours and the peer alike. */
+const repeats: Record<string, number> = { '64 MiB': 3, '512 MiB': 2, manifests: 2 };
+
+interface Blob {
+  data: Buffer;
+  digest: Digest;
+}
+
+/** Content for one push: a shared random buffer with a fresh stamp, so no registry has it yet. */
+function freshBlob(pool: Buffer, size: number, stamp: number): Blob {
+  const data = pool.subarray(0, size);
+  data.writeDoubleBE(stamp, 0);
+  data.writeDoubleBE(Math.random(), 8);
+  return { data, digest: sha256(data) };
+}
+
+function expect(res: HttpResponse, status: number, what: string): HttpResponse {
+  if (res.status !== status) throw new Error(`${what}: ${res.status} ${res.body.toString().slice(0, 200)}`);
+  return res;
+}
+
+function withDigest(location: string, digest: Digest): string {
+  const url = new URL(location);
+  url.searchParams.set('digest', digest);
+  return url.toString();
+}
+
+async function pushWhole(base: string, name: string, blob: Blob): Promise<void> {
+  const location = await startUpload(base, name);
+  const res = await http(withDigest(location, blob.digest), {
+    method: 'PUT',
+    body: blob.data,
+    headers: { 'Content-Type': 'application/octet-stream' },
+  });
+  expect(res, 201, 'monolithic push');
+}
+
+async function pushChunked(base: string, name: string, blob: Blob): Promise<void> {
+  let location = await startUpload(base, name);
+  for (let start = 0; start < blob.data.length; start += chunkSize) {
+    const chunk = blob.data.subarray(start, Math.min(start + chunkSize, blob.data.length));
+    const res = await http(location, {
+      method: 'PATCH',
+      body: chunk,
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        'Content-Range': `${start}-${start + chunk.length - 1}`,
+      },
+    });
+    location = new URL(expect(res, 202, 'chunk').headers.location as string, base).toString();
+  }
+  expect(await http(withDigest(location, blob.digest), { method: 'PUT' }), 201, 'chunked complete');
+}
+
+async function timed(fn: () => Promise<void>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+async function inParallel(count: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) await fn(next++);
+  };
+  await Promise.all(Array.from({ length: manifestConcurrency }, worker));
+}
+
+interface Target {
+  base: string;
+  name: string;
+  figures: Record<string, number>;
+  lastDigest: Partial<Record<string, Digest>>;
+}
+
+function keepBest(target: Target, row: string, value: number): void {
+  target.figures[row] = Math.max(target.figures[row] ?? 0, value);
+}
+
+/** Pushes, then pulls, each size in turn, alternating between the targets on every run. */
+async function measureBlobs(targets: Target[], pool: Buffer): Promise<void> {
+  let stamp = Date.now();
+  for (const [label, size] of [
+    ['64 MiB', 64 * MiB],
+    ['512 MiB', 512 * MiB],
+  ] as const) {
+    const mb = size / 1e6;
+    for (let run = 0; run < repeats[label]; run++) {
+      for (const t of targets) {
+        const whole = freshBlob(pool, size, stamp++);
+        keepBest(t, `push ${label} monolithic`, mb / (await timed(() => pushWhole(t.base, t.name, whole))));
+        t.lastDigest[label] = whole.digest;
+        const chunked = freshBlob(pool, size, stamp++);
+        keepBest(
+          t,
+          `push ${label} 8 MiB chunks`,
+          mb / (await timed(() => pushChunked(t.base, t.name, chunked))),
+        );
+      }
+    }
+    for (let run = 0; run < repeats[label]; run++) {
+      for (const t of targets) {
+        const seconds = await timed(async () => {
+          expect(
+            await http(`${t.base}/v2/${t.name}/blobs/${t.lastDigest[label]}`, { discardBody: true }),
+            200,
+            'pull',
+          );
+        });
+        keepBest(t, `pull ${label}`, mb / seconds);
+      }
+    }
+  }
+}
+
+async function measureManifests(targets: Target[]): Promise<void> {
+  const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux' }));
+  const layer = randomBytes(1024);
+  const body = (i: number): Buffer =>
+    Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: mediaTypes.ociManifest,
+        config: descriptor('application/vnd.oci.image.config.v1+json', config),
+        layers: [descriptor('application/vnd.oci.image.layer.v1.tar+gzip', layer)],
+        annotations: { 'bench.index': String(i) },
+      }),
+    );
+  for (const t of targets) {
+    await pushBlob(t.base, t.name, config);
+    await pushBlob(t.base, t.name, layer);
+  }
+  for (let run = 0; run < repeats.manifests; run++) {
+    for (const t of targets) {
+      const offset = run * manifestCount;
+      const puts = await timed(() =>
+        inParallel(manifestCount, async (i) => {
+          const res = await putManifest(
+            t.base,
+            t.name,
+            `t${offset + i}`,
+            body(offset + i),
+            mediaTypes.ociManifest,
+          );
+          expect(res, 201, 'manifest PUT');
+        }),
+      );
+      keepBest(t, 'manifest PUT', manifestCount / puts);
+      const gets = await timed(() =>
+        inParallel(manifestCount, async (i) => {
+          const res = await http(`${t.base}/v2/${t.name}/manifests/t${offset + i}`, {
+            headers: { Accept: mediaTypes.ociManifest },
+          });
+          expect(res, 200, 'manifest GET');
+        }),
+      );
+      keepBest(t, 'manifest GET', manifestCount / gets);
+    }
+  }
+}
+
+function targetOf(row: string): string {
+  if (row.startsWith('push')) return '>= 1.2x';
+  if (row.startsWith('pull')) return '>= 1x';
+  return '>= 2x';
+}
+
+async function run(options: BenchOptions): Promise<BenchRow[]> {
+  const dataDir = await mkdtemp(join(options.workDir, 'svc-registry-'));
+  const registry = await startRegistry({ dataDir });
+  try {
+    const name = `bench/run-${Date.now()}`;
+    const ours: Target = { base: registry.url, name, figures: {}, lastDigest: {} };
+    const peer: Target | undefined = options.distributionUrl
+      ? { base: options.distributionUrl.replace(/\/$/, ''), name, figures: {}, lastDigest: {} }
+      : undefined;
+    const targets = peer ? [ours, peer] : [ours];
+    await measureBlobs(targets, randomBytes(512 * MiB));
+    await measureManifests(targets);
+    const round = (n: number | undefined) => (n === undefined ? undefined : Math.round(n * 10) / 10);
+    return Object.keys(ours.figures).map((row) => ({
+      name: `registry ${row}`,
+      unit: row.startsWith('manifest') ? 'req/s' : 'MB/s',
+      ours: round(ours.figures[row]) as number,
+      theirs: round(peer?.figures[row]),
+      higherIsBetter: true,
+      target: targetOf(row),
+    }));
+  } finally {
+    await registry.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+export const registrySuite: BenchSuite = { name: 'registry', run };

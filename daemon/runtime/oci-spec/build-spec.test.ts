@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { SystemError } from '../../api/errors';
 import type { ContainerConfig, HostConfig } from '../../api/container-types';
 import { type BuildSpecInput, buildSpec } from './build-spec';
-import { DEFAULT_CAPABILITIES } from './capabilities';
+import { ALL_CAPABILITIES, DEFAULT_CAPABILITIES } from './capabilities';
 import { DEFAULT_MASKED_PATHS } from './default-mounts';
 import { inheritVolumesFrom, parseVolumesFrom, planMounts, resolveMounts } from './mount-plan';
 import type { OciMount, OciSpec } from './oci-types';
@@ -171,16 +171,25 @@ describe('capabilities', () => {
     assert.equal(build({}, { Privileged: true }).process.capabilities.bounding.length, 41);
     assert.deepEqual(build({}).process.capabilities.inheritable, []);
   });
-  test('capabilities above the kernel last_cap are left out', () => {
+  test('Privileged and ALL stop at the capabilities svcd holds; naming one it lacks is refused', () => {
     const spec = buildSpec({
       id: ID,
       config: { Cmd: ['sh'] },
       hostConfig: { Privileged: true },
       rootfsPath: rootfs,
       apiVersion: '1.41',
-      host: fullHost({ lastCap: 37 }),
+      host: fullHost({ capabilities: ALL_CAPABILITIES.slice(0, 38) }),
     }).spec;
     assert.equal(spec.process.capabilities.bounding.length, 38);
+    const host = fullHost({ capabilities: ALL_CAPABILITIES.filter((cap) => cap !== 'CAP_SYS_RESOURCE') });
+    const all = (hostConfig: HostConfig) =>
+      buildSpec({ id: ID, config: { Cmd: ['sh'] }, hostConfig, rootfsPath: rootfs, apiVersion: '1.41', host })
+        .spec.process.capabilities.bounding;
+    assert.equal(all({ CapAdd: ['ALL'] }).length, 40);
+    assertInvalid(
+      () => all({ CapAdd: ['SYS_RESOURCE'] }),
+      'capability CAP_SYS_RESOURCE cannot be granted: svcd does not hold it on this host',
+    );
   });
 });
 

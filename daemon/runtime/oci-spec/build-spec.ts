@@ -157,7 +157,7 @@ export function buildSpec(input: BuildSpecInput): BuiltSpec {
     capAdd: hostConfig.CapAdd,
     capDrop: hostConfig.CapDrop,
     privileged,
-    lastCap: input.host.lastCap,
+    available: input.host.capabilities,
   });
   const args = processArgs(mergeCommand(config, undefined));
   const cwd = config.WorkingDir || '/';

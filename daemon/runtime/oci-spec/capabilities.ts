@@ -83,24 +83,40 @@ export interface CapabilityOptions {
   capAdd?: string[] | null;
   capDrop?: string[] | null;
   privileged?: boolean;
-  /** /proc/sys/kernel/cap_last_cap: capabilities above it are unknown to this kernel. */
-  lastCap: number;
+  /** The capabilities svcd may grant (HostFacts.capabilities). */
+  available: string[];
 }
 
-/** The effective capability list, in the same order rules as dockerd's TweakCapabilities. */
+/**
+ * The effective capability list, with the rules of dockerd's TweakCapabilities. Privileged and
+ * ALL mean every capability svcd holds; one asked for by name that svcd does not hold is refused
+ * here rather than failing when runc applies it.
+ */
 export function resolveCapabilities(options: CapabilityOptions): string[] {
-  const known = ALL_CAPABILITIES.slice(0, options.lastCap + 1);
   const add = normalizeCapabilities(options.capAdd);
   const drop = normalizeCapabilities(options.capDrop);
-  let caps: string[];
-  if (options.privileged || add.includes(ALL)) {
-    caps = known.filter((cap) => options.privileged || !drop.includes(cap));
-  } else if (drop.includes(ALL)) {
-    caps = add;
-  } else {
-    caps = [...DEFAULT_CAPABILITIES.filter((cap) => !drop.includes(cap)), ...add];
+  if (options.privileged) return [...options.available];
+  for (const cap of add) {
+    if (cap !== ALL && !options.available.includes(cap)) {
+      throw new InvalidParameterError(
+        `capability ${cap} cannot be granted: svcd does not hold it on this host`,
+      );
+    }
   }
-  return [...new Set(caps)].filter((cap) => known.includes(cap));
+  let caps: string[];
+  if (add.includes(ALL)) caps = options.available.filter((cap) => !drop.includes(cap));
+  else if (drop.includes(ALL)) caps = add;
+  else
+    caps = [
+      ...DEFAULT_CAPABILITIES.filter((cap) => !drop.includes(cap) && options.available.includes(cap)),
+      ...add,
+    ];
+  return [...new Set(caps)];
+}
+
+/** Capabilities in a /proc/<pid>/status mask (CapBnd), up to the kernel's cap_last_cap. */
+export function capabilitiesInMask(mask: bigint, lastCap: number): string[] {
+  return ALL_CAPABILITIES.filter((_, bit) => bit <= lastCap && (mask >> BigInt(bit)) & 1n);
 }
 
 /** Inheritable and ambient stay empty (the fix Docker 20.10.14 made for CVE-2022-24769). */

@@ -3,6 +3,7 @@
 import { access, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { capabilitiesInMask } from './capabilities';
 import { parseCpuList } from './cpuset';
 
 export interface CgroupSupport {
@@ -32,8 +33,8 @@ export interface HostFacts {
   cpusetCpus: string;
   cpusetMems: string;
   cpuCount: number;
-  /** /proc/sys/kernel/cap_last_cap: the highest capability number this kernel knows. */
-  lastCap: number;
+  /** Capabilities svcd may grant: its own bounding set, limited to what the kernel knows. */
+  capabilities: string[];
   hostname: string;
   /** tini on the host, bind-mounted as the container's init; undefined when not installed. */
   initBinary?: string;
@@ -66,73 +67,49 @@ async function firstExisting(paths: string[]): Promise<string | undefined> {
   return undefined;
 }
 
+/** The file whose presence shows that each limit can be set (cgroup v1, as on this host). */
+const CGROUP_PROBES: Record<
+  Exclude<keyof CgroupSupport, 'kernelMemory'>,
+  [controller: string, file: string]
+> = {
+  memoryLimit: ['memory', 'memory.limit_in_bytes'],
+  swapLimit: ['memory', 'memory.memsw.limit_in_bytes'],
+  memoryReservation: ['memory', 'memory.soft_limit_in_bytes'],
+  memorySwappiness: ['memory', 'memory.swappiness'],
+  oomKillDisable: ['memory', 'memory.oom_control'],
+  cpuShares: ['cpu', 'cpu.shares'],
+  cpuCfs: ['cpu', 'cpu.cfs_quota_us'],
+  cpuRealtime: ['cpu', 'cpu.rt_runtime_us'],
+  cpuset: ['cpuset', 'cpuset.cpus'],
+  blkioWeight: ['blkio', 'blkio.weight'],
+  blkioWeightDevice: ['blkio', 'blkio.weight_device'],
+  blkioReadBps: ['blkio', 'blkio.throttle.read_bps_device'],
+  blkioWriteBps: ['blkio', 'blkio.throttle.write_bps_device'],
+  blkioReadIOps: ['blkio', 'blkio.throttle.read_iops_device'],
+  blkioWriteIOps: ['blkio', 'blkio.throttle.write_iops_device'],
+  // The root cgroup has no pids.max; the controller being mounted is what counts.
+  pids: ['pids', 'cgroup.procs'],
+};
+
 /** Reads the cgroup v1 hierarchy under `cgroupRoot` (tests may point it elsewhere). */
 export async function readCgroupSupport(cgroupRoot = '/sys/fs/cgroup'): Promise<CgroupSupport> {
-  const has = (controller: string, file: string) => exists(join(cgroupRoot, controller, file));
-  const [
-    memoryLimit,
-    swapLimit,
-    memoryReservation,
-    memorySwappiness,
-    oomKillDisable,
-    cpuShares,
-    cpuCfs,
-    cpuRealtime,
-    cpuset,
-    blkioWeight,
-    blkioWeightDevice,
-    blkioReadBps,
-    blkioWriteBps,
-    blkioReadIOps,
-    blkioWriteIOps,
-    pids,
-  ] = await Promise.all([
-    has('memory', 'memory.limit_in_bytes'),
-    has('memory', 'memory.memsw.limit_in_bytes'),
-    has('memory', 'memory.soft_limit_in_bytes'),
-    has('memory', 'memory.swappiness'),
-    has('memory', 'memory.oom_control'),
-    has('cpu', 'cpu.shares'),
-    has('cpu', 'cpu.cfs_quota_us'),
-    has('cpu', 'cpu.rt_runtime_us'),
-    has('cpuset', 'cpuset.cpus'),
-    has('blkio', 'blkio.weight'),
-    has('blkio', 'blkio.weight_device'),
-    has('blkio', 'blkio.throttle.read_bps_device'),
-    has('blkio', 'blkio.throttle.write_bps_device'),
-    has('blkio', 'blkio.throttle.read_iops_device'),
-    has('blkio', 'blkio.throttle.write_iops_device'),
-    // The root cgroup has no pids.max; the controller being mounted is what counts.
-    has('pids', 'cgroup.procs'),
-  ]);
+  const probes = Object.entries(CGROUP_PROBES).map(
+    async ([key, [controller, file]]) => [key, await exists(join(cgroupRoot, controller, file))] as const,
+  );
   return {
-    memoryLimit,
-    swapLimit,
-    memoryReservation,
-    memorySwappiness,
-    oomKillDisable,
-    cpuShares,
-    cpuCfs,
-    cpuRealtime,
-    cpuset,
-    blkioWeight,
-    blkioWeightDevice,
-    blkioReadBps,
-    blkioWriteBps,
-    blkioReadIOps,
-    blkioWriteIOps,
-    pids,
+    ...(Object.fromEntries(await Promise.all(probes)) as Record<keyof typeof CGROUP_PROBES, boolean>),
     kernelMemory: false,
   };
 }
 
 export async function readHostFacts(cgroupRoot = '/sys/fs/cgroup'): Promise<HostFacts> {
   const onlineCpus = await readTrimmed('/sys/devices/system/cpu/online', '0');
-  const [cgroup, cpusetCpus, cpusetMems, lastCap, initBinary, appArmor] = await Promise.all([
+  const [cgroup, cpusetCpus, cpusetMems, lastCap, status, initBinary, appArmor] = await Promise.all([
     readCgroupSupport(cgroupRoot),
     readTrimmed(join(cgroupRoot, 'cpuset', 'cpuset.cpus'), onlineCpus),
     readTrimmed(join(cgroupRoot, 'cpuset', 'cpuset.mems'), '0'),
     readTrimmed('/proc/sys/kernel/cap_last_cap', '40'),
+    readTrimmed('/proc/self/status', ''),
     firstExisting(INIT_BINARY_CANDIDATES),
     readTrimmed('/sys/module/apparmor/parameters/enabled', 'N'),
   ]);
@@ -141,7 +118,10 @@ export async function readHostFacts(cgroupRoot = '/sys/fs/cgroup'): Promise<Host
     cpusetCpus,
     cpusetMems,
     cpuCount: parseCpuList(onlineCpus)?.length ?? 1,
-    lastCap: Number(lastCap),
+    capabilities: capabilitiesInMask(
+      BigInt(`0x${/^CapBnd:\s*([0-9a-f]+)/m.exec(status)?.[1] ?? '0'}`),
+      Number(lastCap),
+    ),
     hostname: hostname(),
     initBinary,
     appArmor: appArmor === 'Y',

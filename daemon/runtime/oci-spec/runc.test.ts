@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ContainerConfig, HostConfig } from '../../api/container-types';
 import { buildSpec } from './build-spec';
+import { ALL_CAPABILITIES } from './capabilities';
 import { type HostFacts, readHostFacts } from './host-facts';
 import { specToJson } from './spec-json';
 import { makeBusyboxBundle } from './test-support';
@@ -152,5 +153,25 @@ describe('runc runs the built spec', { skip }, () => {
     const lines = result.stdout.trim().split('\n');
     assert.deepEqual(lines.slice(0, 2), ['lo', '321'], result.stderr);
     assert.match(lines[2], /^\/sbin\/docker-init -- sh -c/);
+  });
+
+  test('Privileged gets every capability and the host devices', () => {
+    const result = run(sh('grep CapEff /proc/self/status; ls /dev/kmsg'), { Privileged: true });
+    const mask = host.capabilities.reduce(
+      (bits, cap) => bits | (1n << BigInt(ALL_CAPABILITIES.indexOf(cap))),
+      0n,
+    );
+    const all = mask.toString(16).padStart(16, '0');
+    assert.equal(result.stdout, `CapEff:\t${all}\n/dev/kmsg\n`, result.stderr);
+    const plain = run(sh('grep CapEff /proc/self/status; ls /dev/kmsg'));
+    assert.match(plain.stdout, /^CapEff:\t00000000a80425fb\n$/);
+  });
+
+  test('CPU quota and pids limit reach the cgroup', () => {
+    const result = run(sh('cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/pids/pids.max'), {
+      NanoCpus: 5e8,
+      PidsLimit: 50,
+    });
+    assert.equal(result.stdout, '50000\n50\n', result.stderr);
   });
 });

@@ -5,6 +5,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidParameterError } from '../../api/errors';
+import { ALL_CAPABILITIES } from './capabilities';
 import type { CgroupSupport, HostFacts } from './host-facts';
 
 export const BUSYBOX_APPLETS = [
@@ -64,7 +65,7 @@ export function fullHost(overrides: Partial<HostFacts> = {}, cgroup: Partial<Cgr
     cpusetCpus: '0-1',
     cpusetMems: '0',
     cpuCount: 2,
-    lastCap: 40,
+    capabilities: ALL_CAPABILITIES,
     hostname: 'testhost',
     initBinary: '/usr/bin/tini-static',
     appArmor: false,

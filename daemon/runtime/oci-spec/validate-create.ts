@@ -4,7 +4,7 @@
 import { InvalidParameterError } from '../../api/errors';
 import type { ContainerConfig, HostConfig } from '../../api/container-types';
 import { apiVersionBefore } from './api-version';
-import { normalizeCapabilities } from './capabilities';
+import { resolveCapabilities } from './capabilities';
 import { validateContainerName } from './container-name';
 import { validateDevices } from './devices';
 import { validateExtraHosts } from './etc-hosts';
@@ -126,8 +126,12 @@ export function validateCreate(request: CreateRequest): ValidatedCreate {
   validateAutoRemove(input.AutoRemove, input.RestartPolicy);
   const logConfig = validateLogConfig(input.LogConfig);
   const security = parseSecurityOpts(input.SecurityOpt, request.host.appArmor);
-  normalizeCapabilities(input.CapAdd);
-  normalizeCapabilities(input.CapDrop);
+  resolveCapabilities({
+    capAdd: input.CapAdd,
+    capDrop: input.CapDrop,
+    privileged: input.Privileged,
+    available: request.host.capabilities,
+  });
   validateUlimits(input.Ulimits);
   checkNamespaces(config, input);
   planMounts({ config, hostConfig: input });

@@ -6,18 +6,18 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InvalidParameterError } from '../../../api/errors';
 import { MediaTypes, isImageIndex, isImageManifest } from '../../../lib/media-types';
 import { detectCompression, MAGIC_LENGTH } from '../../../lib/tar/decompress';
 import { parseManifest } from '../distribution/manifest';
+import { schema2Manifest, storeBytes } from '../distribution/json-blob';
 import {
   shortId,
   type BlobSink,
   type Descriptor,
   type ImageConfig,
-  type ImageManifest,
   type ProgressListener,
 } from '../distribution/types';
 import { VerifyingStream, digestOf } from '../distribution/verifying-stream';
@@ -178,20 +178,8 @@ async function loadDockerArchive(root: string, options: LoadOptions): Promise<Lo
       layers.push(desc);
     }
     await storeFile(configFile, config, options);
-    const manifest: ImageManifest = {
-      schemaVersion: 2,
-      mediaType: MediaTypes.dockerManifest,
-      config,
-      layers,
-    };
-    const bytes = Buffer.from(JSON.stringify(manifest));
-    const target: Descriptor = {
-      mediaType: MediaTypes.dockerManifest,
-      digest: digestOf(bytes),
-      size: bytes.length,
-    };
-    if (!(await options.sink.has(target.digest)))
-      await options.sink.write(target, Readable.from([bytes]), options.signal);
+    const { bytes, descriptor: target } = schema2Manifest(config, layers);
+    await storeBytes(options.sink, target, bytes, options.signal);
     loaded.push({ target, config, names: normaliseNames(entry.RepoTags ?? []) });
   }
   return loaded;

@@ -8,6 +8,7 @@ import { InvalidParameterError } from '../../../api/errors';
 import { MediaTypes, isImageManifest, isNondistributableLayer } from '../../../lib/media-types';
 import { TarWriter } from '../../../lib/tar/tar-writer';
 import { parseManifest } from '../distribution/manifest';
+import { jsonBlob } from '../distribution/json-blob';
 import type { BlobSource, Descriptor, ImageConfig, ImageManifest } from '../distribution/types';
 import { DigestMismatchError, digestOf } from '../distribution/verifying-stream';
 import { familiarName, parseReference, referenceString, withDefaultTag } from '../reference';
@@ -110,18 +111,12 @@ async function writeArchive(
       await writeLegacyLayer(writer, written, v1Id, parent, name, top ? config : undefined);
     }
 
-    const ociManifest = {
+    const { bytes: ociBytes, descriptor: ociDesc } = jsonBlob(MediaTypes.ociManifest, {
       schemaVersion: 2,
       mediaType: MediaTypes.ociManifest,
       config: { mediaType: MediaTypes.ociConfig, digest: manifest.config.digest, size: manifest.config.size },
       layers: ociLayers,
-    };
-    const ociBytes = Buffer.from(JSON.stringify(ociManifest));
-    const ociDesc: Descriptor = {
-      mediaType: MediaTypes.ociManifest,
-      digest: digestOf(ociBytes),
-      size: ociBytes.length,
-    };
+    });
     await addFile(blobName(ociDesc.digest), ociBytes);
 
     const refs = image.names.map((n) => withDefaultTag(parseReference(n))).filter((r) => r.tag);

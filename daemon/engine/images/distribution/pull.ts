@@ -1,7 +1,7 @@
 // Pulling an image: resolve the reference to a manifest (choosing a platform from an index), then
 // fetch config and layers into a BlobSink in parallel, each verified while it streams, skipping
 // blobs the sink already has. Unpacking is the image store's business, not this module's.
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { NotFoundError, SvcError } from '../../../api/errors';
@@ -11,15 +11,9 @@ import { mapLimit } from './limit';
 import { schema1Config, schema1Layers, type ParsedManifest } from './manifest';
 import { parsePlatform, selectManifest, formatPlatform } from './platform';
 import type { RegistryClient, FetchedManifest } from './registry-client';
-import {
-  shortId,
-  type BlobSink,
-  type Descriptor,
-  type ImageConfig,
-  type ImageManifest,
-  type ProgressListener,
-} from './types';
+import { shortId, type BlobSink, type Descriptor, type ImageConfig, type ProgressListener } from './types';
 import { digestOf } from './verifying-stream';
+import { schema2Manifest, storeBytes } from './json-blob';
 
 export interface PullOptions {
   client: RegistryClient;
@@ -118,16 +112,6 @@ function checkPlatform(image: ImageConfig, wanted: ReturnType<typeof parsePlatfo
       `image with reference was found but does not match the specified platform: wanted ${formatPlatform(wanted)}, actual: ${formatPlatform(actual)}`,
     );
   }
-}
-
-async function storeBytes(
-  sink: BlobSink,
-  desc: Descriptor,
-  bytes: Buffer,
-  signal?: AbortSignal,
-): Promise<void> {
-  if (await sink.has(desc.digest)) return;
-  await sink.write(desc, Readable.from([bytes]), signal);
 }
 
 /** Downloads the missing layers in parallel with Docker's progress messages; returns those skipped. */
@@ -232,18 +216,7 @@ async function pullSchema1(
     size: configBytes.length,
   };
   const sized = layers.map((l, i) => ({ ...l, size: sizes[i] ?? 0 }));
-  const manifest: ImageManifest = {
-    schemaVersion: 2,
-    mediaType: MediaTypes.dockerManifest,
-    config,
-    layers: sized,
-  };
-  const manifestBytes = Buffer.from(JSON.stringify(manifest));
-  const manifestDesc: Descriptor = {
-    mediaType: MediaTypes.dockerManifest,
-    digest: digestOf(manifestBytes),
-    size: manifestBytes.length,
-  };
+  const { bytes: manifestBytes, descriptor: manifestDesc } = schema2Manifest(config, sized);
   await storeBytes(sink, config, configBytes, signal);
   await storeBytes(sink, manifestDesc, manifestBytes, signal);
   return {

@@ -1,7 +1,6 @@
 // Assembles small images for tests into a DirectoryBlobStore: a gzip layer tar written with our
 // tar writer (holding /bin/busybox or given files), a config and a schema2 or OCI manifest.
 import { readFile } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
 import { MediaTypes } from '../../../../lib/media-types';
@@ -9,6 +8,7 @@ import { TarWriter } from '../../../../lib/tar/tar-writer';
 import type { Descriptor, ImageConfig, ImageIndex, ImageManifest, Platform } from '../types';
 import { digestOf } from '../verifying-stream';
 import type { DirectoryBlobStore } from './directory-blob-store';
+import { storeBytes } from '../json-blob';
 
 export interface TestImage {
   manifest: Descriptor;
@@ -19,7 +19,7 @@ export interface TestImage {
 
 async function put(store: DirectoryBlobStore, mediaType: string, bytes: Buffer): Promise<Descriptor> {
   const desc = { mediaType, digest: digestOf(bytes), size: bytes.length };
-  if (!(await store.has(desc.digest))) await store.write(desc, Readable.from([bytes]));
+  await storeBytes(store, desc, bytes);
   return desc;
 }
 

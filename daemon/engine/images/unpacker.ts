@@ -1,0 +1,95 @@
+// Unpacking layers into overlayfs snapshots named by chain ID, as containerd's unpacker does:
+// each layer is applied by the diff service onto an active snapshot of its parent chain, checked
+// against its diff ID, then committed. Chains already committed are shared, not unpacked again.
+import { randomBytes } from 'node:crypto';
+import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
+import { sha256 } from '../../lib/digest';
+import type { ContainerdClient } from '../../runtime/containerd/client';
+import type { Descriptor } from './distribution/types';
+
+/** The committed snapshot an image without layers runs on. */
+export const EMPTY_CHAIN = 'svc-empty-rootfs';
+
+/** Chain IDs of a layer stack (OCI image spec): chain(n) = sha256(chain(n-1) + " " + diff(n)). */
+export function chainIds(diffIds: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const diffId of diffIds) {
+    const parent = out[out.length - 1];
+    out.push(parent === undefined ? diffId : sha256(`${parent} ${diffId}`));
+  }
+  return out;
+}
+
+/** The snapshot a container of an image with these layers starts from. */
+export function topChainId(diffIds: readonly string[]): string {
+  return chainIds(diffIds).at(-1) ?? EMPTY_CHAIN;
+}
+
+export interface UnpackProgress {
+  (layer: Descriptor, status: 'Extracting' | 'Pull complete' | 'Already exists'): void;
+}
+
+async function exists(client: ContainerdClient, key: string): Promise<boolean> {
+  try {
+    await client.snapshots.stat(key);
+    return true;
+  } catch (err) {
+    if (err instanceof NotFoundError) return false;
+    throw err;
+  }
+}
+
+/** Commits `name` from an active snapshot `prepare` fills; losing a race to another unpacker is fine. */
+async function commitSnapshot(
+  client: ContainerdClient,
+  name: string,
+  parent: string,
+  fill: (mounts: Awaited<ReturnType<ContainerdClient['snapshots']['prepare']>>) => Promise<void>,
+): Promise<void> {
+  const key = `extract-${Date.now()}-${randomBytes(4).toString('hex')} ${name}`;
+  const mounts = await client.snapshots.prepare(key, parent);
+  try {
+    await fill(mounts);
+    await client.snapshots.commit(name, key);
+  } catch (err) {
+    await client.snapshots.remove(key).catch(() => undefined);
+    if (err instanceof ConflictError && (await exists(client, name))) return;
+    throw err;
+  }
+}
+
+/**
+ * Unpacks `layers` (already in the content store) whose uncompressed digests are `diffIds`;
+ * returns the top chain ID. The client should carry a lease until an image references the result.
+ */
+export async function unpackLayers(
+  client: ContainerdClient,
+  layers: readonly Descriptor[],
+  diffIds: readonly string[],
+  onProgress?: UnpackProgress,
+  signal?: AbortSignal,
+): Promise<string> {
+  if (layers.length !== diffIds.length) {
+    throw new InvalidParameterError(`image has ${layers.length} layers but ${diffIds.length} diff IDs`);
+  }
+  if (layers.length === 0) {
+    if (!(await exists(client, EMPTY_CHAIN))) await commitSnapshot(client, EMPTY_CHAIN, '', async () => {});
+    return EMPTY_CHAIN;
+  }
+  const chains = chainIds(diffIds);
+  for (const [i, layer] of layers.entries()) {
+    signal?.throwIfAborted();
+    if (await exists(client, chains[i])) continue;
+    onProgress?.(layer, 'Extracting');
+    await commitSnapshot(client, chains[i], chains[i - 1] ?? '', async (mounts) => {
+      const applied = await client.diff.apply(layer, mounts);
+      if (applied.digest !== diffIds[i]) {
+        throw new InvalidParameterError(
+          `layer ${layer.digest}: unpacked content has digest ${applied.digest}, the image config expects ${diffIds[i]}`,
+        );
+      }
+    });
+    onProgress?.(layer, 'Pull complete');
+  }
+  return chains[chains.length - 1];
+}

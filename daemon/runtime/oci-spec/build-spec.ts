@@ -26,6 +26,7 @@ import { processEnv } from './process-env';
 import { resolveUser } from './process-user';
 import { ociRlimits } from './rlimits';
 import { resolveInRootfs } from './rootfs-path';
+import { ociSeccomp } from './seccomp';
 import { parseSecurityOpts } from './security-opts';
 import { coveredByUserMount, createBindSources, rootfsPropagation, sortMounts } from './user-mounts';
 import { validateCreate } from './validate-create';
@@ -195,6 +196,9 @@ export function buildSpec(input: BuildSpecInput): BuiltSpec {
   const rlimits = ociRlimits(hostConfig.Ulimits);
   if (rlimits.length > 0) spec.process.rlimits = rlimits;
   if (security.appArmorProfile && !privileged) spec.process.apparmorProfile = security.appArmorProfile;
+  const seccomp =
+    security.seccompProfile && !privileged ? ociSeccomp(security.seccompProfile, caps) : undefined;
+  if (seccomp) spec.linux.seccomp = seccomp;
   if (!isHostUts(hostConfig.UTSMode)) spec.hostname = hostname;
   const sysctl = sysctls(config, hostConfig);
   if (sysctl) spec.linux.sysctl = sysctl;

@@ -130,6 +130,7 @@ export interface OciResources {
 
 export interface OciSeccomp {
   defaultAction: string;
+  defaultErrnoRet?: number;
   architectures?: string[];
   syscalls?: { names: string[]; action: string; errnoRet?: number; args?: OciSeccompArg[] }[];
 }

@@ -174,4 +174,20 @@ describe('runc runs the built spec', { skip }, () => {
     });
     assert.equal(result.stdout, '50000\n50\n', result.stderr);
   });
+
+  test('a custom seccomp profile filters system calls', () => {
+    const profile = {
+      defaultAction: 'SCMP_ACT_ALLOW',
+      syscalls: [{ names: ['mkdir', 'mkdirat'], action: 'SCMP_ACT_ERRNO', errnoRet: 1 }],
+    };
+    const filtered = run(sh('mkdir /tmp/d'), { SecurityOpt: [`seccomp=${JSON.stringify(profile)}`] });
+    assert.notEqual(filtered.status, 0);
+    assert.match(filtered.stderr + filtered.stdout, /Operation not permitted/);
+    assert.equal(run(sh('mkdir /tmp/d'), { SecurityOpt: ['seccomp=unconfined'] }).status, 0);
+  });
+
+  test('no-new-privileges reaches the process', () => {
+    const result = run(sh('grep NoNewPrivs /proc/self/status'), { SecurityOpt: ['no-new-privileges'] });
+    assert.equal(result.stdout, 'NoNewPrivs:\t1\n', result.stderr);
+  });
 });

@@ -1,14 +1,17 @@
 // SecurityOpt entries: no-new-privileges, seccomp, apparmor and label, in dockerd's syntax
 // (`key=value`, the deprecated `key:value`, and bare `no-new-privileges`).
 //
-// Seccomp: svcd does not ship Docker's default profile, so containers run unconfined by
-// default; `seccomp=unconfined` is accepted and a custom profile is refused with a 400.
+// Seccomp: svcd does not ship Docker's default profile, so containers run without a seccomp
+// filter unless a custom profile is given (seccomp.ts); `seccomp=unconfined` is accepted.
 import { InvalidParameterError } from '../../api/errors';
+import { parseSeccompProfile, type SeccompProfile } from './seccomp';
 
 export interface SecurityOptions {
   noNewPrivileges: boolean;
   /** undefined: no AppArmor profile set (the host default). */
   appArmorProfile?: string;
+  /** A custom profile; undefined runs the container without seccomp. */
+  seccompProfile?: SeccompProfile;
   labelDisabled: boolean;
   /** SELinux label options other than disable; ignored, since this host has no SELinux. */
   labels: string[];
@@ -47,12 +50,7 @@ export function parseSecurityOpts(
         result.noNewPrivileges = parseBool(value, opt);
         break;
       case 'seccomp':
-        if (value !== 'unconfined') {
-          throw new InvalidParameterError(
-            'custom seccomp profiles are not supported by this daemon: containers run without a seccomp ' +
-              'filter; only seccomp=unconfined is accepted',
-          );
-        }
+        result.seccompProfile = value === 'unconfined' ? undefined : parseSeccompProfile(value);
         break;
       case 'apparmor':
         if (value !== 'unconfined' && !hostHasAppArmor) {

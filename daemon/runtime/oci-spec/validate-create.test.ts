@@ -198,10 +198,23 @@ describe('security options and capabilities', () => {
       assert.doesNotThrow(withHost({ SecurityOpt: [opt] }), opt);
     }
   });
-  test('custom seccomp profiles, AppArmor profiles without AppArmor and unknown keys are refused', () => {
+  test('broken seccomp profiles, AppArmor profiles without AppArmor and unknown keys are refused', () => {
+    assert.doesNotThrow(withHost({ SecurityOpt: ['seccomp={"defaultAction":"SCMP_ACT_ALLOW"}'] }));
     assertInvalid(
-      withHost({ SecurityOpt: ['seccomp={"defaultAction":"SCMP_ACT_ALLOW"}'] }),
-      /custom seccomp profiles are not supported/,
+      withHost({ SecurityOpt: ['seccomp=/etc/profile.json'] }),
+      /^Decoding seccomp profile failed: /,
+    );
+    assertInvalid(
+      withHost({ SecurityOpt: ['seccomp={"defaultAction":"SCMP_ACT_NOPE"}'] }),
+      'invalid seccomp profile: unknown action "SCMP_ACT_NOPE"',
+    );
+    const both = {
+      defaultAction: 'SCMP_ACT_ALLOW',
+      syscalls: [{ name: 'a', names: ['b'], action: 'SCMP_ACT_ERRNO' }],
+    };
+    assertInvalid(
+      withHost({ SecurityOpt: [`seccomp=${JSON.stringify(both)}`] }),
+      "invalid seccomp profile: both 'name' and 'names' are specified, use either 'name' or 'names'",
     );
     assertInvalid(
       withHost({ SecurityOpt: ['apparmor=docker-default'] }),

@@ -4,6 +4,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { createHash } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { NotFoundError, SvcError } from '../../../api/errors';
 import { MediaTypes } from '../../../lib/media-types';
 import { familiarName, type Reference } from '../reference';
@@ -44,6 +45,25 @@ export interface PulledImage {
 }
 
 const PROGRESS_INTERVAL_MS = 100;
+/** Temporary failures (network, 502/503/504, 429) are retried, as Docker retries downloads. */
+const RETRY_DELAY_MS = [1000, 2000, 4000];
+
+async function withRetries<T>(
+  signal: AbortSignal | undefined,
+  onRetry: (seconds: number) => void,
+  task: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await task();
+    } catch (err) {
+      const temporary = err instanceof SvcError && err.kind === 'unavailable';
+      if (!temporary || attempt >= RETRY_DELAY_MS.length || signal?.aborted) throw err;
+      onRetry(RETRY_DELAY_MS[attempt] / 1000);
+      await delay(RETRY_DELAY_MS[attempt], undefined, { signal });
+    }
+  }
+}
 
 /** Pulls one image. Blobs are committed bottom-up: layers and config first, manifests last. */
 export async function pullImage(options: PullOptions): Promise<PulledImage> {
@@ -159,7 +179,11 @@ async function fetchLayers(
           },
         }
       : sink;
-    await client.fetchBlob(reference.path, layer, target, { signal, onBytes });
+    await withRetries(
+      signal,
+      (seconds) => onProgress?.({ id, status: `Retrying in ${seconds} second${seconds === 1 ? '' : 's'}` }),
+      () => client.fetchBlob(reference.path, layer, target, { signal, onBytes }),
+    );
     onProgress?.({ id, status: 'Verifying Checksum' });
     onProgress?.({ id, status: 'Download complete' });
   });

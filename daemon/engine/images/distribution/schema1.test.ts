@@ -15,6 +15,7 @@ import { pullImage } from './pull';
 import { DirectoryBlobStore } from './testing/directory-blob-store';
 import { layerTar } from './testing/test-image';
 import { digestOf } from './verifying-stream';
+import type { ProgressEvent } from './types';
 
 let dir: string;
 let server: Server;
@@ -23,6 +24,8 @@ const blobs = new Map<string, Buffer>();
 let signed: Buffer;
 let payloadDigest: string;
 let layerTars: Buffer[];
+let flakyBlob = '';
+let flakyFailures = 1;
 
 /** A libtrust-style JWS: the signatures spliced before the final `}`, described by formatLength/Tail. */
 function signSchema1(manifest: object): { signed: Buffer; payload: Buffer } {
@@ -42,6 +45,7 @@ before(async () => {
   const gz = layerTars.map((t) => gzipSync(t));
   const emptyGz = gzipSync(await layerTar({}));
   for (const b of [...gz, emptyGz]) blobs.set(digestOf(b), b);
+  flakyBlob = digestOf(gz[1]);
   const v1 = (id: string, parent: string | undefined, extra: object) => ({
     v1Compatibility: JSON.stringify({
       id,
@@ -75,6 +79,10 @@ before(async () => {
       return res.end(signed);
     }
     const blob = /\/blobs\/(sha256:[0-9a-f]+)$/.exec(url);
+    if (blob && blob[1] === flakyBlob && flakyFailures-- > 0) {
+      res.writeHead(503);
+      return res.end();
+    }
     if (blob && blobs.has(blob[1])) return res.end(blobs.get(blob[1]));
     res.writeHead(404, { 'Content-Type': 'application/json' });
     res.end('{"errors":[{"code":"BLOB_UNKNOWN","message":"blob unknown to registry"}]}');
@@ -90,11 +98,17 @@ after(async () => {
 
 test('a signed schema1 image is pulled and converted to schema2 with its diff IDs', async () => {
   const sink = new DirectoryBlobStore(path.join(dir, 'store'));
+  const events: ProgressEvent[] = [];
   const pulled = await pullImage({
     client: new RegistryClient({ host }),
     reference: parseReference(`${host}/old/image:v1`),
     sink,
+    onProgress: (e) => events.push(e),
   });
+  assert.ok(
+    events.some((e) => e.status === 'Retrying in 1 second'),
+    'a 503 on a blob is retried',
+  );
   assert.equal(pulled.digest, payloadDigest, 'the digest covers the payload, not the signatures');
   assert.equal(pulled.manifest.mediaType, MediaTypes.dockerManifest);
   assert.deepEqual(

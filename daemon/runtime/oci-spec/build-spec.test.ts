@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SystemError } from '../../api/errors';
 import type { ContainerConfig, HostConfig } from '../../api/container-types';
-import { type BuildSpecInput, buildSpec } from './build-spec';
+import { type BuildSpecInput, type BuiltSpec, buildSpec } from './build-spec';
 import { ALL_CAPABILITIES, DEFAULT_CAPABILITIES } from './capabilities';
 import { DEFAULT_MASKED_PATHS } from './default-mounts';
 import { inheritVolumesFrom, parseVolumesFrom, planMounts, resolveMounts } from './mount-plan';
@@ -21,20 +21,29 @@ let rootfs: string;
 before(() => ({ bundle, rootfs } = makeBusyboxBundle()));
 after(() => rmSync(bundle, { recursive: true, force: true }));
 
-function build(
+function buildFull(
   config: ContainerConfig,
   hostConfig: HostConfig = {},
   extra: Partial<BuildSpecInput> = {},
-): OciSpec {
+): BuiltSpec {
   return buildSpec({
     id: ID,
-    config: { Cmd: ['sh'], ...config },
+    config,
     hostConfig,
     rootfsPath: rootfs,
     apiVersion: '1.41',
     host: fullHost(),
     ...extra,
-  }).spec;
+  });
+}
+
+/** The spec of a container running `sh` unless the config says otherwise. */
+function build(
+  config: ContainerConfig,
+  hostConfig: HostConfig = {},
+  extra: Partial<BuildSpecInput> = {},
+): OciSpec {
+  return buildFull({ Cmd: ['sh'], ...config }, hostConfig, extra).spec;
 }
 
 const mountAt = (spec: OciSpec, destination: string): OciMount | undefined =>
@@ -45,16 +54,7 @@ const nsTypes = (spec: OciSpec) =>
 describe('process', () => {
   test('args from Entrypoint and Cmd with the image defaults', () => {
     const image = { Entrypoint: ['/entry'], Cmd: ['default'] };
-    const args = (config: ContainerConfig) =>
-      buildSpec({
-        id: ID,
-        config,
-        hostConfig: {},
-        image,
-        rootfsPath: rootfs,
-        apiVersion: '1.41',
-        host: fullHost(),
-      }).spec.process.args;
+    const args = (config: ContainerConfig) => buildFull(config, {}, { image }).spec.process.args;
     assert.deepEqual(args({}), ['/entry', 'default']);
     assert.deepEqual(args({ Cmd: ['x', 'y'] }), ['/entry', 'x', 'y']);
     assert.deepEqual(args({ Cmd: 'echo hi' }), ['/entry', 'echo hi']);
@@ -66,15 +66,7 @@ describe('process', () => {
     assertInvalid(() => build({ Cmd: null }), 'No command specified');
   });
   test('env: PATH default, HOSTNAME, TERM with a tty, image env merged, own env wins', () => {
-    const spec = buildSpec({
-      id: ID,
-      config: { Cmd: ['sh'], Env: ['A=1', 'PATH=/custom'], Tty: true },
-      hostConfig: {},
-      image: { Env: ['A=0', 'B=2'] },
-      rootfsPath: rootfs,
-      apiVersion: '1.41',
-      host: fullHost(),
-    }).spec;
+    const spec = build({ Env: ['A=1', 'PATH=/custom'], Tty: true }, {}, { image: { Env: ['A=0', 'B=2'] } });
     assert.deepEqual(spec.process.env, [
       'PATH=/custom',
       `HOSTNAME=${ID.slice(0, 12)}`,
@@ -172,19 +164,14 @@ describe('capabilities', () => {
     assert.deepEqual(build({}).process.capabilities.inheritable, []);
   });
   test('Privileged and ALL stop at the capabilities svcd holds; naming one it lacks is refused', () => {
-    const spec = buildSpec({
-      id: ID,
-      config: { Cmd: ['sh'] },
-      hostConfig: { Privileged: true },
-      rootfsPath: rootfs,
-      apiVersion: '1.41',
-      host: fullHost({ capabilities: ALL_CAPABILITIES.slice(0, 38) }),
-    }).spec;
+    const spec = build(
+      {},
+      { Privileged: true },
+      { host: fullHost({ capabilities: ALL_CAPABILITIES.slice(0, 38) }) },
+    );
     assert.equal(spec.process.capabilities.bounding.length, 38);
     const host = fullHost({ capabilities: ALL_CAPABILITIES.filter((cap) => cap !== 'CAP_SYS_RESOURCE') });
-    const all = (hostConfig: HostConfig) =>
-      buildSpec({ id: ID, config: { Cmd: ['sh'] }, hostConfig, rootfsPath: rootfs, apiVersion: '1.41', host })
-        .spec.process.capabilities.bounding;
+    const all = (hostConfig: HostConfig) => build({}, hostConfig, { host }).process.capabilities.bounding;
     assert.equal(all({ CapAdd: ['ALL'] }).length, 40);
     assertInvalid(
       () => all({ CapAdd: ['SYS_RESOURCE'] }),
@@ -338,7 +325,7 @@ describe('mounts', () => {
     assert.equal(mountAt(spec, '/data')?.source, '/var/lib/svc/volumes/data/_data');
     assert.deepEqual(mountAt(spec, '/shared')?.options, ['rbind', 'rprivate', 'ro']);
   });
-  test('the /etc files are bound, read-only with a read-only rootfs, unless a user mount covers them', () => {
+  test('the /etc files are bound, read-only with a read-only rootfs, unless a user mount replaces them', () => {
     const files = { hostsPath: '/c/hosts', resolvConfPath: '/c/resolv.conf', hostnamePath: '/c/hostname' };
     const spec = build({}, {}, { files });
     assert.deepEqual(mountAt(spec, '/etc/hosts'), {
@@ -352,8 +339,25 @@ describe('mounts', () => {
     const ro = build({}, { ReadonlyRootfs: true }, { files });
     assert.equal(ro.root.readonly, true);
     assert.ok(mountAt(ro, '/etc/hosts')?.options?.includes('ro'));
-    const covered = build({}, { Binds: [`${bundle}:/etc`] }, { files });
-    assert.equal(mountAt(covered, '/etc/hosts'), undefined);
+    const ownHosts = join(bundle, 'my-hosts');
+    writeFileSync(ownHosts, '10.0.0.1 mine\n');
+    const replaced = build({}, { Binds: [`${ownHosts}:/etc/hosts:ro`, `${bundle}:/etc`] }, { files });
+    assert.deepEqual(
+      replaced.mounts.filter((m) => m.destination.startsWith('/etc')).map((m) => [m.destination, m.source]),
+      [
+        ['/etc', bundle],
+        ['/etc/hosts', ownHosts],
+        ['/etc/resolv.conf', '/c/resolv.conf'],
+        ['/etc/hostname', '/c/hostname'],
+      ],
+    );
+  });
+  test('a user mount at /dev replaces the /dev mounts; one at /sys/fs only its own destination', () => {
+    const spec = build({}, { Binds: ['/dev:/dev', `${bundle}:/sys/fs`] });
+    assert.deepEqual(
+      spec.mounts.map((m) => m.destination),
+      ['/proc', '/sys', '/sys/fs/cgroup', '/dev', '/sys/fs'],
+    );
   });
   test('Init binds tini at /sbin/docker-init and runs it first', () => {
     const spec = build({ Cmd: ['sleep', '1'] }, { Init: true });
@@ -429,14 +433,7 @@ describe('resources', () => {
     });
   });
   test('warnings come back with the spec', () => {
-    const { warnings } = buildSpec({
-      id: ID,
-      config: { Cmd: ['sh'] },
-      hostConfig: { KernelMemory: 8 * MiB },
-      rootfsPath: rootfs,
-      apiVersion: '1.41',
-      host: fullHost(),
-    });
+    const { warnings } = buildFull({ Cmd: ['sh'] }, { KernelMemory: 8 * MiB });
     assert.equal(warnings.length, 2);
   });
 });

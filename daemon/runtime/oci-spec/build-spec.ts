@@ -28,7 +28,7 @@ import { ociRlimits } from './rlimits';
 import { resolveInRootfs } from './rootfs-path';
 import { ociSeccomp } from './seccomp';
 import { parseSecurityOpts } from './security-opts';
-import { coveredByUserMount, createBindSources, rootfsPropagation, sortMounts } from './user-mounts';
+import { createBindSources, replacedByUserMount, rootfsPropagation, sortMounts } from './user-mounts';
 import { validateCreate } from './validate-create';
 
 export const DEFAULT_CGROUP_PARENT = '/svc';
@@ -111,15 +111,25 @@ function fileMounts(files: ContainerFiles | undefined, readOnly: boolean): OciMo
 }
 
 function allMounts(input: BuildSpecInput, hostConfig: HostConfig, user: ResolvedMount[]): OciMount[] {
-  const covered = (m: OciMount) => coveredByUserMount(m.destination, user);
+  const replaced = (m: OciMount) => replacedByUserMount(m.destination, user);
   const kernel = defaultMounts(!!hostConfig.Privileged);
   const shm = shmMount(hostConfig, input.shmPath);
-  const extra = fileMounts(input.files, !!hostConfig.ReadonlyRootfs).filter((m) => !covered(m));
+  const extra = fileMounts(input.files, !!hostConfig.ReadonlyRootfs).filter((m) => !replaced(m));
   if (hostConfig.Init) extra.push(initMount(input.host.initBinary));
   return [
-    ...[...kernel, ...(shm ? [shm] : [])].filter((m) => !covered(m)),
+    ...[...kernel, ...(shm ? [shm] : [])].filter((m) => !replaced(m)),
     ...sortMounts([...user, ...extra]),
   ];
+}
+
+function createWorkingDir(rootfs: string, cwd: string): void {
+  try {
+    mkdirSync(resolveInRootfs(rootfs, cwd), { recursive: true });
+  } catch (err) {
+    throw new SystemError(`cannot create the working directory ${cwd}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
 }
 
 function resources(hostConfig: HostConfig, devices: OciResources['devices']): OciResources {
@@ -164,7 +174,7 @@ export function buildSpec(input: BuildSpecInput): BuiltSpec {
   const cwd = config.WorkingDir || '/';
   const user = userMounts(input, config, hostConfig);
   createBindSources(user);
-  mkdirSync(resolveInRootfs(input.rootfsPath, cwd), { recursive: true });
+  createWorkingDir(input.rootfsPath, cwd);
   const devices = ociDevices(hostConfig.Devices, hostConfig.DeviceCgroupRules, privileged);
 
   const spec: OciSpec = {

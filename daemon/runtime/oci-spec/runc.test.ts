@@ -15,7 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ContainerConfig, HostConfig } from '../../api/container-types';
-import { buildSpec } from './build-spec';
+import { type BuildSpecInput, buildSpec } from './build-spec';
+import { buildHostnameFile, buildHostsFile } from './etc-hosts';
+import { buildResolvConf } from './resolv-conf';
 import { ALL_CAPABILITIES } from './capabilities';
 import { type HostFacts, readHostFacts } from './host-facts';
 import { specToJson } from './spec-json';
@@ -40,7 +42,11 @@ interface RunResult {
 }
 
 /** Builds the spec for a busybox container, runs it to completion with runc, removes it. */
-function run(config: ContainerConfig, hostConfig: HostConfig = {}): RunResult {
+function run(
+  config: ContainerConfig,
+  hostConfig: HostConfig = {},
+  extra: Partial<BuildSpecInput> = {},
+): RunResult {
   const { bundle, rootfs } = makeBusyboxBundle('svc-runc-');
   bundles.push(bundle);
   const id = `svc-oci-test-${process.pid}-${++counter}`;
@@ -52,6 +58,7 @@ function run(config: ContainerConfig, hostConfig: HostConfig = {}): RunResult {
     apiVersion: '1.41',
     host,
     defaultCgroupParent: cgroupParent,
+    ...extra,
   });
   writeFileSync(join(bundle, 'config.json'), specToJson(spec));
   try {
@@ -189,5 +196,29 @@ describe('runc runs the built spec', { skip }, () => {
   test('no-new-privileges reaches the process', () => {
     const result = run(sh('grep NoNewPrivs /proc/self/status'), { SecurityOpt: ['no-new-privileges'] });
     assert.equal(result.stdout, 'NoNewPrivs:\t1\n', result.stderr);
+  });
+
+  test('the generated /etc/hosts, /etc/resolv.conf and /etc/hostname are what the container reads', () => {
+    const files = {
+      hostsPath: join(work, 'hosts'),
+      resolvConfPath: join(work, 'resolv.conf'),
+      hostnamePath: join(work, 'hostname'),
+    };
+    writeFileSync(files.hostsPath, buildHostsFile({ hostname: 'web', extraHosts: ['db:10.0.0.5'] }));
+    writeFileSync(
+      files.resolvConfPath,
+      buildResolvConf({ hostResolvConf: 'nameserver 127.0.0.53\nsearch lan\n', hostNetwork: false }),
+    );
+    writeFileSync(files.hostnamePath, buildHostnameFile('web'));
+    const result = run(
+      { ...sh('cat /etc/hostname /etc/resolv.conf; grep db /etc/hosts; hostname'), Hostname: 'web' },
+      { ReadonlyRootfs: true },
+      { files },
+    );
+    assert.equal(
+      result.stdout,
+      'web\nsearch lan\nnameserver 8.8.8.8\nnameserver 8.8.4.4\n10.0.0.5\tdb\nweb\n',
+      result.stderr,
+    );
   });
 });

@@ -48,7 +48,12 @@ export function rootfsPropagation(mounts: ResolvedMount[]): string | undefined {
   return undefined;
 }
 
-/** True when a user mount sits at `destination` or above it (e.g. a bind over /dev hides /dev/shm). */
-export function coveredByUserMount(destination: string, mounts: ResolvedMount[]): boolean {
-  return mounts.some((m) => destination === m.Destination || destination.startsWith(`${m.Destination}/`));
+/**
+ * dockerd's rule for its own mounts: a user mount at the same destination replaces one, and a
+ * user mount at /dev replaces everything under /dev.
+ */
+export function replacedByUserMount(destination: string, mounts: ResolvedMount[]): boolean {
+  return mounts.some(
+    (m) => m.Destination === destination || (m.Destination === '/dev' && destination.startsWith('/dev/')),
+  );
 }

@@ -43,6 +43,8 @@ export function desktopServices(paths: DesktopPaths): ServiceSpec[] {
   const dataDir = paths.dataDir ?? defaultDataDir();
   const socket = paths.engineSocket ?? defaultEngineSocket();
   const port = paths.registryPort ?? 5000;
+  // Packaged, process.execPath is Electron's binary: this makes it run the servers as plain Node.
+  const env = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
   const bin = (name: string) => join(paths.root, 'build', 'daemon', 'bin', `${name}.js`);
   return [
     {
@@ -50,6 +52,7 @@ export function desktopServices(paths: DesktopPaths): ServiceSpec[] {
       command: process.execPath,
       args: [bin('svcd'), '--data-root', join(dataDir, 'engine'), '--host', `unix://${socket}`],
       cwd: paths.root,
+      env,
       health: { kind: 'unix', socketPath: socket, path: '/_ping' },
       logFile: join(dataDir, 'logs', 'svcd.log'),
       adopt: true,
@@ -68,6 +71,7 @@ export function desktopServices(paths: DesktopPaths): ServiceSpec[] {
         `127.0.0.1:${port}`,
       ],
       cwd: paths.root,
+      env,
       health: { kind: 'http', url: `http://127.0.0.1:${port}/v2/` },
       logFile: join(dataDir, 'logs', 'svc-registry.log'),
       adopt: true,

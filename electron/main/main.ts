@@ -1,0 +1,107 @@
+// Electron's main process, kept thin: one instance, one window on the gateway's URL with the
+// renderer locked down, a menu, and a tray icon that shows the engine's state.
+import { app, BrowserWindow, ipcMain, Menu, nativeImage, shell, Tray } from 'electron';
+import { join } from 'node:path';
+import { desktopOptionsFrom, startDesktop, type Desktop } from './desktop';
+import { findRepoRoot } from './supervisor/default-services';
+import type { ServiceState } from './supervisor/service-state';
+
+let desktop: Desktop | undefined;
+let win: BrowserWindow | undefined;
+let tray: Tray | undefined;
+
+function createWindow(d: Desktop): BrowserWindow {
+  const w = new BrowserWindow({
+    width: 1280,
+    height: 820,
+    title: 'Svc Desktop',
+    show: false,
+    webPreferences: {
+      preload: join(__dirname, '..', 'preload', 'preload.js'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+    },
+  });
+  w.once('ready-to-show', () => w.show());
+  // The window stays on the gateway; links (published ports) open in the user's browser.
+  w.webContents.setWindowOpenHandler(({ url }) => {
+    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  w.webContents.on('will-navigate', (e, url) => {
+    if (!url.startsWith(d.gateway.url)) e.preventDefault();
+  });
+  void w.loadURL(`${d.gateway.url}/`);
+  return w;
+}
+
+function trayLabel(states: ServiceState[]): string {
+  const engine = states.find((s) => s.name === 'svcd');
+  return `Engine: ${engine?.status ?? 'unknown'}${engine?.reason ? ` (${engine.reason})` : ''}`;
+}
+
+function updateTray(d: Desktop): void {
+  const label = trayLabel(d.supervisor.states());
+  tray?.setToolTip(`Svc Desktop — ${label}`);
+  tray?.setContextMenu(
+    Menu.buildFromTemplate([
+      { label, enabled: false },
+      { label: 'Show window', click: () => (win ?? (win = createWindow(d))).show() },
+      { label: 'Restart engine', click: () => void d.supervisor.restart('svcd') },
+      { type: 'separator' },
+      { label: 'Quit', click: () => app.quit() },
+    ]),
+  );
+}
+
+function buildMenu(): void {
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate([
+      { role: 'fileMenu' },
+      { role: 'editMenu' },
+      { role: 'viewMenu' },
+      { role: 'windowMenu' },
+      {
+        role: 'help',
+        submenu: [{ label: 'Open logs folder', click: () => void shell.openPath(logsDir()) }],
+      },
+    ]),
+  );
+}
+
+function logsDir(): string {
+  const svcd = desktop?.supervisor.state('svcd');
+  return svcd ? join(svcd.logFile, '..') : app.getPath('logs');
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    if (win?.isMinimized()) win.restore();
+    win?.focus();
+  });
+  app.whenReady().then(async () => {
+    desktop = await startDesktop(desktopOptionsFrom(process.argv, process.env));
+    const d = desktop;
+    // The preload asks for exactly these two values, nothing more crosses into the page.
+    ipcMain.on('svc:gateway', (e) => {
+      e.returnValue = { gatewayUrl: d.gateway.url, token: d.gateway.token };
+    });
+    buildMenu();
+    tray = new Tray(nativeImage.createFromPath(join(findRepoRoot(__dirname), 'assets', 'tray.png')));
+    updateTray(d);
+    d.supervisor.on('state', () => updateTray(d));
+    win = createWindow(d);
+  });
+  let quitting = false;
+  app.on('before-quit', (e) => {
+    if (quitting || !desktop) return;
+    e.preventDefault();
+    quitting = true;
+    void desktop.stop().finally(() => app.quit());
+  });
+  app.on('window-all-closed', () => app.quit());
+}

@@ -1,0 +1,83 @@
+// The typed Engine API client (API 1.41 shapes), over the gateway's /engine prefix.
+import { getJson, query, request, sendJson, withToken, wsUrl } from './gateway';
+import type {
+  ContainerCreateBody,
+  ContainerInspect,
+  ContainerSummary,
+  ImageDeleteItem,
+  ImageHistoryItem,
+  ImageSummary,
+  InfoResponse,
+  NetworkSummary,
+  VersionResponse,
+  Volume,
+} from './engine-types';
+
+const E = '/engine';
+const enc = encodeURIComponent;
+
+export type ContainerAction = 'start' | 'stop' | 'restart' | 'pause' | 'unpause' | 'kill';
+
+export const engine = {
+  version: () => getJson<VersionResponse>(`${E}/version`),
+  info: () => getJson<InfoResponse>(`${E}/info`),
+  diskUsage: () => getJson<Record<string, unknown>>(`${E}/system/df`),
+
+  containers: (all: boolean) => getJson<ContainerSummary[]>(`${E}/containers/json${query({ all })}`),
+  inspect: (id: string) => getJson<ContainerInspect>(`${E}/containers/${enc(id)}/json`),
+  create: (body: ContainerCreateBody, name?: string) =>
+    sendJson<{ Id: string; Warnings: string[] }>('POST', `${E}/containers/create${query({ name })}`, body),
+  action: (id: string, action: ContainerAction) => sendJson('POST', `${E}/containers/${enc(id)}/${action}`),
+  remove: (id: string, force: boolean) =>
+    sendJson('DELETE', `${E}/containers/${enc(id)}${query({ force, v: false })}`),
+  logs: (id: string, opts: { tail: string; follow: boolean; timestamps: boolean }, signal: AbortSignal) =>
+    request(`${E}/containers/${enc(id)}/logs${query({ stdout: 1, stderr: 1, ...opts })}`, { signal }),
+  stats: (id: string, signal: AbortSignal) =>
+    request(`${E}/containers/${enc(id)}/stats${query({ stream: 1 })}`, { signal }),
+  archive: (id: string, path: string, signal?: AbortSignal) =>
+    request(`${E}/containers/${enc(id)}/archive${query({ path })}`, { signal }),
+  archiveUrl: (id: string, path: string) => withToken(`${E}/containers/${enc(id)}/archive${query({ path })}`),
+  putArchive: (id: string, path: string, tar: Blob) =>
+    request(`${E}/containers/${enc(id)}/archive${query({ path })}`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/x-tar' },
+      body: tar,
+    }),
+
+  execCreate: (id: string, cmd: string[]) =>
+    sendJson<{ Id: string }>('POST', `${E}/containers/${enc(id)}/exec`, {
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: true,
+      Cmd: cmd,
+    }),
+  execResize: (execId: string, rows: number, cols: number) =>
+    sendJson('POST', `${E}/exec/${enc(execId)}/resize${query({ h: rows, w: cols })}`),
+  /** The gateway bridges this WebSocket to a hijacked POST /exec/{id}/start {Tty:true}. */
+  execSocketUrl: (execId: string) => wsUrl(`${E}/exec/${enc(execId)}/start-ws`),
+
+  images: () => getJson<ImageSummary[]>(`${E}/images/json`),
+  imageHistory: (id: string) => getJson<ImageHistoryItem[]>(`${E}/images/${enc(id)}/history`),
+  pull: (image: string, tag: string, signal: AbortSignal) =>
+    request(`${E}/images/create${query({ fromImage: image, tag })}`, { method: 'POST', signal }),
+  push: (name: string, tag: string, signal: AbortSignal) =>
+    request(`${E}/images/${enc(name)}/push${query({ tag })}`, {
+      method: 'POST',
+      // Our registry needs no credentials; the header is still required by the API.
+      headers: { 'X-Registry-Auth': btoa('{}') },
+      signal,
+    }),
+  tag: (id: string, repo: string, tag: string) =>
+    sendJson('POST', `${E}/images/${enc(id)}/tag${query({ repo, tag })}`),
+  removeImage: (id: string, force: boolean) =>
+    sendJson<ImageDeleteItem[]>('DELETE', `${E}/images/${enc(id)}${query({ force })}`),
+
+  volumes: () => getJson<{ Volumes: Volume[] | null; Warnings: string[] | null }>(`${E}/volumes`),
+  createVolume: (name: string) => sendJson<Volume>('POST', `${E}/volumes/create`, { Name: name }),
+  removeVolume: (name: string) => sendJson('DELETE', `${E}/volumes/${enc(name)}`),
+  networks: () => getJson<NetworkSummary[]>(`${E}/networks`),
+  network: (id: string) => getJson<NetworkSummary>(`${E}/networks/${enc(id)}`),
+
+  events: (signal: AbortSignal) => request(`${E}/events`, { signal }),
+};

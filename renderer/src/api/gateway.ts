@@ -1,0 +1,112 @@
+// The one way the renderer reaches anything: the gateway at its own origin (web mode) or at the
+// address the preload gives (Electron), always with this launch's token.
+
+declare global {
+  interface Window {
+    svcDesktop?: { gatewayUrl: string; token: string };
+  }
+}
+
+function resolveGateway(): { base: string; token: string } {
+  if (window.svcDesktop) return { base: window.svcDesktop.gatewayUrl, token: window.svcDesktop.token };
+  const url = new URL(window.location.href);
+  const fromUrl = url.searchParams.get('token');
+  if (fromUrl) {
+    sessionStorage.setItem('svc-token', fromUrl);
+    // Keep the token out of the address bar, history and screenshots.
+    url.searchParams.delete('token');
+    window.history.replaceState(null, '', url.pathname + url.search + url.hash);
+  }
+  return { base: window.location.origin, token: fromUrl ?? sessionStorage.getItem('svc-token') ?? '' };
+}
+
+export const gateway = resolveGateway();
+
+/** An error the user can read: the server's own message, with what we were doing. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+  }
+}
+
+async function readMessage(res: Response): Promise<string> {
+  const text = await res.text().catch(() => '');
+  try {
+    const parsed = JSON.parse(text) as { message?: string; errors?: { code: string; message: string }[] };
+    if (parsed.message) return parsed.message;
+    // Registry errors: {errors: [{code, message}]}
+    if (parsed.errors?.length) return parsed.errors.map((e) => `${e.code}: ${e.message}`).join('; ');
+  } catch {}
+  return text.trim() || res.statusText || `HTTP ${res.status}`;
+}
+
+export async function request(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('Authorization', `Bearer ${gateway.token}`);
+  let res: Response;
+  try {
+    res = await fetch(gateway.base + path, { ...init, headers });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'The app gateway is not answering (was the app stopped?)', path);
+  }
+  if (!res.ok && res.status !== 304) throw new ApiError(res.status, await readMessage(res), path);
+  return res;
+}
+
+export async function getJson<T>(path: string, init?: RequestInit): Promise<T> {
+  return (await request(path, init)).json() as Promise<T>;
+}
+
+export async function sendJson<T>(method: string, path: string, body?: unknown): Promise<T | undefined> {
+  const res = await request(path, {
+    method,
+    headers: body === undefined ? undefined : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return text ? (JSON.parse(text) as T) : undefined;
+}
+
+/** For links, EventSource and WebSocket, where a browser cannot send the header. */
+export function withToken(path: string): string {
+  return `${gateway.base}${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(gateway.token)}`;
+}
+
+export function wsUrl(path: string): string {
+  return withToken(path).replace(/^http/, 'ws');
+}
+
+export function query(params: Record<string, string | number | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/** Newline-delimited JSON from a streaming response (events, stats, pull progress). */
+export async function* jsonLines<T>(res: Response): AsyncGenerator<T> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += value;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) yield JSON.parse(line) as T;
+    }
+  }
+  if (buf.trim()) yield JSON.parse(buf) as T;
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof ApiError) return err.status ? `${err.message} (HTTP ${err.status})` : err.message;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,105 @@
+// Just enough tar for the file browser: read entry headers as a stream arrives (ustar, GNU and
+// PAX long names) and write a ustar archive of dropped files for an upload.
+
+export interface TarEntry {
+  name: string;
+  size: number;
+  mode: number;
+  mtime: number;
+  type: 'file' | 'dir' | 'symlink' | 'other';
+  linkTarget: string;
+}
+
+const dec = new TextDecoder();
+const str = (b: Uint8Array, off: number, len: number) =>
+  dec.decode(b.subarray(off, off + len)).replace(/\0.*$/s, '');
+const oct = (b: Uint8Array, off: number, len: number) => parseInt(str(b, off, len).trim() || '0', 8);
+
+/** Feeds bytes, calls onEntry for each header; contents are skipped, never kept. */
+export function tarReader(onEntry: (e: TarEntry) => void): (chunk: Uint8Array) => void {
+  let buf = new Uint8Array(0);
+  let skip = 0;
+  let longName: string | undefined;
+  let dataFor: 'longname' | 'pax' | undefined;
+  let dataLeft = 0;
+  let data: number[] = [];
+  return (chunk) => {
+    const joined = new Uint8Array(buf.length + chunk.length);
+    joined.set(buf);
+    joined.set(chunk, buf.length);
+    let off = 0;
+    for (;;) {
+      if (skip > 0) {
+        const n = Math.min(skip, joined.length - off);
+        if (dataFor) for (let i = 0; i < n && dataLeft > 0; i++, dataLeft--) data.push(joined[off + i]);
+        off += n;
+        skip -= n;
+        if (skip > 0) break;
+        if (dataFor === 'longname') longName = dec.decode(new Uint8Array(data)).replace(/\0.*$/s, '');
+        if (dataFor === 'pax')
+          longName = /\d+ path=([^\n]*)\n/.exec(dec.decode(new Uint8Array(data)))?.[1] ?? longName;
+        dataFor = undefined;
+        data = [];
+      }
+      if (joined.length - off < 512) break;
+      const h = joined.subarray(off, off + 512);
+      off += 512;
+      if (h.every((x) => x === 0)) continue;
+      const size = oct(h, 124, 12);
+      const flag = String.fromCharCode(h[156] || 48);
+      skip = Math.ceil(size / 512) * 512;
+      if (flag === 'L' || flag === 'x') {
+        dataFor = flag === 'L' ? 'longname' : 'pax';
+        dataLeft = size;
+        continue;
+      }
+      const prefix = str(h, 345, 155);
+      const name = longName ?? (prefix ? `${prefix}/${str(h, 0, 100)}` : str(h, 0, 100));
+      longName = undefined;
+      onEntry({
+        name,
+        size,
+        mode: oct(h, 100, 8),
+        mtime: oct(h, 136, 12),
+        type:
+          flag === '5' ? 'dir' : flag === '2' ? 'symlink' : flag === '0' || flag === '7' ? 'file' : 'other',
+        linkTarget: str(h, 157, 100),
+      });
+    }
+    buf = joined.slice(off);
+  };
+}
+
+function header(name: string, size: number, mtime: number): Uint8Array {
+  const h = new Uint8Array(512);
+  const enc = new TextEncoder();
+  const put = (s: string, off: number, len: number) => h.set(enc.encode(s).subarray(0, len), off);
+  const octal = (n: number, len: number) => n.toString(8).padStart(len - 1, '0') + '\0';
+  put(name, 0, 100);
+  put(octal(0o644, 8), 100, 8);
+  put(octal(0, 8), 108, 8);
+  put(octal(0, 8), 116, 8);
+  put(octal(size, 12), 124, 12);
+  put(octal(mtime, 12), 136, 12);
+  put('        ', 148, 8);
+  put('0', 156, 1);
+  put('ustar\0', 257, 6);
+  put('00', 263, 2);
+  const sum = h.reduce((a, b) => a + b, 0);
+  put(octal(sum, 7) + ' ', 148, 8);
+  return h;
+}
+
+/** A ustar archive of files (flat; names up to 100 bytes) for PUT /containers/{id}/archive. */
+export async function tarOf(files: File[]): Promise<Blob> {
+  const parts: BlobPart[] = [];
+  for (const f of files) {
+    if (new TextEncoder().encode(f.name).length > 100)
+      throw new Error(`file name too long for upload: ${f.name}`);
+    parts.push(header(f.name, f.size, Math.floor(f.lastModified / 1000)) as BlobPart, f);
+    const pad = (512 - (f.size % 512)) % 512;
+    if (pad) parts.push(new Uint8Array(pad) as BlobPart);
+  }
+  parts.push(new Uint8Array(1024) as BlobPart);
+  return new Blob(parts, { type: 'application/x-tar' });
+}

@@ -1,0 +1,80 @@
+// The shell: sidebar, engine status, the current screen; one events subscription for all.
+import { useEffect } from 'react';
+import { gateway } from '../api/gateway';
+import { ContainerDetail } from '../features/containers/components/container-detail';
+import { ContainerList } from '../features/containers/components/container-list';
+import { EventTimeline } from '../features/events/components/event-timeline';
+import { ImageList } from '../features/images/components/image-list';
+import { NetworkList } from '../features/networks/components/network-list';
+import { RegistryBrowser } from '../features/registry/components/registry-browser';
+import { Settings } from '../features/settings/components/settings';
+import { VolumeList } from '../features/volumes/components/volume-list';
+import { useRoute } from './router';
+import { Sidebar } from './sidebar';
+import { applyTheme, useTheme } from './theme';
+import { useDesktopStateStream } from './use-desktop-state';
+import { useEngineEvents } from './use-engine-events';
+
+function Screen() {
+  const { section, rest } = useRoute();
+  switch (section) {
+    case 'containers':
+      return rest[0] ? <ContainerDetail id={rest[0]} tab={rest[1] ?? 'summary'} /> : <ContainerList />;
+    case 'images':
+      return <ImageList />;
+    case 'volumes':
+      return <VolumeList />;
+    case 'networks':
+      return <NetworkList />;
+    case 'registry':
+      return <RegistryBrowser />;
+    case 'events':
+      return <EventTimeline />;
+    case 'settings':
+      return <Settings />;
+  }
+}
+
+/** "/" focuses the screen's search box, as in most list UIs. */
+function useSearchShortcut(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement;
+      if (e.key !== '/' || /INPUT|TEXTAREA|SELECT/.test(t.tagName) || t.closest('.xterm')) return;
+      const box = document.querySelector<HTMLInputElement>('main input[type=search]');
+      if (box) {
+        e.preventDefault();
+        box.focus();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+export function App() {
+  const theme = useTheme((t) => t.theme);
+  useEffect(() => applyTheme(theme), [theme]);
+  useDesktopStateStream();
+  useEngineEvents();
+  useSearchShortcut();
+  if (!gateway.token) {
+    return (
+      <main className="screen">
+        <h1>Svc Desktop</h1>
+        <p className="error" role="alert">
+          This page needs the gateway token: open the address printed by <code>npm start</code> (it ends in
+          ?token=…).
+        </p>
+      </main>
+    );
+  }
+  return (
+    <div className="shell">
+      <Sidebar />
+      <main>
+        <Screen />
+      </main>
+    </div>
+  );
+}

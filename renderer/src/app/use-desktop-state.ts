@@ -1,0 +1,35 @@
+// The supervisor's view of svcd and svc-registry, pushed by the gateway (Server-Sent Events),
+// kept in the react-query cache so every screen reads the same state.
+import { useEffect } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { desktop, type ServiceState } from '../api/desktop-client';
+
+export const servicesKey = ['services', {}] as const;
+
+export function useDesktopStateStream(): void {
+  const qc = useQueryClient();
+  useEffect(() => {
+    const source = new EventSource(desktop.stateStreamUrl());
+    source.addEventListener('state', (e) => {
+      const s = JSON.parse((e as MessageEvent<string>).data) as ServiceState;
+      qc.setQueryData<ServiceState[]>(servicesKey, (old = []) => [
+        ...old.filter((o) => o.name !== s.name),
+        s,
+      ]);
+    });
+    return () => source.close();
+  }, [qc]);
+}
+
+export function useService(name: string): ServiceState | undefined {
+  const { data } = useQuery<ServiceState[]>({
+    queryKey: servicesKey,
+    queryFn: async () => (await desktop.state()).services,
+    staleTime: Infinity,
+  });
+  return data?.find((s) => s.name === name);
+}
+
+export function useEngineUp(): boolean {
+  return useService('svcd')?.status === 'up';
+}

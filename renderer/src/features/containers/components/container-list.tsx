@@ -1,0 +1,173 @@
+// The containers screen: live list (events-driven), search and filters, multi-select with bulk
+// actions, per-row actions, and the run dialog.
+import { useMemo } from 'react';
+import type { ContainerSummary } from '../../../api/engine-types';
+import { ErrorMessage } from '../../../app/error-message';
+import { ago, containerName, shortId } from '../../../app/format';
+import { navigate } from '../../../app/router';
+import { useEngineUp } from '../../../app/use-desktop-state';
+import { VirtualList } from '../../../app/virtual-list';
+import { useBulkAction, useContainers } from '../queries';
+import { useContainersUi } from '../store';
+import { RunDialog } from './run-dialog';
+
+const ROW = 44;
+
+function matches(c: ContainerSummary, search: string, label: string): boolean {
+  const hay = `${c.Names.join(' ')} ${c.Image} ${c.Id} ${c.Command} ${c.Status}`.toLowerCase();
+  if (search && !hay.includes(search.toLowerCase())) return false;
+  if (!label) return true;
+  const [k, v] = label.split('=');
+  return c.Labels?.[k] !== undefined && (v === undefined || c.Labels[k] === v);
+}
+
+function Ports({ c }: { c: ContainerSummary }) {
+  return (
+    <span className="ports">
+      {c.Ports.map((p, i) =>
+        p.PublicPort ? (
+          <a key={i} href={`http://127.0.0.1:${p.PublicPort}/`} target="_blank" rel="noreferrer">
+            {p.PublicPort}→{p.PrivatePort}/{p.Type}
+          </a>
+        ) : (
+          <span key={i}>
+            {p.PrivatePort}/{p.Type}
+          </span>
+        ),
+      )}
+    </span>
+  );
+}
+
+export function ContainerList() {
+  const ui = useContainersUi();
+  const up = useEngineUp();
+  const list = useContainers(ui.showAll);
+  const bulk = useBulkAction();
+  const rows = useMemo(
+    () => (list.data ?? []).filter((c) => matches(c, ui.search, ui.label)),
+    [list.data, ui.search, ui.label],
+  );
+  const selected = [...ui.selected].filter((id) => rows.some((r) => r.Id === id));
+  const act = (action: 'start' | 'stop' | 'restart' | 'remove', ids = selected) =>
+    bulk.mutate({ ids, action });
+  const failures = bulk.data?.filter((r) => r.error) ?? [];
+
+  return (
+    <section className="screen" aria-labelledby="containers-title">
+      <header className="toolbar">
+        <h1 id="containers-title">Containers</h1>
+        <input
+          type="search"
+          placeholder="Search name, image, id… ( / )"
+          aria-label="Search containers"
+          value={ui.search}
+          onChange={(e) => ui.setSearch(e.target.value)}
+          data-shortcut="/"
+        />
+        <input
+          placeholder="label=value"
+          aria-label="Filter by label"
+          value={ui.label}
+          onChange={(e) => ui.setLabel(e.target.value)}
+        />
+        <label>
+          <input type="checkbox" checked={!ui.showAll} onChange={(e) => ui.setShowAll(!e.target.checked)} />{' '}
+          Running only
+        </label>
+        <span className="spacer" />
+        <button onClick={() => ui.setRunOpen(true)} disabled={!up}>
+          Run container…
+        </button>
+      </header>
+      <div className="bulkbar" aria-label="Bulk actions">
+        <span>{selected.length} selected</span>
+        <button disabled={!selected.length} onClick={() => act('start')}>
+          Start
+        </button>
+        <button disabled={!selected.length} onClick={() => act('stop')}>
+          Stop
+        </button>
+        <button disabled={!selected.length} onClick={() => act('restart')}>
+          Restart
+        </button>
+        <button
+          className="danger"
+          disabled={!selected.length}
+          onClick={() =>
+            confirm(`Remove ${selected.length} container(s), stopping them first?`) && act('remove')
+          }
+        >
+          Remove
+        </button>
+      </div>
+      {!up ? <p className="muted">The engine is not up: see its state in the sidebar.</p> : null}
+      <ErrorMessage error={list.error} context="Could not list containers" />
+      {failures.map((f) => (
+        <ErrorMessage key={f.id} error={f.error} context={shortId(f.id)} />
+      ))}
+      <div className="table-head containers-grid" role="row">
+        <input
+          type="checkbox"
+          aria-label="Select all"
+          checked={rows.length > 0 && selected.length === rows.length}
+          onChange={(e) => ui.selectOnly(e.target.checked ? rows.map((r) => r.Id) : [])}
+        />
+        <span>Name</span>
+        <span>State</span>
+        <span>Image</span>
+        <span>Command</span>
+        <span>Ports</span>
+        <span>Created</span>
+        <span>Status</span>
+        <span>Actions</span>
+      </div>
+      {list.isSuccess && rows.length === 0 ? (
+        <p className="muted" data-testid="containers-empty">
+          {list.data.length
+            ? 'No container matches the filters.'
+            : 'No containers yet. Run one with “Run container…”.'}
+        </p>
+      ) : null}
+      <VirtualList
+        label="Containers"
+        count={rows.length}
+        rowHeight={ROW}
+        renderRow={(i) => {
+          const c = rows[i];
+          const running = c.State === 'running';
+          return (
+            <div className="containers-grid row" data-testid="container-row">
+              <input
+                type="checkbox"
+                aria-label={`Select ${containerName(c.Names, c.Id)}`}
+                checked={ui.selected.has(c.Id)}
+                onChange={() => ui.toggle(c.Id)}
+              />
+              <a href={`#/containers/${c.Id}/summary`} className="name">
+                {containerName(c.Names, c.Id)}
+              </a>
+              <span className={`badge state-${c.State}`}>{c.State}</span>
+              <span className="ellipsis" title={c.Image}>
+                {c.Image}
+              </span>
+              <code className="ellipsis" title={c.Command}>
+                {c.Command}
+              </code>
+              <Ports c={c} />
+              <span>{ago(c.Created)}</span>
+              <span className="ellipsis">{c.Status}</span>
+              <span className="actions">
+                <button onClick={() => act(running ? 'stop' : 'start', [c.Id])}>
+                  {running ? 'Stop' : 'Start'}
+                </button>
+                <button onClick={() => navigate('containers', c.Id, 'logs')}>Logs</button>
+              </span>
+            </div>
+          );
+        }}
+      />
+      {ui.runOpen ? <RunDialog onClose={() => ui.setRunOpen(false)} /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,131 @@
+// Browse a container's files through the archive API: the directory's tar streams in and its
+// direct children are listed as they arrive; download a file or folder (tar); drop files to
+// upload them into the current folder.
+import { useEffect, useState, type DragEvent } from 'react';
+import { engine } from '../../../api/engine-client';
+import { tarOf, tarReader, type TarEntry } from '../../../api/tar';
+import { ErrorMessage } from '../../../app/error-message';
+import { bytes } from '../../../app/format';
+
+function join(dir: string, name: string): string {
+  return `${dir.replace(/\/$/, '')}/${name}`;
+}
+
+export function FilesTab({ id }: { id: string }) {
+  const [dir, setDir] = useState('/');
+  const [entries, setEntries] = useState<TarEntry[]>([]);
+  const [reading, setReading] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [uploaded, setUploaded] = useState('');
+  const [reload, setReload] = useState(0);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    const found = new Map<string, TarEntry>();
+    setEntries([]);
+    setError(undefined);
+    setReading(true);
+    (async () => {
+      // "dir/." copies the directory's contents: entry names are relative to it.
+      const res = await engine.archive(id, dir.replace(/\/$/, '') + '/.', abort.signal);
+      const reader = res.body!.getReader();
+      let changed = false;
+      const feed = tarReader((e) => {
+        const rel = e.name.replace(/^\.\//, '').replace(/\/$/, '');
+        if (!rel || rel === '.') return;
+        const [first, ...more] = rel.split('/');
+        if (found.has(first)) return;
+        found.set(first, more.length ? { ...e, name: first, type: 'dir', size: 0 } : { ...e, name: first });
+        changed = true;
+      });
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        feed(r.value);
+        if (changed) {
+          changed = false;
+          setEntries([...found.values()].sort((a, b) => a.name.localeCompare(b.name)));
+        }
+      }
+    })()
+      .catch((err: unknown) => {
+        if ((err as Error).name !== 'AbortError') setError(err);
+      })
+      .finally(() => setReading(false));
+    return () => abort.abort();
+  }, [id, dir, reload]);
+
+  const onDrop = async (e: DragEvent) => {
+    e.preventDefault();
+    try {
+      const files = [...e.dataTransfer.files];
+      await engine.putArchive(id, dir, await tarOf(files));
+      setUploaded(`Uploaded ${files.map((f) => f.name).join(', ')} to ${dir}`);
+      setReload((n) => n + 1);
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  const parts = dir.split('/').filter(Boolean);
+  return (
+    <div className="files" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
+      <nav className="breadcrumbs" aria-label="Path">
+        <button onClick={() => setDir('/')}>/</button>
+        {parts.map((p, i) => (
+          <button key={i} onClick={() => setDir('/' + parts.slice(0, i + 1).join('/'))}>
+            {p}/
+          </button>
+        ))}
+        <a className="button" href={engine.archiveUrl(id, dir)} download>
+          Download this folder (tar)
+        </a>
+        {reading ? (
+          <span className="muted">reading…</span>
+        ) : (
+          <span className="muted">{entries.length} entries</span>
+        )}
+      </nav>
+      <p className="muted">Drop files here to upload them into {dir}.</p>
+      {uploaded ? <p className="ok">{uploaded}</p> : null}
+      <ErrorMessage error={error} context="Files" />
+      <table className="table">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Size</th>
+            <th>Mode</th>
+            <th>Modified</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((e) => (
+            <tr key={e.name}>
+              <td>
+                {e.type === 'dir' ? (
+                  <button className="link" onClick={() => setDir(join(dir, e.name))}>
+                    {e.name}/
+                  </button>
+                ) : (
+                  <span>
+                    {e.name}
+                    {e.type === 'symlink' ? ` → ${e.linkTarget}` : ''}
+                  </span>
+                )}
+              </td>
+              <td>{e.type === 'file' ? bytes(e.size) : ''}</td>
+              <td>
+                <code>{(e.mode & 0o7777).toString(8)}</code>
+              </td>
+              <td>{new Date(e.mtime * 1000).toLocaleString()}</td>
+              <td>
+                <a href={engine.archiveUrl(id, join(dir, e.name))} download>
+                  Download
+                </a>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

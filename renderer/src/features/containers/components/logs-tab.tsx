@@ -1,0 +1,177 @@
+// Logs without a cap: lines live outside React state and only the visible rows render; follow
+// appends in animation frames; search jumps between matches; download fetches the full log.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { engine } from '../../../api/engine-client';
+import { demuxer } from '../../../api/stdcopy';
+import { ErrorMessage } from '../../../app/error-message';
+import { VirtualList } from '../../../app/virtual-list';
+
+const ROW = 18;
+const TAILS = ['1000', '10000', '100000', 'all'];
+
+async function readLines(res: Response, tty: boolean, onText: (text: string) => void): Promise<void> {
+  const demux = demuxer(tty);
+  const text = new TextDecoder();
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    onText(
+      demux(value)
+        .map((c) => text.decode(c.data, { stream: true }))
+        .join(''),
+    );
+  }
+}
+
+export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
+  const [tail, setTail] = useState('1000');
+  const [follow, setFollow] = useState(true);
+  const [timestamps, setTimestamps] = useState(true);
+  const [search, setSearch] = useState('');
+  const [matchIndex, setMatchIndex] = useState(0);
+  const [error, setError] = useState<unknown>();
+  const [downloading, setDownloading] = useState(false);
+  const lines = useRef<string[]>([]);
+  const partial = useRef('');
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    lines.current = [];
+    partial.current = '';
+    setVersion((v) => v + 1);
+    setError(undefined);
+    const abort = new AbortController();
+    let frame = 0;
+    const flush = () => {
+      frame = 0;
+      setVersion((v) => v + 1);
+    };
+    engine
+      .logs(id, { tail, follow: true, timestamps }, abort.signal)
+      .then((res) =>
+        readLines(res, tty, (t) => {
+          const parts = (partial.current + t).split('\n');
+          partial.current = parts.pop() ?? '';
+          for (const p of parts) lines.current.push(p);
+          if (!frame) frame = requestAnimationFrame(flush);
+        }),
+      )
+      .catch((err: unknown) => {
+        if ((err as Error).name !== 'AbortError') setError(err);
+      });
+    return () => {
+      abort.abort();
+      cancelAnimationFrame(frame);
+    };
+  }, [id, tail, timestamps, tty]);
+
+  const matches = useMemo(() => {
+    if (!search) return [];
+    const needle = search.toLowerCase();
+    const out: number[] = [];
+    lines.current.forEach((l, i) => l.toLowerCase().includes(needle) && out.push(i));
+    return out;
+    // `version` says the lines changed.
+  }, [search, version]);
+
+  const download = useCallback(async () => {
+    setDownloading(true);
+    try {
+      const res = await engine.logs(
+        id,
+        { tail: 'all', follow: false, timestamps },
+        new AbortController().signal,
+      );
+      const demux = demuxer(tty);
+      const parts: BlobPart[] = [];
+      const reader = res.body!.getReader();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        for (const c of demux(r.value)) parts.push(c.data as BlobPart);
+      }
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(new Blob(parts, { type: 'text/plain' }));
+      a.download = `${id.slice(0, 12)}.log`;
+      a.click();
+      URL.revokeObjectURL(a.href);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setDownloading(false);
+    }
+  }, [id, tty, timestamps]);
+
+  const jump = (d: number) =>
+    matches.length && setMatchIndex((i) => (i + d + matches.length) % matches.length);
+  const count = lines.current.length;
+  const target = matches.length ? matches[Math.min(matchIndex, matches.length - 1)] : undefined;
+
+  return (
+    <div className="logs">
+      <div className="toolbar">
+        <label>
+          Last{' '}
+          <select value={tail} onChange={(e) => setTail(e.target.value)} aria-label="Lines to load">
+            {TAILS.map((t) => (
+              <option key={t} value={t}>
+                {t === 'all' ? 'all lines' : `${Number(t).toLocaleString()} lines`}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow
+        </label>
+        <label>
+          <input type="checkbox" checked={timestamps} onChange={(e) => setTimestamps(e.target.checked)} />{' '}
+          Timestamps
+        </label>
+        <input
+          type="search"
+          placeholder="Search logs"
+          aria-label="Search logs"
+          value={search}
+          onChange={(e) => (setSearch(e.target.value), setMatchIndex(0), setFollow(false))}
+          onKeyDown={(e) => e.key === 'Enter' && jump(e.shiftKey ? -1 : 1)}
+        />
+        <span className="muted">
+          {search ? `${matches.length ? matchIndex + 1 : 0} of ${matches.length} matches · ` : ''}
+          {count.toLocaleString()} lines loaded
+          {tail !== 'all' && count >= Number(tail)
+            ? ` (the last ${Number(tail).toLocaleString()}; older lines not loaded)`
+            : ''}
+        </span>
+        {tail !== 'all' && count >= Number(tail) ? (
+          <button onClick={() => setTail('all')}>Load all</button>
+        ) : null}
+        <span className="spacer" />
+        <button onClick={download} disabled={downloading}>
+          {downloading ? 'Downloading…' : 'Download full log'}
+        </button>
+      </div>
+      <ErrorMessage error={error} context="Logs" />
+      <VirtualList
+        label="Log lines"
+        className="log-lines"
+        count={count}
+        rowHeight={ROW}
+        follow={follow}
+        scrollToIndex={follow ? undefined : target}
+        onUserScroll={(atEnd) => !atEnd && follow && setFollow(false)}
+        renderRow={(i) => <LogLine text={lines.current[i]} search={search} current={i === target} />}
+      />
+    </div>
+  );
+}
+
+function LogLine({ text, search, current }: { text: string; search: string; current: boolean }) {
+  const at = search ? text.toLowerCase().indexOf(search.toLowerCase()) : -1;
+  if (at < 0) return <span className="line">{text}</span>;
+  return (
+    <span className={`line ${current ? 'current' : ''}`}>
+      {text.slice(0, at)}
+      <mark>{text.slice(at, at + search.length)}</mark>
+      {text.slice(at + search.length)}
+    </span>
+  );
+}

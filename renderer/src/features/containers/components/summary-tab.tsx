@@ -1,0 +1,41 @@
+// Inspect as readable fields, then the raw JSON.
+import type { ContainerInspect } from '../../../api/engine-types';
+
+export function SummaryTab({ c }: { c: ContainerInspect }) {
+  const ports = Object.entries(c.NetworkSettings?.Ports ?? {}).flatMap(([k, v]) =>
+    (v ?? []).map((b) => `${b.HostIp || '0.0.0.0'}:${b.HostPort} → ${k}`),
+  );
+  const fields: [string, string][] = [
+    ['Id', c.Id],
+    ['Image', `${c.Config.Image} (${c.Image})`],
+    ['Command', [c.Path, ...c.Args].join(' ')],
+    ['Created', c.Created],
+    [
+      'State',
+      `${c.State.Status}${c.State.ExitCode ? `, exit code ${c.State.ExitCode}` : ''}${c.State.Error ? `, ${c.State.Error}` : ''}`,
+    ],
+    ['Started / finished', `${c.State.StartedAt} / ${c.State.FinishedAt}`],
+    ['Restart policy', `${c.HostConfig.RestartPolicy?.Name || 'no'} (restarted ${c.RestartCount} times)`],
+    ['IP address', c.NetworkSettings?.IPAddress || '—'],
+    ['Ports', ports.join(', ') || '—'],
+    ['Mounts', c.Mounts.map((m) => `${m.Source} → ${m.Destination}${m.RW ? '' : ' (ro)'}`).join(', ') || '—'],
+    ['Environment', (c.Config.Env ?? []).join('  ') || '—'],
+    ['TTY', c.Config.Tty ? 'yes' : 'no'],
+  ];
+  return (
+    <div className="summary">
+      <dl>
+        {fields.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+      <details>
+        <summary>Raw JSON</summary>
+        <pre className="raw">{JSON.stringify(c, null, 2)}</pre>
+      </details>
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+// The run dialog's text fields turned into an Engine create body, as `docker run` would:
+// env lines KEY=VALUE, ports [HOST_IP:]HOST:CONTAINER[/PROTO], volumes SOURCE:TARGET[:ro].
+import type { ContainerCreateBody } from '../../api/engine-types';
+
+export interface RunForm {
+  image: string;
+  name: string;
+  command: string;
+  env: string;
+  ports: string;
+  volumes: string;
+  restart: string;
+  tty: boolean;
+}
+
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+/** Splits a command line on spaces, keeping quoted parts together. */
+export function splitCommand(s: string): string[] {
+  return [...s.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+export function createBody(f: RunForm): ContainerCreateBody {
+  const exposed: Record<string, Record<string, never>> = {};
+  const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
+  for (const p of lines(f.ports)) {
+    const m = /^(?:([\d.]+):)?(\d*):?(\d+)(?:\/(tcp|udp|sctp))?$/.exec(p);
+    if (!m) throw new Error(`port "${p}" is not [HOST_IP:]HOST:CONTAINER[/PROTO]`);
+    const key = `${m[3]}/${m[4] ?? 'tcp'}`;
+    exposed[key] = {};
+    (bindings[key] ??= []).push({ HostIp: m[1] ?? '', HostPort: m[2] ?? '' });
+  }
+  for (const e of lines(f.env)) if (!e.includes('=')) throw new Error(`environment "${e}" is not KEY=VALUE`);
+  for (const v of lines(f.volumes))
+    if (!v.includes(':')) throw new Error(`volume "${v}" is not SOURCE:TARGET[:ro]`);
+  const cmd = splitCommand(f.command);
+  return {
+    Image: f.image.trim(),
+    Cmd: cmd.length ? cmd : undefined,
+    Env: lines(f.env),
+    Tty: f.tty,
+    OpenStdin: f.tty,
+    ExposedPorts: exposed,
+    HostConfig: {
+      PortBindings: bindings,
+      Binds: lines(f.volumes),
+      RestartPolicy: { Name: f.restart },
+    },
+  };
+}

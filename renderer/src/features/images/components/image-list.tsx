@@ -1,0 +1,151 @@
+// Images: list with tags, size and age; pull, tag, push, remove (409 explained), history.
+import { useState, type FormEvent } from 'react';
+import { ErrorMessage } from '../../../app/error-message';
+import { Dialog } from '../../../app/dialog';
+import { ago, bytes, shortId } from '../../../app/format';
+import { useEngineUp } from '../../../app/use-desktop-state';
+import { explainRemoveError, useImageHistory, useImageMutations, useImages } from '../queries';
+import { useImagesUi } from '../store';
+import { ProgressDialog, splitTag } from './progress-dialog';
+
+export function ImageList() {
+  const ui = useImagesUi();
+  const up = useEngineUp();
+  const images = useImages();
+  const { remove } = useImageMutations();
+  const rows = (images.data ?? []).filter((i) =>
+    `${(i.RepoTags ?? []).join(' ')} ${i.Id}`.toLowerCase().includes(ui.search.toLowerCase()),
+  );
+  const explanation = explainRemoveError(remove.error);
+  return (
+    <section className="screen">
+      <header className="toolbar">
+        <h1>Images</h1>
+        <input
+          type="search"
+          placeholder="Search images"
+          aria-label="Search images"
+          value={ui.search}
+          onChange={(e) => ui.setSearch(e.target.value)}
+        />
+        <span className="spacer" />
+        <button onClick={() => ui.open({ kind: 'pull' })} disabled={!up}>
+          Pull…
+        </button>
+      </header>
+      <ErrorMessage error={images.error} context="Could not list images" />
+      <ErrorMessage error={remove.error} context="Could not remove the image" />
+      {explanation ? <p className="hint">{explanation}</p> : null}
+      <table className="table">
+        <thead>
+          <tr>
+            <th>Tags</th>
+            <th>Id</th>
+            <th>Size</th>
+            <th>Created</th>
+            <th>Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((i) => {
+            const name = i.RepoTags?.[0];
+            return (
+              <tr key={i.Id}>
+                <td>{(i.RepoTags ?? ['<none>']).join(', ')}</td>
+                <td>
+                  <code>{shortId(i.Id)}</code>
+                </td>
+                <td>{bytes(i.Size)}</td>
+                <td>{ago(i.Created)}</td>
+                <td className="actions">
+                  <button onClick={() => ui.showHistory(i.Id)}>History</button>
+                  <button onClick={() => ui.open({ kind: 'tag', id: i.Id })}>Tag…</button>
+                  <button disabled={!name} onClick={() => name && ui.open({ kind: 'push', name })}>
+                    Push…
+                  </button>
+                  <button
+                    className="danger"
+                    onClick={() => remove.mutate({ id: name ?? i.Id, force: false })}
+                    title="Remove (a 409 is explained above)"
+                  >
+                    Remove
+                  </button>
+                  {explanation && remove.variables?.id === (name ?? i.Id) ? (
+                    <button className="danger" onClick={() => remove.mutate({ id: i.Id, force: true })}>
+                      Force remove
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {images.isSuccess && rows.length === 0 ? <p className="muted">No images. Pull one.</p> : null}
+      {ui.dialog?.kind === 'pull' ? <ProgressDialog mode="pull" onClose={() => ui.open(undefined)} /> : null}
+      {ui.dialog?.kind === 'push' ? (
+        <ProgressDialog mode="push" name={ui.dialog.name} onClose={() => ui.open(undefined)} />
+      ) : null}
+      {ui.dialog?.kind === 'tag' ? <TagDialog id={ui.dialog.id} onClose={() => ui.open(undefined)} /> : null}
+      {ui.historyOf ? <HistoryDialog id={ui.historyOf} onClose={() => ui.showHistory(undefined)} /> : null}
+    </section>
+  );
+}
+
+function TagDialog({ id, onClose }: { id: string; onClose: () => void }) {
+  const [target, setTarget] = useState('');
+  const { tag } = useImageMutations();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const [repo, t] = splitTag(target.trim());
+    tag.mutate({ id, repo, tag: t }, { onSuccess: onClose });
+  };
+  return (
+    <Dialog title={`Tag ${shortId(id)}`} onClose={onClose}>
+      <form className="form" onSubmit={submit}>
+        <label>
+          New name{' '}
+          <input
+            required
+            autoFocus
+            value={target}
+            onChange={(e) => setTarget(e.target.value)}
+            placeholder="127.0.0.1:5000/app:1.0"
+          />
+        </label>
+        <ErrorMessage error={tag.error} context="Could not tag" />
+        <footer>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit">Tag</button>
+        </footer>
+      </form>
+    </Dialog>
+  );
+}
+
+function HistoryDialog({ id, onClose }: { id: string; onClose: () => void }) {
+  const history = useImageHistory(id);
+  return (
+    <Dialog title={`History of ${shortId(id)}`} onClose={onClose}>
+      <ErrorMessage error={history.error} />
+      <table className="table">
+        <tbody>
+          {(history.data ?? []).map((h, i) => (
+            <tr key={i}>
+              <td>{ago(h.Created)}</td>
+              <td>{bytes(h.Size)}</td>
+              <td>
+                <code className="wrap">{h.CreatedBy}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <footer>
+        <button onClick={onClose}>Close</button>
+      </footer>
+    </Dialog>
+  );
+}

@@ -1,0 +1,107 @@
+// Pull (image + tag) or push (a local name), with a progress bar per layer.
+import { useRef, useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { engine } from '../../../api/engine-client';
+import { errorText, jsonLines } from '../../../api/gateway';
+import type { JsonMessage } from '../../../api/engine-types';
+import { Dialog } from '../../../app/dialog';
+import { bytes } from '../../../app/format';
+import { fold, type Progress } from '../progress';
+
+export function ProgressDialog({
+  mode,
+  name,
+  onClose,
+}: {
+  mode: 'pull' | 'push';
+  name?: string;
+  onClose: () => void;
+}) {
+  const [image, setImage] = useState(name ?? '');
+  const [progress, setProgress] = useState<Progress>();
+  const [running, setRunning] = useState(false);
+  const abort = useRef<AbortController | undefined>(undefined);
+  const qc = useQueryClient();
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const [repo, tag] = splitTag(image.trim());
+    abort.current = new AbortController();
+    setRunning(true);
+    let p: Progress = { layers: [], messages: [] };
+    setProgress(p);
+    try {
+      const res = await (mode === 'pull' ? engine.pull : engine.push)(repo, tag, abort.current.signal);
+      for await (const m of jsonLines<JsonMessage>(res)) setProgress((p = fold(p, m)));
+    } catch (err) {
+      if ((err as Error).name !== 'AbortError') setProgress({ ...p, error: errorText(err) });
+    } finally {
+      setRunning(false);
+      void qc.invalidateQueries({ queryKey: ['images'] });
+    }
+  };
+
+  return (
+    <Dialog
+      title={mode === 'pull' ? 'Pull an image' : `Push ${name}`}
+      onClose={() => (abort.current?.abort(), onClose())}
+    >
+      <form onSubmit={submit} className="form">
+        <label>
+          Image{' '}
+          <input
+            required
+            autoFocus
+            value={image}
+            onChange={(e) => setImage(e.target.value)}
+            placeholder="127.0.0.1:5000/busybox:latest"
+            readOnly={mode === 'push'}
+          />
+        </label>
+        {mode === 'push' ? (
+          <p className="muted">The image name says where it goes: host:port/repository:tag (tag it first).</p>
+        ) : null}
+        {progress ? (
+          <div className="progress" aria-live="polite">
+            {progress.layers.map((l) => (
+              <div key={l.id} className="layer">
+                <code>{l.id}</code>
+                <progress max={l.total || 1} value={l.total ? l.current : undefined} />
+                <span>
+                  {l.status} {l.total ? `${bytes(l.current)} / ${bytes(l.total)}` : ''}
+                </span>
+              </div>
+            ))}
+            {progress.messages.map((m, i) => (
+              <div key={i} className="muted">
+                {m}
+              </div>
+            ))}
+            {progress.error ? (
+              <div className="error" role="alert">
+                {progress.error}
+              </div>
+            ) : null}
+          </div>
+        ) : null}
+        <footer>
+          <button type="button" onClick={() => (abort.current?.abort(), onClose())}>
+            {running ? 'Cancel' : 'Close'}
+          </button>
+          <button type="submit" disabled={running}>
+            {running ? `${mode === 'pull' ? 'Pulling' : 'Pushing'}…` : mode === 'pull' ? 'Pull' : 'Push'}
+          </button>
+        </footer>
+      </form>
+    </Dialog>
+  );
+}
+
+/** "host:5000/repo:tag" → ["host:5000/repo", "tag"]; a port is not a tag. */
+export function splitTag(ref: string): [string, string] {
+  const at = ref.indexOf('@');
+  if (at >= 0) return [ref.slice(0, at), ref.slice(at + 1)];
+  const colon = ref.lastIndexOf(':');
+  if (colon > ref.lastIndexOf('/')) return [ref.slice(0, colon), ref.slice(colon + 1)];
+  return [ref, 'latest'];
+}

@@ -1,0 +1,20 @@
+// UI state of the images screen.
+import { create } from 'zustand';
+
+export type ImageDialog =
+  { kind: 'pull' } | { kind: 'push'; name: string } | { kind: 'tag'; id: string } | undefined;
+
+export const useImagesUi = create<{
+  search: string;
+  dialog: ImageDialog;
+  historyOf?: string;
+  setSearch(v: string): void;
+  open(d: ImageDialog): void;
+  showHistory(id?: string): void;
+}>((set) => ({
+  search: '',
+  dialog: undefined,
+  setSearch: (search) => set({ search }),
+  open: (dialog) => set({ dialog }),
+  showHistory: (historyOf) => set({ historyOf }),
+}));

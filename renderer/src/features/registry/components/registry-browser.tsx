@@ -1,0 +1,131 @@
+// The embedded registry: repositories, their tags, a tag's manifest and layers, delete.
+import { ErrorMessage } from '../../../app/error-message';
+import { bytes } from '../../../app/format';
+import { navigate, useRoute } from '../../../app/router';
+import { useService } from '../../../app/use-desktop-state';
+import { useCatalog, useDeleteManifest, useManifest, useTags } from '../queries';
+
+export function RegistryBrowser() {
+  const rest = useRoute((r) => r.rest);
+  // Repository names contain slashes: the last path part is the tag when there are two parts.
+  const [repo, tag] = rest;
+  const svc = useService('svc-registry');
+  const catalog = useCatalog();
+  const tags = useTags(repo);
+  return (
+    <section className="screen registry">
+      <header className="toolbar">
+        <h1>Registry</h1>
+        <span className="muted">
+          {svc ? `${svc.endpoint.replace(/\/v2\/$/, '')} · ${svc.status}` : ''}
+          {svc?.reason ? ` · ${svc.reason}` : ''}
+        </span>
+      </header>
+      <ErrorMessage error={catalog.error} context="Could not read the catalog" />
+      <div className="columns">
+        <nav aria-label="Repositories" className="column">
+          <h2>Repositories</h2>
+          <ul className="picklist" data-testid="repositories">
+            {(catalog.data?.repositories ?? []).map((r) => (
+              <li key={r}>
+                <a
+                  href={`#/registry/${encodeURIComponent(r)}`}
+                  aria-current={r === repo ? 'true' : undefined}
+                >
+                  {r}
+                </a>
+              </li>
+            ))}
+          </ul>
+          {catalog.isSuccess && !catalog.data.repositories?.length ? (
+            <p className="muted">
+              Empty. Push an image to {svc?.endpoint.replace(/^http:\/\/|\/v2\/$/g, '')}/name:tag.
+            </p>
+          ) : null}
+        </nav>
+        {repo ? (
+          <nav aria-label="Tags" className="column">
+            <h2>Tags of {repo}</h2>
+            <ErrorMessage error={tags.error} />
+            <ul className="picklist" data-testid="tags">
+              {(tags.data?.tags ?? []).map((t) => (
+                <li key={t}>
+                  <a
+                    href={`#/registry/${encodeURIComponent(repo)}/${encodeURIComponent(t)}`}
+                    aria-current={t === tag ? 'true' : undefined}
+                  >
+                    {t}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        ) : null}
+        {repo && tag ? <ManifestView repo={repo} tag={tag} /> : null}
+      </div>
+    </section>
+  );
+}
+
+function ManifestView({ repo, tag }: { repo: string; tag: string }) {
+  const m = useManifest(repo, tag);
+  const del = useDeleteManifest();
+  if (m.error) return <ErrorMessage error={m.error} context="Manifest" />;
+  if (!m.data) return <p className="muted">Loading manifest…</p>;
+  const { manifest, digest, contentType } = m.data;
+  const layers = manifest.layers ?? [];
+  const total = layers.reduce((a, l) => a + l.size, 0);
+  return (
+    <article className="column manifest" data-testid="manifest">
+      <h2>
+        {repo}:{tag}
+      </h2>
+      <dl>
+        <dt>Digest</dt>
+        <dd>
+          <code>{digest}</code>
+        </dd>
+        <dt>Media type</dt>
+        <dd>{manifest.mediaType ?? contentType}</dd>
+        {manifest.config ? (
+          <>
+            <dt>Config</dt>
+            <dd>
+              <code>{manifest.config.digest}</code> ({bytes(manifest.config.size)})
+            </dd>
+          </>
+        ) : null}
+        <dt>Layers</dt>
+        <dd>
+          {layers.length} layers, {bytes(total)}
+        </dd>
+      </dl>
+      <ol className="layers">
+        {layers.map((l) => (
+          <li key={l.digest}>
+            <code>{l.digest}</code> {bytes(l.size)} <span className="muted">{l.mediaType}</span>
+          </li>
+        ))}
+        {(manifest.manifests ?? []).map((d) => (
+          <li key={d.digest}>
+            <code>{d.digest}</code> {d.platform ? `${d.platform.os}/${d.platform.architecture}` : ''}
+          </li>
+        ))}
+      </ol>
+      <ErrorMessage error={del.error} context="Could not delete (is deletion enabled on the registry?)" />
+      <button
+        className="danger"
+        onClick={() =>
+          confirm(`Delete manifest ${digest}? Every tag pointing at it goes.`) &&
+          del.mutate({ repo, digest }, { onSuccess: () => navigate('registry', repo) })
+        }
+      >
+        Delete manifest
+      </button>
+      <details>
+        <summary>Raw manifest</summary>
+        <pre className="raw">{JSON.stringify(manifest, null, 2)}</pre>
+      </details>
+    </article>
+  );
+}

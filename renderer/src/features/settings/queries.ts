@@ -1,0 +1,21 @@
+// Diagnostics for the settings screen. Resource use is sampled only while this screen is open.
+import { useQuery } from '@tanstack/react-query';
+import { desktop } from '../../api/desktop-client';
+import { engine } from '../../api/engine-client';
+import { useEngineUp } from '../../app/use-desktop-state';
+
+export function useUsage() {
+  return useQuery({ queryKey: ['usage', {}], queryFn: desktop.state, refetchInterval: 2000 });
+}
+
+export function useServiceLog(name: string) {
+  return useQuery({ queryKey: ['service-log', { name }], queryFn: () => desktop.logTail(name, 64 * 1024) });
+}
+
+export function useEngineInfo() {
+  const up = useEngineUp();
+  return {
+    version: useQuery({ queryKey: ['version', {}], queryFn: engine.version, enabled: up }),
+    info: useQuery({ queryKey: ['info', {}], queryFn: engine.info, enabled: up }),
+  };
+}

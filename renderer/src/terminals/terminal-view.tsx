@@ -1,0 +1,109 @@
+// A shell in the container: exec create (Tty), then a WebSocket the gateway bridges to the
+// hijacked exec start. Resize goes to the exec; Ctrl+Shift+C / Ctrl+Shift+V copy and paste;
+// when the container comes back after a restart the terminal reconnects by itself.
+import { useEffect, useRef, useState } from 'react';
+import { Terminal } from '@xterm/xterm';
+import { FitAddon } from '@xterm/addon-fit';
+import '@xterm/xterm/css/xterm.css';
+import { engine } from '../api/engine-client';
+import { errorText } from '../api/gateway';
+
+type Phase = 'connecting' | 'connected' | 'closed';
+
+export function TerminalView({ containerId, running }: { containerId: string; running: boolean }) {
+  const host = useRef<HTMLDivElement>(null);
+  const [phase, setPhase] = useState<Phase>('connecting');
+  const [message, setMessage] = useState('');
+  const [attempt, setAttempt] = useState(0);
+  const [shell, setShell] = useState('/bin/sh');
+
+  useEffect(() => {
+    if (!running) {
+      setPhase('closed');
+      setMessage('The container is not running. The terminal reconnects when it starts.');
+      return;
+    }
+    const term = new Terminal({ cursorBlink: true, convertEol: false, fontSize: 13, scrollback: 10_000 });
+    const fit = new FitAddon();
+    term.loadAddon(fit);
+    term.open(host.current!);
+    fit.fit();
+    let ws: WebSocket | undefined;
+    let execId = '';
+    let disposed = false;
+    const enc = new TextEncoder();
+    const send = (s: string) => ws?.readyState === WebSocket.OPEN && ws.send(enc.encode(s));
+    term.attachCustomKeyEventHandler((e) => {
+      if (e.type !== 'keydown' || !e.ctrlKey || !e.shiftKey) return true;
+      if (e.code === 'KeyC') {
+        void navigator.clipboard.writeText(term.getSelection());
+        return false;
+      }
+      if (e.code === 'KeyV') {
+        void navigator.clipboard.readText().then((t) => term.paste(t));
+        return false;
+      }
+      return true;
+    });
+    term.onData(send);
+    const resize = () => execId && engine.execResize(execId, term.rows, term.cols).catch(() => {});
+    term.onResize(resize);
+    const ro = new ResizeObserver(() => fit.fit());
+    ro.observe(host.current!);
+
+    setPhase('connecting');
+    setMessage('');
+    engine
+      .execCreate(containerId, [shell])
+      .then((created) => {
+        if (disposed) return;
+        execId = created!.Id;
+        ws = new WebSocket(engine.execSocketUrl(execId));
+        ws.binaryType = 'arraybuffer';
+        ws.onopen = () => {
+          setPhase('connected');
+          void resize();
+          term.focus();
+        };
+        ws.onmessage = (e) => term.write(new Uint8Array(e.data as ArrayBuffer));
+        ws.onclose = (e) => {
+          if (disposed) return;
+          setPhase('closed');
+          setMessage(e.code >= 4000 ? `The engine refused: ${e.reason}` : 'The session ended.');
+        };
+      })
+      .catch((err: unknown) => {
+        setPhase('closed');
+        setMessage(`Could not start ${shell}: ${errorText(err)}`);
+      });
+    return () => {
+      disposed = true;
+      ws?.close();
+      ro.disconnect();
+      term.dispose();
+    };
+  }, [containerId, running, attempt, shell]);
+
+  return (
+    <div className="terminal">
+      <div className="toolbar">
+        <label>
+          Shell{' '}
+          <select value={shell} onChange={(e) => setShell(e.target.value)} aria-label="Shell">
+            <option>/bin/sh</option>
+            <option>/bin/bash</option>
+            <option>/bin/ash</option>
+          </select>
+        </label>
+        <span className={`badge term-${phase}`}>{phase}</span>
+        <span className="muted">Ctrl+Shift+C copy · Ctrl+Shift+V paste</span>
+        {message ? <span role="status">{message}</span> : null}
+        <span className="spacer" />
+        <button onClick={() => setAttempt((n) => n + 1)} disabled={!running}>
+          Reconnect
+        </button>
+      </div>
+      <div ref={host} className="xterm-host" data-testid="terminal" />
+    </div>
+  );
+}

@@ -9,51 +9,43 @@ function check(res: HttpResponse, status: number, what: string): HttpResponse {
   return res;
 }
 
-export async function startUpload(
-  base: string,
-  name: string,
-  headers: Record<string, string> = {},
-): Promise<string> {
-  const res = check(
-    await http(`${base}/v2/${name}/blobs/uploads/`, { method: 'POST', headers }),
-    202,
-    'start upload',
-  );
+export async function startUpload(base: string, name: string): Promise<string> {
+  const res = check(await http(`${base}/v2/${name}/blobs/uploads/`, { method: 'POST' }), 202, 'start upload');
   return new URL(res.headers.location as string, base).toString();
 }
 
-function withDigest(location: string, digest: Digest): string {
+/** The upload URL with `digest` added (Locations may already carry a query, e.g. Distribution's). */
+export function withDigest(location: string, digest: Digest): string {
   const url = new URL(location);
   url.searchParams.append('digest', digest);
   return url.toString();
 }
 
-/** POST then a single PUT carrying the whole blob. */
+/** POST then a single PUT carrying the whole blob (its digest computed unless given). */
 export async function pushBlob(
   base: string,
   name: string,
   data: Buffer,
-  headers: Record<string, string> = {},
+  digest = sha256(data),
 ): Promise<Digest> {
-  const digest = sha256(data);
-  const location = await startUpload(base, name, headers);
+  const location = await startUpload(base, name);
   const res = await http(withDigest(location, digest), {
     method: 'PUT',
     body: data,
-    headers: { ...headers, 'Content-Type': 'application/octet-stream' },
+    headers: { 'Content-Type': 'application/octet-stream' },
   });
   check(res, 201, 'put blob');
   return digest;
 }
 
-/** POST, PATCH chunks with Content-Range, then PUT with the digest. */
+/** POST, PATCH chunks with Content-Range, then PUT with the digest (computed unless given). */
 export async function pushBlobChunked(
   base: string,
   name: string,
   data: Buffer,
   chunkSize: number,
+  digest = sha256(data),
 ): Promise<Digest> {
-  const digest = sha256(data);
   let location = await startUpload(base, name);
   for (let start = 0; start < data.length; start += chunkSize) {
     const chunk = data.subarray(start, Math.min(start + chunkSize, data.length));

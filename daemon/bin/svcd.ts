@@ -14,6 +14,8 @@ import { EventsService } from '../engine/events/events-service';
 import { EngineServer, parseListenAddress } from '../server/server';
 import { systemRoutes } from '../server/routers/system/routes';
 import { eventsRoutes } from '../server/routers/events/routes';
+import { ImageService } from '../engine/images/image-service';
+import { imagesRoutes } from '../server/routers/images/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 
 /** The containerd namespace every svcd object lives in. */
@@ -65,6 +67,13 @@ async function start(argv: string[], running: Running): Promise<string> {
 
   const product = productInfo();
   const events = new EventsService();
+  const images = new ImageService({
+    client,
+    events,
+    tempDir: join(dataRoot, 'tmp', 'images'),
+    insecureRegistries: opts.insecureRegistries,
+    userAgent: `svcd/${product.version}`,
+  });
   const system = new SystemService({
     product,
     host: readHostFacts(),
@@ -74,7 +83,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     // Containers and images get their services with their own issues; until then svcd holds none.
     inventory: {
       containerCounts: async () => ({ total: 0, running: 0, paused: 0, stopped: 0 }),
-      imagesForDiskUsage: async () => ({ layersSize: 0, images: [] }),
+      imagesForDiskUsage: () => images.diskUsage(),
       containersForDiskUsage: async () => [],
       volumesForDiskUsage: async () => [],
     },
@@ -83,7 +92,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   });
 
   const server = new EngineServer({
-    routes: [...systemRoutes(system), ...eventsRoutes(events)],
+    routes: [...systemRoutes(system), ...eventsRoutes(events), ...imagesRoutes(images)],
     logger: log.child('api'),
     serverHeader: `Svc/${product.version} (linux)`,
     experimental: false,

@@ -2,7 +2,18 @@
 import { InvalidParameterError } from '../../api/errors';
 import type { OciContainerConfig } from '../../api/image-types';
 
-const allowed = ['CMD', 'ENTRYPOINT', 'ENV', 'EXPOSE', 'LABEL', 'ONBUILD', 'STOPSIGNAL', 'USER', 'VOLUME', 'WORKDIR'];
+const allowed = [
+  'CMD',
+  'ENTRYPOINT',
+  'ENV',
+  'EXPOSE',
+  'LABEL',
+  'ONBUILD',
+  'STOPSIGNAL',
+  'USER',
+  'VOLUME',
+  'WORKDIR',
+];
 
 /** Splits `a=b c="d e"` (or `k v` pairs for ENV's old form) into words, honouring quotes and `\`. */
 function words(text: string): string[] {
@@ -98,7 +109,8 @@ export function applyChanges(config: OciContainerConfig, changes: readonly strin
       case 'EXPOSE':
         out.ExposedPorts = { ...out.ExposedPorts };
         for (const port of words(args)) {
-          if (!/^\d+(-\d+)?(\/(tcp|udp|sctp))?$/i.test(port)) throw new InvalidParameterError(`invalid port ${port}`);
+          if (!/^\d+(-\d+)?(\/(tcp|udp|sctp))?$/i.test(port))
+            throw new InvalidParameterError(`invalid port ${port}`);
           out.ExposedPorts[port.includes('/') ? port.toLowerCase() : `${port}/tcp`] = {};
         }
         break;

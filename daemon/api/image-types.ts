@@ -1,0 +1,108 @@
+// Wire shapes of the image endpoints (API 1.41), and the image config as images carry it.
+
+/** The `config` part of an image config: what containers inherit. */
+export interface OciContainerConfig {
+  User?: string;
+  ExposedPorts?: Record<string, object> | null;
+  Env?: string[] | null;
+  Entrypoint?: string[] | null;
+  Cmd?: string[] | null;
+  Volumes?: Record<string, object> | null;
+  WorkingDir?: string;
+  Labels?: Record<string, string> | null;
+  StopSignal?: string;
+  Healthcheck?: unknown;
+  OnBuild?: string[] | null;
+  Shell?: string[] | null;
+}
+
+export interface OciHistoryEntry {
+  created?: string;
+  created_by?: string;
+  author?: string;
+  comment?: string;
+  empty_layer?: boolean;
+}
+
+/** An image config (OCI / Docker), as stored in the content store; its digest is the image ID. */
+export interface OciImageConfig {
+  architecture: string;
+  os: string;
+  variant?: string;
+  'os.version'?: string;
+  created?: string;
+  author?: string;
+  container?: string;
+  docker_version?: string;
+  config?: OciContainerConfig;
+  container_config?: OciContainerConfig;
+  rootfs: { type: 'layers'; diff_ids: string[] };
+  history?: OciHistoryEntry[];
+}
+
+export interface ImageSummary {
+  Id: string;
+  ParentId: string;
+  RepoTags: string[] | null;
+  RepoDigests?: string[] | null;
+  Created: number;
+  Size: number;
+  SharedSize: number;
+  VirtualSize: number;
+  Labels: Record<string, string> | null;
+  Containers: number;
+}
+
+export interface ImageInspect {
+  Id: string;
+  RepoTags: string[];
+  RepoDigests: string[];
+  Parent: string;
+  Comment: string;
+  Created: string;
+  Container: string;
+  ContainerConfig: OciContainerConfig;
+  DockerVersion: string;
+  Author: string;
+  Config: OciContainerConfig;
+  Architecture: string;
+  Variant?: string;
+  Os: string;
+  OsVersion?: string;
+  Size: number;
+  VirtualSize: number;
+  GraphDriver: { Name: string; Data: Record<string, string> | null };
+  RootFS: { Type: string; Layers: string[] };
+  Metadata: { LastTagTime: string };
+}
+
+export interface ImageHistoryItem {
+  Id: string;
+  Created: number;
+  CreatedBy: string;
+  Tags: string[] | null;
+  Size: number;
+  Comment: string;
+}
+
+export type ImageDeleteItem = { Untagged: string } | { Deleted: string };
+
+export interface ImagePruneResponse {
+  ImagesDeleted: ImageDeleteItem[] | null;
+  SpaceReclaimed: number;
+}
+
+export interface AuthResponse {
+  Status: string;
+  IdentityToken?: string;
+}
+
+/** One message of the JSON progress streams of pull, push, import and load. */
+export interface JsonMessage {
+  status?: string;
+  id?: string;
+  progress?: string;
+  progressDetail?: { current?: number; total?: number };
+  stream?: string;
+  aux?: Record<string, unknown>;
+}

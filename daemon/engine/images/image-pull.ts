@@ -1,0 +1,105 @@
+// POST /images/create?fromImage=…: pull through the registry client into containerd's content
+// store (under a lease), unpack, label for GC, then name the image by tag and by digest.
+import { familiarName, familiarString, parseImageAndTag, referenceString, type Reference } from './reference';
+import { decodeAuthConfig } from './distribution/auth-config';
+import { pullImage } from './distribution/pull';
+import { RegistryClient } from './distribution/registry-client';
+import { shortId, type Descriptor } from './distribution/types';
+import { ContentStore } from './content-store';
+import type { ImageContent, ImageStore } from './image-store';
+import { withLease } from './lease';
+import { progressMessage, type Emit } from './progress';
+import { unpackLayers } from './unpacker';
+import type { ContainerdClient } from '../../runtime/containerd/client';
+
+export interface PullContext {
+  client: ContainerdClient;
+  store: ImageStore;
+  insecureRegistries: string[];
+  userAgent: string;
+  onPulled(ref: Reference): void;
+}
+
+export interface PullArgs {
+  image: string;
+  tag?: string;
+  platform?: string;
+  auth?: string;
+  emit: Emit;
+  signal?: AbortSignal;
+}
+
+export async function pull(ctx: PullContext, args: PullArgs): Promise<void> {
+  const ref = parseImageAndTag(args.image, args.tag);
+  const registry = RegistryClient.forReference(ref, {
+    auth: decodeAuthConfig(args.auth),
+    insecureRegistries: ctx.insecureRegistries,
+    userAgent: ctx.userAgent,
+  });
+  if (ref.tag || ref.digest) {
+    const updated = await pullOne(ctx, registry, ref, args);
+    args.emit({
+      status: `Status: ${updated ? 'Downloaded newer image' : 'Image is up to date'} for ${familiarString(ref)}`,
+    });
+    return;
+  }
+  // No tag: every tag of the repository, as `docker pull --all-tags`.
+  let updated = false;
+  for (const tag of await registry.listTags(ref.path, args.signal)) {
+    updated = (await pullOne(ctx, registry, { ...ref, tag }, args)) || updated;
+  }
+  args.emit({
+    status: `Status: ${updated ? 'Downloaded newer image' : 'Image is up to date'} for ${familiarName(ref)}`,
+  });
+}
+
+/** Pulls one tag or digest; true when a name now points somewhere new. */
+async function pullOne(
+  ctx: PullContext,
+  registry: RegistryClient,
+  ref: Reference,
+  args: PullArgs,
+): Promise<boolean> {
+  args.emit({ status: `Pulling from ${familiarName(ref)}`, id: ref.tag ?? ref.digest });
+  const updated = await withLease(ctx.client, async (leased) => {
+    const sink = new ContentStore(leased);
+    const pulled = await pullImage({
+      client: registry,
+      reference: ref,
+      platform: args.platform,
+      sink,
+      onProgress: (event) => args.emit(progressMessage(event)),
+      signal: args.signal,
+    });
+    const blobs: Descriptor[] = [pulled.target, pulled.manifest, pulled.config, ...pulled.layers];
+    for (const blob of new Set(blobs.map((b) => b.digest))) await sink.addSource(blob, ref.domain, ref.path);
+    const image: ImageContent = {
+      id: pulled.config.digest,
+      target: pulled.target,
+      manifest: pulled.manifest,
+      layers: pulled.layers,
+      config: await ctx.store.config(pulled.config.digest),
+    };
+    await unpackLayers(
+      leased,
+      image.layers,
+      image.config.rootfs.diff_ids,
+      (layer, status) => args.emit({ status, id: shortId(layer.digest), progressDetail: {} }),
+      args.signal,
+    );
+    await ctx.store.protect(image, leased);
+    const byTag: Reference[] =
+      ref.tag && !ref.digest ? [{ domain: ref.domain, path: ref.path, tag: ref.tag }] : [];
+    const byDigest: Reference = { domain: ref.domain, path: ref.path, digest: pulled.digest };
+    let changed = false;
+    for (const name of [...byTag, byDigest]) {
+      const before = await leased.images.get(referenceString(name)).catch(() => undefined);
+      await ctx.store.setName(referenceString(name), image, leased);
+      changed ||= before?.target.digest !== image.target.digest;
+    }
+    args.emit({ status: `Digest: ${pulled.digest}` });
+    return changed;
+  });
+  ctx.onPulled(ref);
+  return updated;
+}

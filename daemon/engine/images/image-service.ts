@@ -1,0 +1,333 @@
+// Docker's image semantics over containerd: what the image router, the containers engine and
+// /info + /system/df ask of images. No HTTP here; streams come in as Readables and progress goes
+// out through an Emit callback.
+import type { Readable } from 'node:stream';
+import { ConflictError, InvalidParameterError } from '../../api/errors';
+import type {
+  AuthResponse,
+  ImageDeleteItem,
+  ImageHistoryItem,
+  ImageInspect,
+  ImagePruneResponse,
+  ImageSummary,
+  OciImageConfig,
+} from '../../api/image-types';
+import type { ImageSummaryDf } from '../../api/system-types';
+import type { ContainerdClient } from '../../runtime/containerd/client';
+import type { EventsService } from '../events/events-service';
+import { imagePredicate, isDangling, type Filters } from './image-filters';
+import { importImage } from './image-import';
+import { ImageStore, type StoredImage } from './image-store';
+import { imageHistory, imageInspect, imageSummary } from './image-views';
+import { withLease } from './lease';
+import { load, save, type ArchiveContext } from './image-archive';
+import { pull, type PullArgs } from './image-pull';
+import { login, push, type PushArgs } from './image-push';
+import type { Emit } from './progress';
+import {
+  familiarName,
+  familiarString,
+  parseReference,
+  referenceString,
+  withDefaultTag,
+  type Reference,
+} from './reference';
+import { unpackLayers } from './unpacker';
+
+/** Which containers use an image; the containers engine provides it once it exists. */
+export interface ContainerUsage {
+  imageUsers(imageId: string): Promise<string[]>;
+}
+
+export interface ImageServiceDeps {
+  client: ContainerdClient;
+  events: EventsService;
+  /** Scratch space for spooled layers (under the data root). */
+  tempDir: string;
+  insecureRegistries: string[];
+  /** Sent to registries, as Docker sends its own. */
+  userAgent: string;
+}
+
+export interface ResolvedImage {
+  id: string;
+  config: OciImageConfig;
+  /** The committed snapshot holding the image's root filesystem. */
+  chainId: string;
+  /** The name it was asked by, canonical (`docker.io/library/busybox:latest`), or the ID. */
+  name: string;
+}
+
+export interface ImportRequest {
+  body?: Readable;
+  fromSrc: string;
+  repo?: string;
+  tag?: string;
+  message?: string;
+  changes: string[];
+  platform?: string;
+  emit: Emit;
+  signal?: AbortSignal;
+}
+
+const shortId = (id: string) => id.slice(id.indexOf(':') + 1, id.indexOf(':') + 13);
+
+export class ImageService {
+  readonly store: ImageStore;
+  private usage: ContainerUsage = { imageUsers: async () => [] };
+
+  constructor(readonly deps: ImageServiceDeps) {
+    this.store = new ImageStore(deps.client);
+  }
+
+  setContainerUsage(usage: ContainerUsage): void {
+    this.usage = usage;
+  }
+
+  protected publish(action: string, id: string, name: string, extra: Record<string, string> = {}): void {
+    this.deps.events.publish('image', action, { id, attributes: { name, ...extra } });
+  }
+
+  /**
+   * The image a container is created from, its snapshot unpacked (again, if containerd lost it).
+   * Throws NotFoundError (`No such image: …`).
+   */
+  async resolveForContainer(ref: string): Promise<ResolvedImage> {
+    const image = await this.store.get(ref);
+    const chainId = await withLease(this.deps.client, (leased) =>
+      unpackLayers(leased, image.layers, image.config.rootfs.diff_ids),
+    );
+    const named = image.names.find((n) => referenceString(n) === this.canonical(ref));
+    return { id: image.id, config: image.config, chainId, name: named ? referenceString(named) : image.id };
+  }
+
+  private canonical(ref: string): string | undefined {
+    try {
+      return referenceString(withDefaultTag(parseReference(ref)));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The image an ID, short ID, name or digest reference names, if any. */
+  async findImage(refOrId: string): Promise<{ id: string; names: string[] } | undefined> {
+    const image = await this.store.find(refOrId);
+    return image && { id: image.id, names: image.names.map(familiarString) };
+  }
+
+  async importImage(req: ImportRequest): Promise<string> {
+    let name: string | undefined;
+    if (req.repo) {
+      const ref = parseReference(req.repo);
+      if (ref.digest) throw new InvalidParameterError('cannot import digest reference');
+      name = referenceString(withDefaultTag(req.tag ? { ...ref, tag: req.tag } : ref));
+      if (req.tag) parseReference(`${req.repo.replace(/:[^/:]*$/, '')}:${req.tag}`);
+    }
+    const image = await importImage(this.store, this.deps.client, this.deps.tempDir, { ...req, name });
+    this.publish('import', image.id, image.id);
+    return image.id;
+  }
+
+  async pull(args: PullArgs & { auth?: string }): Promise<void> {
+    const { client, insecureRegistries, userAgent } = this.deps;
+    await pull(
+      {
+        client,
+        store: this.store,
+        insecureRegistries,
+        userAgent,
+        onPulled: (ref) => this.publish('pull', familiarString(ref), familiarName(ref)),
+      },
+      args,
+    );
+  }
+
+  async push(args: PushArgs): Promise<void> {
+    const { client, insecureRegistries, userAgent } = this.deps;
+    await push(
+      {
+        client,
+        store: this.store,
+        insecureRegistries,
+        userAgent,
+        onPushed: (ref) => this.publish('push', familiarString(ref), familiarName(ref)),
+      },
+      args,
+    );
+  }
+
+  auth(config: Record<string, unknown>, signal?: AbortSignal): Promise<AuthResponse> {
+    return login(config, this.deps.insecureRegistries, this.deps.userAgent, signal);
+  }
+
+  private archiveContext(): ArchiveContext {
+    return {
+      client: this.deps.client,
+      store: this.store,
+      tempDir: this.deps.tempDir,
+      onSaved: (image) => this.publish('save', image.id, image.id),
+      onLoaded: (id) => this.publish('load', id, id),
+    };
+  }
+
+  save(names: string[], signal?: AbortSignal): Promise<Readable> {
+    return save(this.archiveContext(), names, signal);
+  }
+
+  load(body: Readable, options: { quiet: boolean; emit: Emit; signal?: AbortSignal }): Promise<void> {
+    return load(this.archiveContext(), body, options);
+  }
+
+  async list(options: { filters: Filters; digests: boolean }): Promise<ImageSummary[]> {
+    const keep = await imagePredicate(
+      options.filters,
+      ['dangling', 'label', 'before', 'since', 'reference'],
+      (r) => this.store.get(r),
+    );
+    const out: ImageSummary[] = [];
+    for (const image of (await this.store.list()).filter(keep)) {
+      out.push(imageSummary(image, await this.store.size(image), options.digests));
+    }
+    return out.sort((a, b) => b.Created - a.Created);
+  }
+
+  async inspect(ref: string): Promise<ImageInspect> {
+    const image = await this.store.get(ref);
+    return imageInspect(image, await this.store.size(image));
+  }
+
+  async history(ref: string): Promise<ImageHistoryItem[]> {
+    const image = await this.store.get(ref);
+    return imageHistory(
+      image,
+      (await this.store.layerSizes(image)).map((l) => l.size),
+    );
+  }
+
+  /** POST /images/{name}/tag: `repo` may carry the tag itself; `latest` by default. */
+  async tag(source: string, repo: string | undefined, tag: string | undefined): Promise<void> {
+    if (!repo) throw new InvalidParameterError('repository name must have at least one component');
+    let ref = parseReference(repo);
+    if (ref.digest) throw new InvalidParameterError('refusing to create a tag with a digest reference');
+    if (tag) ref = parseReference(`${referenceString({ ...ref, tag: undefined })}:${tag}`);
+    ref = withDefaultTag(ref);
+    const image = await this.store.get(source);
+    await this.store.setName(referenceString(ref), image);
+    this.publish('tag', image.id, familiarString(ref));
+  }
+
+  /** DELETE /images/{name}, with Docker's rules for names, IDs, force and containers. */
+  async remove(refOrId: string, options: { force: boolean; noprune: boolean }): Promise<ImageDeleteItem[]> {
+    const image = await this.store.get(refOrId);
+    const records: ImageDeleteItem[] = [];
+    const untag = async (ref: Reference) => {
+      await this.store.removeName(referenceString(ref));
+      records.push({ Untagged: familiarString(ref) });
+      this.publish('untag', image.id, image.id);
+    };
+    const named = this.namedReference(image, refOrId);
+    const users = await this.usage.imageUsers(image.id);
+    let remaining = image.names;
+    if (named) {
+      // Untagging the last tag of a repository also drops that repository's digest references.
+      remaining = image.names.filter((n) => referenceString(n) !== referenceString(named));
+      const drop = named.digest
+        ? [named]
+        : [
+            named,
+            ...remaining.filter(
+              (n) => n.digest && !remaining.some((t) => t.tag && sameRepo(t, n)) && sameRepo(n, named),
+            ),
+          ];
+      remaining = remaining.filter((n) => !drop.includes(n));
+      if (remaining.length === 0 && users.length > 0) await this.store.createDangling(image);
+      for (const ref of drop) await untag(ref);
+      if (remaining.length > 0 || users.length > 0) return records;
+    } else {
+      const repos = new Set(image.names.map(familiarName));
+      if (!options.force && repos.size > 1) {
+        throw new ConflictError(
+          `conflict: unable to delete ${shortId(image.id)} (must be forced) - image is referenced in multiple repositories`,
+        );
+      }
+      if (users.length > 0) {
+        if (!options.force) {
+          throw new ConflictError(
+            `conflict: unable to delete ${shortId(image.id)} (must be forced) - image is being used by stopped container ${users[0].slice(0, 12)}`,
+          );
+        }
+        await this.store.createDangling(image);
+        for (const ref of image.names) await untag(ref);
+        return records;
+      }
+      for (const ref of image.names) records.push({ Untagged: familiarString(ref) });
+      for (let i = 0; i < image.names.length; i++) this.publish('untag', image.id, image.id);
+    }
+    const current = await this.store.get(image.id);
+    const gone = await this.store.deleteImage(current);
+    records.push({ Deleted: image.id }, ...gone.filter((c) => c !== image.id).map((c) => ({ Deleted: c })));
+    this.publish('delete', image.id, image.id);
+    return records;
+  }
+
+  /** The reference `refOrId` names when it is one of the image's names (not its ID). */
+  private namedReference(image: StoredImage, refOrId: string): Reference | undefined {
+    const canonical = this.canonical(refOrId);
+    return image.names.find((n) => referenceString(n) === canonical);
+  }
+
+  /** POST /images/prune: dangling images (or all unused with dangling=false) not used by containers. */
+  async prune(filters: Filters): Promise<ImagePruneResponse> {
+    const danglingOnly = !['false', '0'].includes((filters.get('dangling')?.[0] ?? 'true').toLowerCase());
+    const rest: Filters = new Map([...filters].filter(([k]) => k !== 'dangling'));
+    const keep = await imagePredicate(rest, ['label', 'until'], (r) => this.store.get(r));
+    const deleted: ImageDeleteItem[] = [];
+    let reclaimed = 0;
+    for (const image of await this.store.list()) {
+      if ((danglingOnly && !isDangling(image)) || !keep(image)) continue;
+      if ((await this.usage.imageUsers(image.id)).length > 0) continue;
+      const sizes = new Map((await this.store.layerSizes(image)).map((l) => [l.chain, l.size]));
+      for (const ref of image.names) deleted.push({ Untagged: familiarString(ref) });
+      const gone = await this.store.deleteImage(image);
+      deleted.push({ Deleted: image.id }, ...gone.map((c) => ({ Deleted: c })));
+      for (const chain of gone) reclaimed += sizes.get(chain) ?? 0;
+      this.publish('delete', image.id, image.id);
+    }
+    this.deps.events.publish('image', 'prune', { id: '', attributes: { reclaimed: String(reclaimed) } });
+    return { ImagesDeleted: deleted.length ? deleted : null, SpaceReclaimed: reclaimed };
+  }
+
+  /** Images for /info and /system/df: sizes, shared sizes, container counts. */
+  async diskUsage(): Promise<{ layersSize: number; images: ImageSummaryDf[] }> {
+    const images = await this.store.list();
+    const perImage = await Promise.all(images.map((i) => this.store.layerSizes(i)));
+    const users = new Map<string, number>();
+    const layerSizes = new Map<string, number>();
+    for (const layers of perImage) {
+      for (const l of layers) {
+        users.set(l.chain, (users.get(l.chain) ?? 0) + 1);
+        layerSizes.set(l.chain, l.size);
+      }
+    }
+    const out: ImageSummaryDf[] = [];
+    for (const [i, image] of images.entries()) {
+      const summary = imageSummary(
+        image,
+        perImage[i].reduce((s, l) => s + l.size, 0),
+        true,
+      );
+      out.push({
+        ...summary,
+        RepoTags: summary.RepoTags ?? [],
+        RepoDigests: summary.RepoDigests ?? [],
+        SharedSize: perImage[i].filter((l) => (users.get(l.chain) ?? 0) > 1).reduce((s, l) => s + l.size, 0),
+        Containers: (await this.usage.imageUsers(image.id)).length,
+      });
+    }
+    return { layersSize: [...layerSizes.values()].reduce((a, b) => a + b, 0), images: out };
+  }
+}
+
+function sameRepo(a: Reference, b: Reference): boolean {
+  return a.domain === b.domain && a.path === b.path;
+}

@@ -1,0 +1,77 @@
+// The wire views of stored images: list summaries, inspect and history, as Docker shows them.
+import type { ImageHistoryItem, ImageInspect, ImageSummary } from '../../api/image-types';
+import { familiarString } from './reference';
+import type { StoredImage } from './image-store';
+
+export const repoTags = (image: StoredImage) => image.names.filter((n) => n.tag).map(familiarString);
+export const repoDigests = (image: StoredImage) => image.names.filter((n) => n.digest).map(familiarString);
+
+const unixSeconds = (iso: string | undefined) => (iso ? Math.floor(Date.parse(iso) / 1000) || 0 : 0);
+
+export function imageSummary(image: StoredImage, size: number, withDigests: boolean): ImageSummary {
+  const tags = repoTags(image);
+  const digests = repoDigests(image);
+  const dangling = tags.length === 0 && digests.length === 0;
+  const summary: ImageSummary = {
+    Containers: -1,
+    Created: unixSeconds(image.config.created),
+    Id: image.id,
+    Labels: image.config.config?.Labels ?? null,
+    ParentId: '',
+    RepoTags: dangling ? ['<none>:<none>'] : tags,
+    SharedSize: -1,
+    Size: size,
+    VirtualSize: size,
+  };
+  if (withDigests) summary.RepoDigests = dangling ? ['<none>@<none>'] : digests;
+  return summary;
+}
+
+export function imageInspect(image: StoredImage, size: number): ImageInspect {
+  const config = image.config;
+  return {
+    Id: image.id,
+    RepoTags: repoTags(image),
+    RepoDigests: repoDigests(image),
+    Parent: '',
+    Comment: config.history?.at(-1)?.comment ?? '',
+    Created: config.created ?? new Date(0).toISOString(),
+    Container: config.container ?? '',
+    ContainerConfig: config.container_config ?? {},
+    DockerVersion: config.docker_version ?? '',
+    Author: config.author ?? '',
+    Config: config.config ?? {},
+    Architecture: config.architecture,
+    ...(config.variant ? { Variant: config.variant } : {}),
+    Os: config.os,
+    ...(config['os.version'] ? { OsVersion: config['os.version'] } : {}),
+    Size: size,
+    VirtualSize: size,
+    GraphDriver: { Name: 'overlayfs', Data: null },
+    RootFS: { Type: 'layers', Layers: [...config.rootfs.diff_ids] },
+    Metadata: { LastTagTime: image.lastTagged?.toISOString() ?? '0001-01-01T00:00:00Z' },
+  };
+}
+
+/** Newest first; layer sizes in stack order; the top entry carries the ID and tags. */
+export function imageHistory(image: StoredImage, layerSizes: number[]): ImageHistoryItem[] {
+  const history = image.config.history?.length
+    ? image.config.history
+    : image.config.rootfs.diff_ids.map(() => ({}) as NonNullable<typeof image.config.history>[number]);
+  let layer = 0;
+  const items = history.map((h) => ({
+    Id: '<missing>',
+    Created: unixSeconds(h.created),
+    CreatedBy: h.created_by ?? '',
+    Tags: null as string[] | null,
+    Size: h.empty_layer ? 0 : (layerSizes[layer++] ?? 0),
+    Comment: h.comment ?? '',
+  }));
+  items.reverse();
+  if (items.length > 0) {
+    items[0].Id = image.id;
+    const tags = repoTags(image);
+    items[0].Tags = tags.length ? tags : null;
+  }
+  return items;
+}

@@ -2,6 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,6 +169,49 @@ describe('events', () => {
       );
       assert.equal(lines[2].target.repository, 'ev/a');
       assert.equal(lines[2].target.digest, sha256(body));
+    } finally {
+      await reg.stop();
+    }
+  });
+});
+
+const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
+
+describe('TLS', { skip: !hasOpenssl && 'openssl is not installed' }, () => {
+  test('with tls in the config the API is served over HTTPS', async () => {
+    const cert = join(scratch, 'cert.pem');
+    const key = join(scratch, 'key.pem');
+    const made = spawnSync('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ]);
+    assert.equal(made.status, 0, made.stderr?.toString());
+    const reg = await startRegistry({ config: { tls: { certificate: cert, key } } });
+    try {
+      assert.ok(reg.url.startsWith('https://'));
+      const ca = await readFile(cert);
+      const status = await new Promise<{ code?: number; version?: string | string[] }>((resolve, reject) => {
+        httpsGet(`${reg.url}/v2/`, { ca }, (res) => {
+          res.resume();
+          resolve({ code: res.statusCode, version: res.headers['svc-distribution-api-version'] });
+        }).on('error', reject);
+      });
+      assert.deepEqual(status, { code: 200, version: 'registry/2.0' });
     } finally {
       await reg.stop();
     }

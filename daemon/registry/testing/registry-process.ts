@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export interface RegistryProcess {
-  /** e.g. http://127.0.0.1:40123 */
+  /** e.g. http://127.0.0.1:40123 (https:// when the config turns TLS on) */
   url: string;
   /** e.g. 127.0.0.1:40123, as image references name the registry. */
   host: string;
@@ -69,15 +69,15 @@ export async function startRegistry(options: StartOptions = {}): Promise<Registr
   });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const port = await new Promise<number>((resolve, reject) => {
+  const { scheme, port } = await new Promise<{ scheme: string; port: number }>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`svc-registry did not start: ${stderr}`)), 30_000);
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      const m = /listening on https?:\/\/[^:]+:(\d+)/.exec(out);
+      const m = /listening on (https?):\/\/[^:]+:(\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve(Number(m[1]));
+        resolve({ scheme: m[1], port: Number(m[2]) });
       }
     });
     child.once('exit', (code) => {
@@ -86,7 +86,7 @@ export async function startRegistry(options: StartOptions = {}): Promise<Registr
     });
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${scheme}://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
     port,
     dataDir,

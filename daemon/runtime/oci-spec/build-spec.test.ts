@@ -8,6 +8,7 @@ import { type BuildSpecInput, type BuiltSpec, buildSpec } from './build-spec';
 import { ALL_CAPABILITIES, DEFAULT_CAPABILITIES } from './capabilities';
 import { DEFAULT_MASKED_PATHS } from './default-mounts';
 import { inheritVolumesFrom, parseVolumesFrom, planMounts, resolveMounts } from './mount-plan';
+import { ociResources } from './oci-resources';
 import type { OciMount, OciSpec } from './oci-types';
 import { resolveUser } from './process-user';
 import { specToJson } from './spec-json';
@@ -419,11 +420,11 @@ describe('resources', () => {
       spec.linux.devices?.map((d) => [d.path, d.type, d.major, d.minor]),
       [['/dev/mynull', 'c', 1, 3]],
     );
-    assert.deepEqual(spec.linux.resources.devices.slice(-2), [
+    assert.deepEqual(spec.linux.resources.devices?.slice(-2), [
       { allow: true, type: 'c', major: 1, minor: 3, access: 'rw' },
       { allow: true, type: 'c', major: 42, access: 'rm' },
     ]);
-    assert.deepEqual(spec.linux.resources.devices[0], { allow: false, access: 'rwm' });
+    assert.deepEqual(spec.linux.resources.devices?.[0], { allow: false, access: 'rwm' });
     assert.equal(spec.linux.cgroupsPath, `tenants/${ID}`);
     assert.equal(build({}).linux.cgroupsPath, `/svc/${ID}`);
   });
@@ -435,5 +436,13 @@ describe('resources', () => {
   test('warnings come back with the spec', () => {
     const { warnings } = buildFull({ Cmd: ['sh'] }, { KernelMemory: 8 * MiB });
     assert.equal(warnings.length, 2);
+  });
+});
+
+test('ociResources alone gives the limits for an update', () => {
+  assert.deepEqual(ociResources({ Memory: 64 * MiB, MemorySwap: -1, CpuShares: 256, PidsLimit: 20 }), {
+    memory: { limit: 64 * MiB, swap: -1 },
+    cpu: { shares: 256 },
+    pids: { limit: 20 },
   });
 });

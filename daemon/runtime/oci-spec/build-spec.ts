@@ -6,21 +6,18 @@ import { mkdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { SystemError } from '../../api/errors';
 import type { ContainerConfig, HostConfig } from '../../api/container-types';
-import { ociBlockIO } from './blkio-resources';
 import { ociCapabilities, resolveCapabilities } from './capabilities';
-import { ociCpu } from './cpu-resources';
 import { DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS, defaultMounts, shmTmpfs } from './default-mounts';
 import { ociDevices } from './devices';
 import type { HostFacts } from './host-facts';
 import type { ImageConfigLike } from './image-config';
 import { initMount, withInit } from './init-process';
-import { ociMemory } from './memory-resources';
 import { planMounts } from './mount-plan';
 import type { ResolvedMount } from './mount-types';
 import { isHostUts, parseIpcMode, parseNetworkMode } from './namespace-modes';
 import { type NamespacePaths, ociNamespaces } from './namespaces';
-import { OCI_VERSION, type OciMount, type OciResources, type OciSpec } from './oci-types';
-import { ociPids } from './pids-resources';
+import { OCI_VERSION, type OciMount, type OciSpec } from './oci-types';
+import { ociResources } from './oci-resources';
 import { mergeCommand, processArgs } from './process-args';
 import { processEnv } from './process-env';
 import { resolveUser } from './process-user';
@@ -132,19 +129,6 @@ function createWorkingDir(rootfs: string, cwd: string): void {
   }
 }
 
-function resources(hostConfig: HostConfig, devices: OciResources['devices']): OciResources {
-  const result: OciResources = { devices };
-  const memory = ociMemory(hostConfig);
-  const cpu = ociCpu(hostConfig);
-  const pids = ociPids(hostConfig);
-  const blockIO = ociBlockIO(hostConfig);
-  if (memory) result.memory = memory;
-  if (cpu) result.cpu = cpu;
-  if (pids) result.pids = pids;
-  if (blockIO) result.blockIO = blockIO;
-  return result;
-}
-
 function sysctls(config: ContainerConfig, hostConfig: HostConfig): Record<string, string> | undefined {
   const result = { ...(hostConfig.Sysctls ?? {}) };
   // runtime-spec 1.0.2 has no domainname field; dockerd sets it through this sysctl.
@@ -194,7 +178,7 @@ export function buildSpec(input: BuildSpecInput): BuiltSpec {
     linux: {
       namespaces: ociNamespaces(config, hostConfig, input.namespaces ?? {}),
       devices: devices.devices,
-      resources: resources(hostConfig, devices.rules),
+      resources: { devices: devices.rules, ...ociResources(hostConfig) },
       cgroupsPath: posix.join(
         hostConfig.CgroupParent || input.defaultCgroupParent || DEFAULT_CGROUP_PARENT,
         input.id,

@@ -121,7 +121,7 @@ export interface OciBlockIO {
 }
 
 export interface OciResources {
-  devices: OciDeviceRule[];
+  devices?: OciDeviceRule[];
   memory?: OciMemory;
   cpu?: OciCpu;
   pids?: { limit: number };

@@ -49,6 +49,7 @@ describe('hostname', () => {
   test('before 1.24 a dotted Hostname is split into Hostname and Domainname', () => {
     const old = create({ Hostname: 'web.example.com' }, {}, { apiVersion: '1.23' }).config;
     assert.deepEqual([old.Hostname, old.Domainname], ['web', 'example.com']);
+    assert.equal(create({ Hostname: 'web_1' }, {}, { apiVersion: '1.23' }).config.Hostname, 'web_1');
     const now = create({ Hostname: 'web.example.com' }).config;
     assert.deepEqual([now.Hostname, now.Domainname], ['web.example.com', '']);
   });

@@ -56,7 +56,8 @@ export interface ValidatedCreate {
 }
 
 function checkConfig(config: ContainerConfig, apiVersion: string, image: ImageConfigLike | undefined): void {
-  validateHostname(config.Hostname ?? '');
+  // The RFC 1123 check came with 1.24; older clients could send any hostname the kernel takes.
+  if (!apiVersionBefore(apiVersion, '1.24')) validateHostname(config.Hostname ?? '');
   if (config.WorkingDir && !config.WorkingDir.startsWith('/')) {
     throw new InvalidParameterError(
       `the working directory '${config.WorkingDir}' is invalid, it needs to be an absolute path`,

@@ -36,6 +36,7 @@ describe('manifests', () => {
       assert.equal(got.headers['content-type'], mediaTypes.schema2);
       assert.equal(got.headers['svc-content-digest'], digest);
       assert.equal(got.headers.etag, `"${digest}"`);
+      assert.equal(got.headers['cache-control'], ref === digest ? 'max-age=31536000' : undefined);
     }
     const head = await getManifest('m/a', 'v1', mediaTypes.schema2, 'HEAD');
     assert.equal(head.status, 200);

@@ -48,6 +48,8 @@ export const getManifest: Handler = async (ctx) => {
   }
   setTwin(res, 'contentDigest', parsed.digest);
   res.setHeader('ETag', `"${parsed.digest}"`);
+  // Content named by its digest never changes; a tag may move, so only digests are cacheable.
+  if (ref.digest) res.setHeader('Cache-Control', 'max-age=31536000');
   if (notModified(req.headers['if-none-match'], parsed.digest)) return sendEmpty(res, 304);
   res.statusCode = 200;
   res.setHeader('Content-Type', contentType);

@@ -1,9 +1,8 @@
-// Container names: dockerd's real rule (validContainerNamePattern), which asks for a leading
-// letter or digit and at least two characters and allows dots; the spec's shorter pattern
-// `/?[a-zA-Z0-9_-]+` is the old documentation of the same rule.
+// Container names follow the spec's rule `/?[a-zA-Z0-9_-]+` (the contract), which is stricter
+// than dockerd's about dots and looser about the first character and the length.
 import { InvalidParameterError } from '../../api/errors';
 
-export const CONTAINER_NAME_CHARS = '[a-zA-Z0-9][a-zA-Z0-9_.-]';
+export const CONTAINER_NAME_CHARS = '[a-zA-Z0-9_-]';
 const containerNamePattern = new RegExp(`^/?${CONTAINER_NAME_CHARS}+$`);
 
 /** Validates a create `name` and returns it without the optional leading slash. */

@@ -2,12 +2,18 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './app/app';
+import { ApiError } from './api/gateway';
 import './app/styles.css';
 
 // Server state is refreshed by engine events, not by focus or intervals.
 const client = new QueryClient({
   defaultOptions: {
-    queries: { refetchOnWindowFocus: false, staleTime: 60_000, retry: 1 },
+    queries: {
+      refetchOnWindowFocus: false,
+      staleTime: 60_000,
+      // A 4xx answer will not change on retry: show it at once.
+      retry: (count, err) => count < 1 && !(err instanceof ApiError && err.status >= 400 && err.status < 500),
+    },
   },
 });
 

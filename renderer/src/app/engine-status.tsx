@@ -12,7 +12,7 @@ export function EngineStatus() {
   const status = svcd?.status ?? 'unknown';
   return (
     <button
-      className={`engine-status status-${status}`}
+      className={`engine-status engine-${status}`}
       onClick={() => navigate('settings')}
       title={svcd?.reason ?? svcd?.endpoint}
       data-testid="engine-status"

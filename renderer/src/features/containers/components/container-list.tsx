@@ -102,6 +102,7 @@ export function ContainerList() {
         </button>
       </div>
       {!up ? <p className="muted">The engine is not up: see its state in the sidebar.</p> : null}
+      {list.isLoading ? <p className="muted">Loading containers…</p> : null}
       <ErrorMessage error={list.error} context="Could not list containers" />
       {failures.map((f) => (
         <ErrorMessage key={f.id} error={f.error} context={shortId(f.id)} />

@@ -142,7 +142,7 @@ function ServiceFacts({ s }: { s: ServiceState }) {
       <dt>PID</dt>
       <dd>{s.pid ?? '—'}</dd>
       <dt>Restarts after a crash</dt>
-      <dd>{s.restarts}</dd>
+      <dd data-testid="restarts">{s.restarts}</dd>
     </dl>
   );
 }

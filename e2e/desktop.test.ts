@@ -1,0 +1,122 @@
+// The desktop app in web mode, driven in Debian's Chromium, against the real svcd and
+// svc-registry. Container flows come when svcd serves the container endpoints.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { pushTestImage } from './registry-push';
+import {
+  chromiumArgs,
+  chromiumPath,
+  missingPrerequisite,
+  root,
+  startWebApp,
+  waitForServices,
+  type WebApp,
+} from './web-mode-fixture';
+
+const artifacts = join(root, 'test-artifacts', 'desktop');
+const skip = missingPrerequisite();
+export const CONTAINERS_SETTLED =
+  '[data-testid=containers-empty], [data-testid=container-row], main [role=alert]';
+
+describe('desktop app in web mode', { skip }, () => {
+  let app: WebApp;
+  let browser: Browser;
+  let page: Page;
+  let pushed: { digest: string; layerSize: number };
+
+  before(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    app = await startWebApp();
+    await waitForServices(app);
+    pushed = await pushTestImage(app.registryUrl, 'e2e/hello', '1.0');
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  test('the API refuses requests without the token, and the page asks for it', async () => {
+    for (const path of ['/engine/version', '/registry/v2/_catalog', '/api/state']) {
+      const res = await fetch(app.base + path);
+      assert.equal(res.status, 401, path);
+    }
+    const foreign = await fetch(`${app.base}/engine/version`, {
+      headers: { authorization: `Bearer ${app.token}`, origin: 'http://example.com' },
+    });
+    assert.equal(foreign.status, 403);
+    const p = await browser.newPage();
+    await p.goto(app.base + '/');
+    await p.getByRole('alert').filter({ hasText: 'needs the gateway token' }).waitFor();
+    await p.screenshot({ path: join(artifacts, 'no-token.png') });
+    await p.close();
+  });
+
+  test('loads with the token, hides it from the address bar and shows the engine up with its version', async () => {
+    const version = (await (
+      await fetch(`${app.base}/engine/version`, { headers: { authorization: `Bearer ${app.token}` } })
+    ).json()) as { Version: string; ApiVersion: string };
+    await page.goto(app.launchUrl);
+    await page.getByRole('navigation', { name: 'Sections' }).waitFor();
+    assert.ok(!page.url().includes('token='), `token left in ${page.url()}`);
+    const status = page.getByTestId('engine-status');
+    await status.filter({ hasText: `Engine up · ${version.Version} (API ${version.ApiVersion})` }).waitFor();
+    await page.getByRole('heading', { name: 'Containers' }).waitFor();
+    // The list settles on rows, the empty state, or the engine's own error: never a blank.
+    await page.locator(CONTAINERS_SETTLED).first().waitFor();
+    await page.screenshot({ path: join(artifacts, 'containers.png') });
+  });
+
+  test('settings show both servers up with their logs and resource use', async () => {
+    await page.keyboard.press('Alt+7');
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    const svcd = page.getByTestId('service-svcd');
+    await svcd.getByText('up', { exact: true }).first().waitFor();
+    await svcd.locator('pre').filter({ hasText: 'ready' }).waitFor();
+    await page.getByTestId('service-svc-registry').getByText('up', { exact: true }).first().waitFor();
+    await page.getByTestId('usage').getByText('svcd').waitFor();
+    await page.getByTestId('engine-version').waitFor();
+    await page.screenshot({ path: join(artifacts, 'settings.png'), fullPage: true });
+  });
+
+  test('the registry browser lists the pushed repository, its tag, manifest and layers', async () => {
+    await page.keyboard.press('Alt+5');
+    await page.getByRole('heading', { name: 'Registry' }).waitFor();
+    await page.getByTestId('repositories').getByRole('link', { name: 'e2e/hello' }).click();
+    await page.getByTestId('tags').getByRole('link', { name: '1.0' }).click();
+    const manifest = page.getByTestId('manifest');
+    await manifest.getByText(pushed.digest).waitFor();
+    await manifest.getByText('1 layers').waitFor();
+    await page.screenshot({ path: join(artifacts, 'registry.png') });
+  });
+
+  test('a crashed engine shows as restarting, then up again with the restart counted', async () => {
+    const state = (await (
+      await fetch(`${app.base}/api/state`, { headers: { authorization: `Bearer ${app.token}` } })
+    ).json()) as { services: { name: string; pid: number }[] };
+    const svcd = state.services.find((s) => s.name === 'svcd')!;
+    await page.keyboard.press('Alt+7');
+    process.kill(svcd.pid, 'SIGKILL');
+    await page
+      .getByTestId('engine-status')
+      .filter({ hasText: /Engine (restarting|starting)/ })
+      .waitFor();
+    await page.screenshot({ path: join(artifacts, 'engine-restarting.png') });
+    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('service-svcd').getByTestId('restarts').textContent(), '1');
+  });
+
+  test('the dark theme applies', async () => {
+    await page.keyboard.press('Alt+7');
+    await page.getByRole('radio').nth(2).check();
+    assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
+    await page.keyboard.press('Alt+5');
+    await page.getByTestId('repositories').waitFor();
+    await page.screenshot({ path: join(artifacts, 'registry-dark.png') });
+  });
+});

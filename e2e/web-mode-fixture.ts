@@ -1,0 +1,123 @@
+// Starts the app as `npm start` does in web mode (build/electron/main/launch.js --web) on temp
+// data roots, with the real svcd and svc-registry from build/, and stops it afterwards.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findRepoRoot } from '../electron/main/supervisor/default-services';
+
+export const root = findRepoRoot(__dirname);
+export const chromiumPath = '/usr/bin/chromium';
+export const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** Why the e2e cannot run here, or undefined when it can. */
+export function missingPrerequisite(): string | undefined {
+  const needed = [
+    join(root, 'build', 'daemon', 'bin', 'svcd.js'),
+    join(root, 'build', 'daemon', 'bin', 'svc-registry.js'),
+    join(root, 'renderer', 'dist', 'index.html'),
+    chromiumPath,
+  ];
+  const missing = needed.filter((f) => !existsSync(f));
+  return missing.length ? `missing ${missing.join(', ')}` : undefined;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface WebApp {
+  /** The URL printed by web mode, token included. */
+  launchUrl: string;
+  base: string;
+  token: string;
+  registryUrl: string;
+  dir: string;
+  /** Milliseconds from spawn to the printed URL. */
+  urlAfterMs: number;
+  stop(): Promise<void>;
+}
+
+export async function startWebApp(): Promise<WebApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-desktop-e2e-'));
+  const registryPort = await freePort();
+  const t0 = performance.now();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      join(root, 'build', 'electron', 'main', 'launch.js'),
+      '--web',
+      '--data-dir',
+      join(dir, 'data'),
+      '--engine-socket',
+      join(dir, 'svcd.sock'),
+      '--registry-port',
+      String(registryPort),
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const launchUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Svc Desktop \(web mode\): (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`web mode exited with ${code}: ${stderr}`)));
+  });
+  const urlAfterMs = performance.now() - t0;
+  const u = new URL(launchUrl);
+  return {
+    launchUrl,
+    base: u.origin,
+    token: u.searchParams.get('token')!,
+    registryUrl: `http://127.0.0.1:${registryPort}`,
+    dir,
+    urlAfterMs,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ServiceView {
+  name: string;
+  status: string;
+  reason?: string;
+}
+
+/** Waits until both servers are up; a failed one ends the wait with its reason. */
+export async function waitForServices(app: WebApp, timeoutMs = 60_000): Promise<ServiceView[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${app.base}/api/state`, { headers: { authorization: `Bearer ${app.token}` } });
+    const { services } = (await res.json()) as { services: ServiceView[] };
+    const failed = services.find((s) => s.status === 'failed');
+    if (failed) throw new Error(`${failed.name} failed: ${failed.reason}`);
+    if (services.every((s) => s.status === 'up')) return services;
+    if (Date.now() > deadline) throw new Error(`servers not up: ${JSON.stringify(services)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -16,6 +16,9 @@ import { systemRoutes } from '../server/routers/system/routes';
 import { eventsRoutes } from '../server/routers/events/routes';
 import { ImageService } from '../engine/images/image-service';
 import { imagesRoutes } from '../server/routers/images/routes';
+import { containersForDiskUsage, startContainersEngine } from '../engine/containers/containers-engine';
+import type { ContainersService } from '../engine/containers/containers-service';
+import { containersRoutes } from '../server/routers/containers/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 
 /** The containerd namespace every svcd object lives in. */
@@ -42,6 +45,7 @@ interface Running {
   containerd?: ContainerdProcess;
   client?: ContainerdClient;
   server?: EngineServer;
+  containers?: ContainersService;
 }
 
 async function start(argv: string[], running: Running): Promise<string> {
@@ -74,6 +78,9 @@ async function start(argv: string[], running: Running): Promise<string> {
     insecureRegistries: opts.insecureRegistries,
     userAgent: `svcd/${product.version}`,
   });
+  // Re-attaches to the containers still running and records the exits missed while svcd was away.
+  const containers = await startContainersEngine({ client, dataRoot, events, images, log: log.child('containers') });
+  running.containers = containers;
   const system = new SystemService({
     product,
     host: readHostFacts(),
@@ -82,9 +89,9 @@ async function start(argv: string[], running: Running): Promise<string> {
     components: await componentsReporter(() => client.version()),
     // Containers and images get their services with their own issues; until then svcd holds none.
     inventory: {
-      containerCounts: async () => ({ total: 0, running: 0, paused: 0, stopped: 0 }),
+      containerCounts: async () => containers.counts(),
       imagesForDiskUsage: () => images.diskUsage(),
-      containersForDiskUsage: async () => [],
+      containersForDiskUsage: () => containersForDiskUsage(containers),
       volumesForDiskUsage: async () => [],
     },
     eventListeners: () => events.listenerCount,
@@ -92,7 +99,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   });
 
   const server = new EngineServer({
-    routes: [...systemRoutes(system), ...eventsRoutes(events), ...imagesRoutes(images)],
+    routes: [...systemRoutes(system), ...eventsRoutes(events), ...imagesRoutes(images), ...containersRoutes(containers)],
     logger: log.child('api'),
     serverHeader: `Svc/${product.version} (linux)`,
     experimental: false,
@@ -106,6 +113,7 @@ async function start(argv: string[], running: Running): Promise<string> {
 
 async function shutdown(running: Running): Promise<void> {
   await running.server?.close();
+  await running.containers?.close();
   running.client?.close();
   // containerd stops; its shims, and so the containers, keep running for the next svcd.
   await running.containerd?.stop();

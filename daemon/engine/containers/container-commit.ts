@@ -1,0 +1,95 @@
+// POST /commit: the container's writable layer (diffed by containerd against its init layer,
+// so the mount points of the init layer stay out) becomes a new layer on the image's, with the
+// container's config and the `changes` applied. The container is paused meanwhile if asked.
+import { randomBytes } from 'node:crypto';
+import type { ContainerConfig } from '../../api/container-types';
+import type { OciContainerConfig, OciImageConfig } from '../../api/image-types';
+import { MediaTypes } from '../../lib/media-types';
+import type { ImageService } from '../images/image-service';
+import { applyChanges } from '../images/image-changes';
+import { createImage } from '../images/image-import';
+import { withLease } from '../images/lease';
+import { parseImageAndTag, referenceString } from '../images/reference';
+import type { Container } from './container';
+import type { EngineContext } from './engine-context';
+
+export interface CommitOptions {
+  repo?: string;
+  tag?: string;
+  comment?: string;
+  author?: string;
+  pause: boolean;
+  changes: string[];
+  config?: ContainerConfig;
+}
+
+function imageConfigOf(config: ContainerConfig): OciContainerConfig {
+  const list = (v: string | string[] | null | undefined) =>
+    v === undefined || v === null ? null : typeof v === 'string' ? [v] : v;
+  return {
+    User: config.User ?? '',
+    ExposedPorts: config.ExposedPorts ?? null,
+    Env: config.Env ?? null,
+    Entrypoint: list(config.Entrypoint),
+    Cmd: list(config.Cmd),
+    Volumes: config.Volumes ?? null,
+    WorkingDir: config.WorkingDir ?? '',
+    Labels: config.Labels ?? null,
+    ...(config.StopSignal !== undefined ? { StopSignal: String(config.StopSignal) } : {}),
+    ...(config.Healthcheck ? { Healthcheck: config.Healthcheck } : {}),
+    OnBuild: config.OnBuild ?? null,
+  };
+}
+
+export async function commitContainer(
+  ctx: EngineContext,
+  images: ImageService,
+  container: Container,
+  opts: CommitOptions,
+): Promise<string> {
+  const r = container.record;
+  const name = opts.repo ? referenceString(parseImageAndTag(opts.repo, opts.tag || 'latest')) : undefined;
+  const parent = await images.store.get(r.Image);
+  const pause = opts.pause && r.State.Status === 'running';
+  if (pause) await ctx.client.tasks.pause(container.id);
+  try {
+    return await withLease(ctx.client, async (leased) => {
+      const viewKey = `${container.id}-commit-${randomBytes(4).toString('hex')}`;
+      const lower = await leased.snapshots.view(viewKey, r.InitSnapshotKey);
+      try {
+        const upper = await leased.snapshots.mounts(container.id);
+        const layer = await leased.diff.diff(lower, upper, { mediaType: MediaTypes.ociLayer });
+        const created = new Date().toISOString();
+        const containerConfig = { ...r.Config, ...(opts.config ?? {}) };
+        const config: OciImageConfig = {
+          ...parent.config,
+          created,
+          author: opts.author ?? '',
+          container: container.id,
+          container_config: imageConfigOf(r.Config),
+          config: applyChanges(imageConfigOf(containerConfig), opts.changes),
+          rootfs: { type: 'layers', diff_ids: [...parent.config.rootfs.diff_ids, layer.digest] },
+          history: [
+            ...(parent.config.history ?? []),
+            {
+              created,
+              author: opts.author ?? '',
+              created_by: [r.Path, ...r.Args].join(' '),
+              comment: opts.comment ?? '',
+            },
+          ],
+        };
+        const image = await createImage(images.store, leased, {
+          layers: [...parent.layers, layer],
+          config,
+          name,
+        });
+        return image.id;
+      } finally {
+        await leased.snapshots.remove(viewKey).catch(() => undefined);
+      }
+    });
+  } finally {
+    if (pause) await ctx.client.tasks.resume(container.id).catch(() => undefined);
+  }
+}

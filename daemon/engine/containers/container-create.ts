@@ -1,0 +1,172 @@
+// POST /containers/create: validate everything first, then allocate (name, rootfs layers,
+// volumes, /etc files, the containerd container, the record) with a rollback for each step, so
+// that a failure halfway leaves nothing behind.
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import type { ContainerCreateBody, ContainerCreateResponse, HostConfig } from '../../api/container-types';
+import { InvalidParameterError } from '../../api/errors';
+import { defaultHostname } from '../../runtime/oci-spec/build-spec';
+import {
+  inheritVolumesFrom,
+  parseVolumesFrom,
+  planMounts,
+  resolveMounts,
+} from '../../runtime/oci-spec/mount-plan';
+import type { ResolvedMount } from '../../runtime/oci-spec/mount-types';
+import { mergeCommand, processArgs } from '../../runtime/oci-spec/process-args';
+import { validateCreate } from '../../runtime/oci-spec/validate-create';
+import { Container } from './container';
+import { writeContainerFiles } from './container-files';
+import { checkNetworkMode } from './container-network';
+import { type ContainerRecord, freshState, nowRfc3339Nano } from './container-record';
+import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
+import { randomName } from './random-name';
+import { checkSharedTargets, containerSpec } from './container-spec';
+
+export interface CreateRequest {
+  name?: string;
+  body: ContainerCreateBody;
+  apiVersion: string;
+}
+
+type Undo = () => Promise<unknown>;
+
+function pickName(ctx: EngineContext, requested: string | undefined): string {
+  if (requested) return `/${requested}`;
+  for (let retry = 0; ; retry++) {
+    const name = `/${randomName(retry)}`;
+    if (!ctx.registry.hasName(name)) return name;
+  }
+}
+
+function inheritedMounts(ctx: EngineContext, entries: string[] | null | undefined): ResolvedMount[] {
+  return (entries ?? []).flatMap((entry) => {
+    const parsed = parseVolumesFrom(entry);
+    return inheritVolumesFrom(parsed, ctx.registry.get(parsed.container).record.Mounts);
+  });
+}
+
+export async function createContainer(
+  ctx: EngineContext,
+  req: CreateRequest,
+): Promise<ContainerCreateResponse> {
+  const { HostConfig: rawHostConfig, NetworkingConfig: _networking, ...rawConfig } = req.body;
+  if (!rawConfig.Image)
+    throw new InvalidParameterError('Config cannot be empty in order to create a container');
+  const image = await ctx.images.resolveForContainer(rawConfig.Image);
+  const validated = validateCreate({
+    name: req.name,
+    config: rawConfig,
+    hostConfig: rawHostConfig ?? {},
+    apiVersion: req.apiVersion,
+    host: ctx.host,
+    image: image.config,
+  });
+  const { config, hostConfig, warnings } = validated;
+  config.Image = rawConfig.Image;
+  const network = checkNetworkMode(hostConfig.NetworkMode, config.NetworkDisabled);
+  if (!hostConfig.NetworkMode) hostConfig.NetworkMode = 'default';
+  checkSharedTargets(ctx, hostConfig);
+  const volumesFrom = inheritedMounts(ctx, hostConfig.VolumesFrom);
+  const plan = planMounts({ config, hostConfig, volumesFrom });
+
+  const id = randomBytes(32).toString('hex');
+  const name = pickName(ctx, validated.name);
+  ctx.registry.reserveName(name, id);
+  const undo: Undo[] = [async () => ctx.registry.releaseName(name, id)];
+  try {
+    const dir = ctx.paths.dir(id);
+    await mkdir(dir, { recursive: true, mode: 0o710 });
+    undo.push(() => rm(dir, { recursive: true, force: true }));
+    const rootfsPath = ctx.paths.rootfs(id);
+    undo.push(() => ctx.rootfs.remove(id, rootfsPath));
+    await ctx.rootfs.create(id, image.chainId, rootfsPath);
+
+    const anonymous: string[] = [];
+    undo.push(async () => Promise.all(anonymous.map((v) => ctx.volumes.remove(v))));
+    const mounts = await resolveMounts(plan, async (request) => {
+      const volume = await ctx.volumes.resolve(request, rootfsPath);
+      if (volume.created && request.Name === '') anonymous.push(volume.Name);
+      return volume;
+    });
+
+    const files = {
+      hostsPath: ctx.paths.hosts(id),
+      resolvConfPath: ctx.paths.resolvConf(id),
+      hostnamePath: ctx.paths.hostname(id),
+    };
+    const hostname = config.Hostname || defaultHostname(id, hostConfig, ctx.host);
+    await writeContainerFiles(files, { config, hostConfig, hostname, hostNetwork: network.kind === 'host' });
+
+    const args = processArgs(mergeCommand(config, undefined));
+    const record: ContainerRecord = {
+      Id: id,
+      Created: nowRfc3339Nano(),
+      Name: name,
+      Path: args[0],
+      Args: args.slice(1),
+      // With another container's network or the host's UTS namespace the hostname is not ours to set.
+      Config: {
+        ...config,
+        Hostname: network.kind === 'container' || hostConfig.UTSMode ? config.Hostname : hostname,
+      },
+      HostConfig: hostConfig,
+      Image: image.id,
+      State: freshState(),
+      RestartCount: 0,
+      ManuallyStopped: false,
+      Mounts: mounts,
+      AnonymousVolumes: anonymous,
+      Files: files,
+      Rootfs: rootfsPath,
+      SnapshotKey: id,
+      InitSnapshotKey: `${id}-init`,
+      NetworkMode: network.kind,
+    };
+    const spec = containerSpec(ctx, record, false);
+    await ctx.client.containers.create({
+      id,
+      spec,
+      image: image.name,
+      labels: { 'svc.name': name.slice(1) },
+      snapshotKey: id,
+    });
+    undo.push(() => ctx.client.containers.delete(id));
+    const container = new Container(record);
+    await saveRecord(ctx, container);
+    ctx.registry.add(container);
+    publishContainerEvent(ctx, container, 'create');
+    return { Id: id, Warnings: warnings };
+  } catch (err) {
+    for (const step of undo.reverse()) await step().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** API 1.19 to 1.23 may give the HostConfig to start instead of create: it replaces the old one. */
+export async function applyLegacyHostConfig(
+  ctx: EngineContext,
+  container: Container,
+  hostConfigBody: HostConfig,
+): Promise<void> {
+  const record = container.record;
+  const { hostConfig } = validateCreate({
+    config: record.Config,
+    hostConfig: hostConfigBody,
+    apiVersion: '1.23',
+    host: ctx.host,
+  });
+  const network = checkNetworkMode(hostConfig.NetworkMode, record.Config.NetworkDisabled);
+  if (!hostConfig.NetworkMode) hostConfig.NetworkMode = 'default';
+  checkSharedTargets(ctx, hostConfig);
+  const plan = planMounts({
+    config: record.Config,
+    hostConfig,
+    volumesFrom: inheritedMounts(ctx, hostConfig.VolumesFrom),
+  });
+  record.Mounts = await resolveMounts(plan, (request) => ctx.volumes.resolve(request, record.Rootfs));
+  record.HostConfig = hostConfig;
+  record.NetworkMode = network.kind;
+  await ctx.client.containers.update(record.Id, { spec: containerSpec(ctx, record, false) });
+  await saveRecord(ctx, container);
+}

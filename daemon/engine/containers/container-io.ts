@@ -1,0 +1,77 @@
+// The stdio of a container's init process: the FIFOs the shim writes to, and their reading.
+// This object owns the read ends for the container's whole run (and re-opens them when svcd
+// re-attaches after a restart); the json-file log writer and attach subscribe to 'data'.
+import { EventEmitter } from 'node:events';
+import { mkdir, rm } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { createFifo, openFifoReader, openFifoWriter } from '../../runtime/containerd/fifo';
+import type { TaskIO } from '../../runtime/containerd/tasks-service';
+
+export type StdStream = 'stdout' | 'stderr';
+
+export interface ContainerIOOptions {
+  /** A directory of the container's own where the FIFOs live. */
+  dir: string;
+  openStdin: boolean;
+  tty: boolean;
+}
+
+/** Emits `data` (stream, chunk) for every chunk the process writes, and `end` when both close. */
+export class ContainerIO extends EventEmitter {
+  private readers: Socket[] = [];
+  /** The write end of stdin, when the container was created with OpenStdin. */
+  stdin?: Socket;
+
+  private constructor(readonly paths: TaskIO) {
+    super();
+  }
+
+  /** Fresh FIFOs for a new run of the task. */
+  static async create(opts: ContainerIOOptions): Promise<ContainerIO> {
+    await rm(opts.dir, { recursive: true, force: true });
+    await mkdir(opts.dir, { recursive: true, mode: 0o700 });
+    const paths = ContainerIO.pathsOf(opts);
+    for (const path of [paths.stdin, paths.stdout, paths.stderr]) if (path) await createFifo(path);
+    return ContainerIO.open(paths);
+  }
+
+  /** The FIFOs of a task that kept running while svcd was away. */
+  static reopen(opts: ContainerIOOptions): ContainerIO {
+    return ContainerIO.open(ContainerIO.pathsOf(opts));
+  }
+
+  private static pathsOf(opts: ContainerIOOptions): TaskIO {
+    return {
+      stdin: opts.openStdin ? join(opts.dir, 'stdin') : undefined,
+      stdout: join(opts.dir, 'stdout'),
+      // With a terminal the shim writes everything to stdout.
+      stderr: opts.tty ? undefined : join(opts.dir, 'stderr'),
+      terminal: opts.tty,
+    };
+  }
+
+  private static open(paths: TaskIO): ContainerIO {
+    const io = new ContainerIO(paths);
+    let open = 0;
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const path = paths[stream];
+      if (!path) continue;
+      const reader = openFifoReader(path);
+      open++;
+      reader.on('data', (chunk: Buffer) => io.emit('data', stream, chunk));
+      reader.on('error', () => reader.destroy());
+      reader.once('close', () => {
+        if (--open === 0) io.emit('end');
+      });
+      io.readers.push(reader);
+    }
+    if (paths.stdin) io.stdin = openFifoWriter(paths.stdin);
+    return io;
+  }
+
+  close(): void {
+    for (const reader of this.readers) reader.destroy();
+    this.stdin?.destroy();
+  }
+}

@@ -1,0 +1,322 @@
+// Start, stop, kill, pause, restart and the handling of exits (restart policies, AutoRemove)
+// for containers whose processes are containerd tasks behind runc shims.
+import {
+  ConflictError,
+  InvalidParameterError,
+  NotFoundError,
+  NotModifiedError,
+  SvcError,
+} from '../../api/errors';
+import type { TaskIO } from '../../runtime/containerd/tasks-service';
+import { parseSignal } from '../../runtime/oci-spec/signals';
+import type { Container } from './container';
+import { nowRfc3339Nano } from './container-record';
+import { ContainerIO } from './container-io';
+import {
+  isRunning,
+  markExited,
+  markPaused,
+  markRestarting,
+  markRunning,
+  markStartFailed,
+} from './container-state';
+import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
+import { startHealthMonitor } from './health-monitor';
+import { nextRestartDelay, shouldRestart } from './restart-decision';
+
+const SIGKILL = 9;
+const defaultStopTimeoutSec = 10;
+
+export interface Exit {
+  exitStatus: number;
+  exitedAt?: Date;
+}
+
+/** containerd's start errors for a command that cannot run are the client's fault (400), as dockerd says. */
+function startError(err: unknown): SvcError {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/executable file not found|no such file or directory|permission denied/i.test(message)) {
+    return new InvalidParameterError(message);
+  }
+  return err instanceof SvcError ? err : new InvalidParameterError(message);
+}
+
+export class ContainerLifecycle {
+  /** Called when an exited container with AutoRemove should go. */
+  onAutoRemove: (container: Container) => void = () => undefined;
+  /** Prepares a fresh spec at start when it depends on other containers (container:<x> modes). */
+  beforeStart: (container: Container) => Promise<void> = async () => undefined;
+
+  constructor(private readonly ctx: EngineContext) {}
+
+  private stopSignal(container: Container): number {
+    const s = container.record.Config.StopSignal;
+    return s === undefined || s === '' ? 15 : parseSignal(s);
+  }
+
+  async start(container: Container): Promise<void> {
+    await container.exclusive(async () => {
+      const state = container.record.State;
+      if (state.Status === 'paused') {
+        throw new ConflictError('cannot start a paused container, try unpause instead');
+      }
+      if (state.Status === 'running') throw new NotModifiedError();
+      if (state.Status === 'removing' || state.Status === 'dead') {
+        throw new ConflictError(`container ${container.id} is marked for removal and cannot be started`);
+      }
+      container.cancelRestart?.();
+      container.record.ManuallyStopped = false;
+      container.restartDelayMs = 0;
+      await this.runTask(container);
+    });
+  }
+
+  /** Creates and starts the task; on failure records why in State and throws. */
+  private async runTask(container: Container): Promise<void> {
+    const { client, paths, rootfs } = this.ctx;
+    const id = container.id;
+    const record = container.record;
+    let io: ContainerIO | undefined;
+    try {
+      await rootfs.ensureMounted(id, record.Rootfs);
+      await this.beforeStart(container);
+      await this.deleteStaleTask(id);
+      io = await ContainerIO.create({
+        dir: paths.io(id),
+        openStdin: !!record.Config.OpenStdin,
+        tty: !!record.Config.Tty,
+      });
+      await client.tasks.create(id, { ...(io.paths as TaskIO), rootfs: [] });
+      let pid: number;
+      // Taken before the start: a short process may have exited by the time start returns.
+      const startedAt = nowRfc3339Nano();
+      try {
+        pid = await client.tasks.start(id);
+      } catch (err) {
+        await client.tasks.delete(id).catch(() => undefined);
+        throw err;
+      }
+      container.io = io;
+      container.runStartedAt = Date.now();
+      markRunning(record.State, pid, startedAt);
+      container.stopHealth = startHealthMonitor(this.ctx, container);
+      await saveRecord(this.ctx, container);
+      publishContainerEvent(this.ctx, container, 'start');
+    } catch (err) {
+      io?.close();
+      const failure = startError(err);
+      markStartFailed(record.State, failure.message);
+      await saveRecord(this.ctx, container).catch(() => undefined);
+      throw failure;
+    }
+  }
+
+  private async deleteStaleTask(id: string): Promise<void> {
+    try {
+      const task = await this.ctx.client.tasks.get(id);
+      if (task.status !== 'STOPPED') await this.ctx.client.tasks.kill(id, SIGKILL, { all: true });
+      await this.ctx.client.tasks.delete(id);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+  }
+
+  /** Sends `signal` and, when `waitMs` is given, waits for the exit that long. */
+  private async signalAndWait(container: Container, signal: number, waitMs?: number): Promise<boolean> {
+    const exited = container.nextExit();
+    publishContainerEvent(this.ctx, container, 'kill', { signal: String(signal) });
+    await this.ctx.client.tasks.kill(container.id, signal, { all: signal === SIGKILL });
+    // A frozen process cannot act on its signal until it thaws.
+    if (container.record.State.Paused)
+      await this.ctx.client.tasks.resume(container.id).catch(() => undefined);
+    if (waitMs === undefined) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
+    const done = await Promise.race([exited.then(() => true), timeout]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  /** Stop signal, t seconds, then SIGKILL (t < 0 waits for ever). */
+  private async stopTask(container: Container, timeoutSec: number | undefined): Promise<void> {
+    const t = timeoutSec ?? container.record.Config.StopTimeout ?? defaultStopTimeoutSec;
+    const exited = container.nextExit();
+    const graceful = await this.signalAndWait(
+      container,
+      this.stopSignal(container),
+      t < 0 ? 2 ** 31 - 1 : t * 1000,
+    );
+    if (!graceful) await this.signalAndWait(container, SIGKILL, 2 ** 31 - 1);
+    await exited;
+  }
+
+  /** Leaves the restart delay: the container is simply exited. */
+  private async cancelPendingRestart(container: Container): Promise<void> {
+    container.cancelRestart?.();
+    container.cancelRestart = undefined;
+    markExited(container.record.State, { exitCode: container.record.State.ExitCode });
+    await saveRecord(this.ctx, container);
+    container.notifyExit(container.record.State.ExitCode, '');
+  }
+
+  async stop(container: Container, timeoutSec?: number): Promise<void> {
+    await container.exclusive(async () => {
+      const state = container.record.State;
+      container.record.ManuallyStopped = true;
+      if (state.Status === 'restarting') {
+        await this.cancelPendingRestart(container);
+      } else if (!isRunning(state)) {
+        throw new NotModifiedError();
+      } else {
+        await saveRecord(this.ctx, container);
+        await this.stopTask(container, timeoutSec);
+      }
+      publishContainerEvent(this.ctx, container, 'stop');
+    });
+  }
+
+  async restart(container: Container, timeoutSec?: number): Promise<void> {
+    await container.exclusive(async () => {
+      const state = container.record.State;
+      container.record.ManuallyStopped = true;
+      if (state.Status === 'restarting') await this.cancelPendingRestart(container);
+      else if (isRunning(state)) await this.stopTask(container, timeoutSec);
+      container.record.ManuallyStopped = false;
+      container.restartDelayMs = 0;
+      await this.runTask(container);
+      publishContainerEvent(this.ctx, container, 'restart');
+    });
+  }
+
+  async kill(container: Container, signalText: string | undefined): Promise<void> {
+    const signal = signalText ? parseSignal(signalText) : SIGKILL;
+    await container.exclusive(async () => {
+      const state = container.record.State;
+      if (state.Status === 'restarting' && signal === SIGKILL) {
+        container.record.ManuallyStopped = true;
+        await this.cancelPendingRestart(container);
+        return;
+      }
+      if (!isRunning(state)) {
+        throw new ConflictError(
+          `Cannot kill container: ${container.id}: Container ${container.id} is not running`,
+        );
+      }
+      if (signal === SIGKILL || signal === this.stopSignal(container)) {
+        container.record.ManuallyStopped = true;
+        await saveRecord(this.ctx, container);
+      }
+      await this.signalAndWait(container, signal, signal === SIGKILL ? 2 ** 31 - 1 : undefined);
+    });
+  }
+
+  async pause(container: Container): Promise<void> {
+    await container.exclusive(async () => {
+      const state = container.record.State;
+      if (!isRunning(state)) throw new ConflictError(`Container ${container.id} is not running`);
+      if (state.Paused) throw new ConflictError(`Container ${container.id} is already paused`);
+      await this.ctx.client.tasks.pause(container.id);
+      markPaused(state, true);
+      await saveRecord(this.ctx, container);
+      publishContainerEvent(this.ctx, container, 'pause');
+    });
+  }
+
+  async unpause(container: Container): Promise<void> {
+    await container.exclusive(async () => {
+      const state = container.record.State;
+      if (!state.Paused) throw new ConflictError(`Container ${container.id} is not paused`);
+      await this.ctx.client.tasks.resume(container.id);
+      markPaused(state, false);
+      await saveRecord(this.ctx, container);
+      publishContainerEvent(this.ctx, container, 'unpause');
+    });
+  }
+
+  /** Kills a running container for DELETE ?force=1 (the caller holds the lock). */
+  async forceKill(container: Container): Promise<void> {
+    const state = container.record.State;
+    container.record.ManuallyStopped = true;
+    if (state.Status === 'restarting') await this.cancelPendingRestart(container);
+    else if (isRunning(state)) await this.signalAndWait(container, SIGKILL, 2 ** 31 - 1);
+  }
+
+  markOom(container: Container): void {
+    if (!isRunning(container.record.State)) return;
+    container.record.State.OOMKilled = true;
+    publishContainerEvent(this.ctx, container, 'oom');
+  }
+
+  /** The task's init process exited: record it, then restart, auto-remove, or leave it. */
+  async handleExit(container: Container, exit: Exit): Promise<void> {
+    const record = container.record;
+    if (!isRunning(record.State) || container.exitInProgress) return;
+    container.exitInProgress = true;
+    try {
+      await this.recordExit(container, exit);
+    } finally {
+      container.exitInProgress = false;
+    }
+  }
+
+  private async recordExit(container: Container, exit: Exit): Promise<void> {
+    const record = container.record;
+    const deleted = await this.ctx.client.tasks.delete(container.id).catch(() => undefined);
+    const exitCode = deleted?.exitStatus ?? exit.exitStatus;
+    container.stopHealth?.();
+    container.stopHealth = undefined;
+    container.io?.close();
+    container.io = undefined;
+    markExited(record.State, { exitCode, exitedAt: deleted?.exitedAt ?? exit.exitedAt });
+    publishContainerEvent(this.ctx, container, 'die', { exitCode: String(exitCode) });
+    const restart = shouldRestart({
+      policy: record.HostConfig.RestartPolicy,
+      exitCode,
+      manuallyStopped: record.ManuallyStopped,
+      restartCount: record.RestartCount,
+    });
+    if (restart) this.scheduleRestart(container);
+    await saveRecord(this.ctx, container).catch(() => undefined);
+    container.notifyExit(exitCode, '');
+    if (!restart && record.HostConfig.AutoRemove) this.onAutoRemove(container);
+  }
+
+  private scheduleRestart(container: Container): void {
+    const delay = nextRestartDelay(container.restartDelayMs, Date.now() - container.runStartedAt);
+    container.restartDelayMs = delay;
+    markRestarting(container.record.State);
+    const timer = setTimeout(() => {
+      container.cancelRestart = undefined;
+      void container
+        .exclusive(async () => {
+          if (container.record.State.Status !== 'restarting') return;
+          container.record.RestartCount++;
+          await this.runTask(container);
+        })
+        .catch((err: Error) => {
+          this.ctx.log.warn('restart failed', { id: container.id, error: err.message });
+          markExited(container.record.State, {
+            exitCode: container.record.State.ExitCode,
+            error: err.message,
+          });
+          void saveRecord(this.ctx, container).catch(() => undefined);
+          container.notifyExit(container.record.State.ExitCode, err.message);
+        });
+    }, delay);
+    container.cancelRestart = () => clearTimeout(timer);
+  }
+
+  /** Picks up a task that kept running while svcd was away. */
+  reattach(container: Container, pid: number, paused: boolean): void {
+    const record = container.record;
+    container.io = ContainerIO.reopen({
+      dir: this.ctx.paths.io(container.id),
+      openStdin: !!record.Config.OpenStdin,
+      tty: !!record.Config.Tty,
+    });
+    container.runStartedAt = Date.parse(record.State.StartedAt);
+    record.State.Pid = pid;
+    markPaused(record.State, paused);
+    container.stopHealth = startHealthMonitor(this.ctx, container);
+  }
+}

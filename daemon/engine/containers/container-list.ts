@@ -1,0 +1,136 @@
+// GET /containers/json: all, limit, since, before and the filters of the spec, newest first.
+import type { ContainerSummary } from '../../api/container-summary-types';
+import { InvalidParameterError } from '../../api/errors';
+import type { Container } from './container';
+import type { ContainerRegistry } from './container-registry';
+import { summaryView, type Sizes } from './container-view';
+
+export type ListFilters = Map<string, string[]>;
+
+export const listFilterKeys = [
+  'exited',
+  'status',
+  'label',
+  'ancestor',
+  'before',
+  'since',
+  'volume',
+  'network',
+  'name',
+  'id',
+  'health',
+  'isolation',
+  'is-task',
+  'publish',
+  'expose',
+] as const;
+
+const statuses = ['created', 'restarting', 'running', 'removing', 'paused', 'exited', 'dead'];
+const healths = ['starting', 'healthy', 'unhealthy', 'none'];
+
+export interface ListOptions {
+  all: boolean;
+  limit?: number;
+  since?: string;
+  before?: string;
+  size: boolean;
+  filters: ListFilters;
+}
+
+export interface ListDeps {
+  registry: ContainerRegistry;
+  /** The IDs of the images `ref` names (for `ancestor`), empty when none. */
+  imageIds(ref: string): Promise<string[]>;
+  sizes(container: Container): Promise<Sizes>;
+}
+
+function matchLabel(labels: Record<string, string>, wanted: string): boolean {
+  const eq = wanted.indexOf('=');
+  if (eq < 0) return wanted in labels;
+  return labels[wanted.slice(0, eq)] === wanted.slice(eq + 1);
+}
+
+function validate(filters: ListFilters): void {
+  for (const key of filters.keys()) {
+    if (!(listFilterKeys as readonly string[]).includes(key))
+      throw new InvalidParameterError(`invalid filter '${key}'`);
+  }
+  for (const s of filters.get('status') ?? []) {
+    if (!statuses.includes(s)) throw new InvalidParameterError(`invalid filter 'status=${s}'`);
+  }
+  for (const h of filters.get('health') ?? []) {
+    if (!healths.includes(h)) throw new InvalidParameterError(`Unrecognised filter value for health: ${h}`);
+  }
+  for (const e of filters.get('exited') ?? []) {
+    if (!/^-?\d+$/.test(e)) throw new InvalidParameterError(`invalid filter 'exited=${e}'`);
+  }
+  for (const i of filters.get('isolation') ?? []) {
+    if (!['default', 'process', 'hyperv'].includes(i))
+      throw new InvalidParameterError(`Invalid isolation: '${i}'`);
+  }
+}
+
+function createdOf(c: Container): number {
+  return Date.parse(c.record.Created);
+}
+
+export async function listContainers(deps: ListDeps, opts: ListOptions): Promise<ContainerSummary[]> {
+  const f = opts.filters;
+  validate(f);
+  const any = (key: string, pred: (v: string) => boolean) => {
+    const values = f.get(key);
+    return !values || values.length === 0 || values.some(pred);
+  };
+  const ancestorIds = new Set<string>();
+  for (const ref of f.get('ancestor') ?? []) for (const id of await deps.imageIds(ref)) ancestorIds.add(id);
+  const sinceRef = [...(f.get('since') ?? []), ...(opts.since ? [opts.since] : [])];
+  const beforeRef = [...(f.get('before') ?? []), ...(opts.before ? [opts.before] : [])];
+  const since = sinceRef.map((r) => createdOf(deps.registry.get(r)));
+  const before = beforeRef.map((r) => createdOf(deps.registry.get(r)));
+
+  let list = deps.registry.all().sort((a, b) => createdOf(b) - createdOf(a));
+  const showAll =
+    opts.all || (opts.limit !== undefined && opts.limit > 0) || since.length > 0 || before.length > 0;
+  list = list.filter((c) => {
+    const r = c.record;
+    const s = r.State;
+    if (
+      !showAll &&
+      !f.has('status') &&
+      !f.has('exited') &&
+      s.Status !== 'running' &&
+      s.Status !== 'paused' &&
+      s.Status !== 'restarting'
+    )
+      return false;
+    if (since.some((t) => createdOf(c) <= t) || before.some((t) => createdOf(c) >= t)) return false;
+    const names = [r.Name.slice(1)];
+    return (
+      any('exited', (v) => s.Status === 'exited' && s.ExitCode === Number(v)) &&
+      any('status', (v) => s.Status === v) &&
+      (f.get('label') ?? []).every((v) => matchLabel(r.Config.Labels ?? {}, v)) &&
+      any('ancestor', () => ancestorIds.has(r.Image)) &&
+      any('volume', (v) => r.Mounts.some((m) => m.Destination === v || ('Name' in m && m.Name === v))) &&
+      any('network', (v) => (r.HostConfig.NetworkMode ?? 'default') === v || r.NetworkMode === v) &&
+      any('name', (v) => names.some((n) => new RegExp(v).test(n) || new RegExp(v).test(`/${n}`))) &&
+      any('id', (v) => r.Id.startsWith(v)) &&
+      any('health', (v) => (s.Health?.Status ?? 'none') === v) &&
+      any('isolation', (v) => v === 'default') &&
+      any('is-task', (v) => v !== 'true' && v !== '1') &&
+      any('expose', (v) => Object.keys(r.Config.ExposedPorts ?? {}).some((p) => p === v || p === `${v}/tcp`))
+    );
+  });
+  if (f.has('publish')) list = [];
+  if (opts.limit !== undefined && opts.limit > 0) list = list.slice(0, opts.limit);
+  const now = Date.now();
+  return Promise.all(
+    list.map(async (c) =>
+      summaryView(
+        c.record,
+        c.record.Config.Image ?? c.record.Image,
+        opts.size ? await deps.sizes(c) : {},
+        now,
+      ),
+    ),
+  );
+}

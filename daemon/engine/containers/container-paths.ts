@@ -1,0 +1,46 @@
+// The on-disk layout of the containers engine, in one place.
+import { join } from 'node:path';
+
+export class ContainerPaths {
+  constructor(readonly dataRoot: string) {}
+
+  get containersDir(): string {
+    return join(this.dataRoot, 'containers');
+  }
+
+  dir(id: string): string {
+    return join(this.containersDir, id);
+  }
+
+  rootfs(id: string): string {
+    return join(this.dir(id), 'rootfs');
+  }
+
+  io(id: string): string {
+    return join(this.dir(id), 'io');
+  }
+
+  hosts(id: string): string {
+    return join(this.dir(id), 'hosts');
+  }
+
+  resolvConf(id: string): string {
+    return join(this.dir(id), 'resolv.conf');
+  }
+
+  hostname(id: string): string {
+    return join(this.dir(id), 'hostname');
+  }
+
+  healthIo(id: string): string {
+    return join(this.dir(id), 'health');
+  }
+
+  get volumesDir(): string {
+    return join(this.dataRoot, 'volumes');
+  }
+
+  volumeData(name: string): string {
+    return join(this.volumesDir, name, '_data');
+  }
+}

@@ -1,0 +1,129 @@
+// A container's root filesystem: an init layer (the mount points runc needs, as dockerd's
+// "-init" layer, so they never show up in changes or commits) on the image's top snapshot, the
+// container's writable snapshot on top, mounted by svcd at <container dir>/rootfs.
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { NotFoundError, SystemError } from '../../api/errors';
+import type { ContainerdClient } from '../../runtime/containerd/client';
+import type { Mount } from '../../runtime/containerd/types';
+
+const run = promisify(execFile);
+/** Snapshots svcd manages itself must survive containerd's garbage collection. */
+const gcRoot = { 'containerd.io/gc.root': new Date(0).toISOString() };
+
+const initDirs = ['dev/pts', 'dev/shm', 'proc', 'sys', 'etc'];
+const initFiles = ['etc/hosts', 'etc/hostname', 'etc/resolv.conf', 'dev/console'];
+
+export function initSnapshotKey(id: string): string {
+  return `${id}-init`;
+}
+
+/** The directory a snapshot's own changes live in (overlay upperdir, or the bind source). */
+export function upperDirOf(mounts: Mount[]): string {
+  const m = mounts[0];
+  if (!m) throw new SystemError('snapshot has no mounts');
+  if (m.type === 'bind') return m.source;
+  const upper = m.options.find((o) => o.startsWith('upperdir='));
+  if (!upper) throw new SystemError('snapshot mount has no upperdir (read-only view)');
+  return upper.slice('upperdir='.length);
+}
+
+/** The read-only layers below a snapshot's own, topmost first. */
+export function lowerDirsOf(mounts: Mount[]): string[] {
+  const m = mounts[0];
+  if (!m || m.type === 'bind') return [];
+  const lower = m.options.find((o) => o.startsWith('lowerdir='));
+  return lower ? lower.slice('lowerdir='.length).split(':') : [];
+}
+
+async function populateInitLayer(dir: string): Promise<void> {
+  for (const d of initDirs) await mkdir(join(dir, d), { recursive: true, mode: 0o755 });
+  for (const f of initFiles) await writeFile(join(dir, f), '', { mode: 0o755 });
+  await symlink('/proc/mounts', join(dir, 'etc/mtab')).catch(() => undefined);
+}
+
+export async function mountSnapshot(mounts: Mount[], target: string): Promise<void> {
+  await mkdir(target, { recursive: true, mode: 0o711 });
+  const m = mounts[0];
+  const args =
+    m.type === 'bind'
+      ? ['--bind', m.source, target]
+      : ['-t', m.type, '-o', m.options.join(','), m.source, target];
+  try {
+    await run('mount', args);
+  } catch (err) {
+    throw new SystemError(`mount ${target}: ${(err as { stderr?: string }).stderr?.trim() || String(err)}`);
+  }
+}
+
+export async function isMounted(target: string): Promise<boolean> {
+  const table = await readFile('/proc/self/mountinfo', 'utf8');
+  return table.split('\n').some((line) => line.split(' ')[4] === target);
+}
+
+export async function unmount(target: string): Promise<void> {
+  if (!(await isMounted(target))) return;
+  try {
+    await run('umount', [target]);
+  } catch {
+    await run('umount', ['-l', target]);
+  }
+}
+
+export class ContainerRootfs {
+  constructor(private readonly client: ContainerdClient) {}
+
+  /** Prepares the init layer and the writable layer on `parent`, and mounts the result. */
+  async create(id: string, parent: string, target: string): Promise<void> {
+    const snapshots = this.client.snapshots;
+    const initKey = initSnapshotKey(id);
+    const initActive = `${initKey}-active`;
+    const initMounts = await snapshots.prepare(initActive, parent, gcRoot);
+    try {
+      await populateInitLayer(upperDirOf(initMounts));
+      await snapshots.commit(initKey, initActive, gcRoot);
+    } catch (err) {
+      await snapshots.remove(initActive).catch(() => undefined);
+      throw err;
+    }
+    try {
+      const mounts = await snapshots.prepare(id, initKey, gcRoot);
+      await mountSnapshot(mounts, target);
+    } catch (err) {
+      await this.remove(id, target);
+      throw err;
+    }
+  }
+
+  /** Mounts the rootfs again if it is not (after a host reboot, or a mount lost). */
+  async ensureMounted(id: string, target: string): Promise<void> {
+    if (await isMounted(target)) return;
+    await mountSnapshot(await this.client.snapshots.mounts(id), target);
+  }
+
+  async upperDir(id: string): Promise<string> {
+    return upperDirOf(await this.client.snapshots.mounts(id));
+  }
+
+  async mounts(id: string): Promise<Mount[]> {
+    return this.client.snapshots.mounts(id);
+  }
+
+  /** Size of the writable layer (SizeRw) via containerd's usage. */
+  async sizeRw(id: string): Promise<number> {
+    return (await this.client.snapshots.usage(id)).size;
+  }
+
+  /** Unmounts and removes both layers; each step tolerates what an earlier failure left. */
+  async remove(id: string, target: string): Promise<void> {
+    await unmount(target);
+    const snapshots = this.client.snapshots;
+    for (const key of [id, initSnapshotKey(id), `${initSnapshotKey(id)}-active`]) {
+      await snapshots.remove(key).catch((err: unknown) => {
+        if (!(err instanceof NotFoundError)) throw err;
+      });
+    }
+  }
+}

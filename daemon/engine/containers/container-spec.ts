@@ -1,0 +1,71 @@
+// The OCI spec of a container from its record. Namespaces shared with another container
+// (container:<x> modes) exist only while that container runs, so such a spec is built again
+// at each start; at create it is built with private namespaces as a placeholder.
+import { ConflictError } from '../../api/errors';
+import type { HostConfig } from '../../api/container-types';
+import { MAX_API_VERSION } from '../../api/versions';
+import { buildSpec } from '../../runtime/oci-spec/build-spec';
+import type { NamespacePaths } from '../../runtime/oci-spec/namespaces';
+import type { OciSpec } from '../../runtime/oci-spec/oci-types';
+import type { ContainerRecord } from './container-record';
+import { isRunning } from './container-state';
+import type { EngineContext } from './engine-context';
+
+const sharedModes = ['PidMode', 'IpcMode', 'NetworkMode'] as const;
+const nsFile = { PidMode: 'pid', IpcMode: 'ipc', NetworkMode: 'net' } as const;
+const nsKey = { PidMode: 'pid', IpcMode: 'ipc', NetworkMode: 'network' } as const;
+
+function sharedTarget(hostConfig: HostConfig, field: (typeof sharedModes)[number]): string | undefined {
+  const mode = hostConfig[field];
+  return mode?.startsWith('container:') ? mode.slice('container:'.length) : undefined;
+}
+
+export function sharesNamespaces(hostConfig: HostConfig): boolean {
+  return sharedModes.some((field) => sharedTarget(hostConfig, field) !== undefined);
+}
+
+/** Checks that every container:<x> target exists (404 otherwise). */
+export function checkSharedTargets(ctx: EngineContext, hostConfig: HostConfig): void {
+  for (const field of sharedModes) {
+    const target = sharedTarget(hostConfig, field);
+    if (target !== undefined) ctx.registry.get(target);
+  }
+}
+
+function resolveShared(ctx: EngineContext, hostConfig: HostConfig): NamespacePaths {
+  const paths: NamespacePaths = {};
+  for (const field of sharedModes) {
+    const target = sharedTarget(hostConfig, field);
+    if (target === undefined) continue;
+    const other = ctx.registry.get(target).record;
+    if (!isRunning(other.State)) {
+      throw new ConflictError(`cannot join namespaces of a non running container: ${other.Name.slice(1)}`);
+    }
+    paths[nsKey[field]] = `/proc/${other.State.Pid}/ns/${nsFile[field]}`;
+  }
+  return paths;
+}
+
+export function containerSpec(ctx: EngineContext, record: ContainerRecord, atStart: boolean): OciSpec {
+  let hostConfig = record.HostConfig;
+  let namespaces: NamespacePaths = {};
+  if (sharesNamespaces(hostConfig)) {
+    if (atStart) {
+      namespaces = resolveShared(ctx, hostConfig);
+    } else {
+      hostConfig = { ...hostConfig };
+      for (const field of sharedModes) if (sharedTarget(hostConfig, field)) hostConfig[field] = '';
+    }
+  }
+  return buildSpec({
+    id: record.Id,
+    config: record.Config,
+    hostConfig,
+    rootfsPath: record.Rootfs,
+    apiVersion: MAX_API_VERSION,
+    host: ctx.host,
+    mounts: record.Mounts,
+    files: record.Files,
+    namespaces,
+  }).spec;
+}

@@ -1,0 +1,118 @@
+// Inspect and list shapes of a container record.
+import type { ContainerInspect, ContainerPort, ContainerSummary } from '../../api/container-summary-types';
+import type { MountPoint } from '../../api/container-types';
+import type { ResolvedMount } from '../../runtime/oci-spec/mount-types';
+import { parseNetworkMode } from '../../runtime/oci-spec/namespace-modes';
+import { networkSettings } from './container-network';
+import type { ContainerRecord } from './container-record';
+import { statusText } from './container-state';
+
+export function mountPoint(m: ResolvedMount): MountPoint {
+  const rw = !m.ReadOnly;
+  switch (m.Type) {
+    case 'bind':
+      return {
+        Type: 'bind',
+        Source: m.Source,
+        Destination: m.Destination,
+        Mode: rw ? '' : 'ro',
+        RW: rw,
+        Propagation: m.Propagation,
+      };
+    case 'volume':
+      return {
+        Type: 'volume',
+        Name: m.Name,
+        Source: m.Source,
+        Destination: m.Destination,
+        Driver: m.Driver,
+        Mode: rw ? '' : 'ro',
+        RW: rw,
+        Propagation: '',
+      };
+    default:
+      return { Type: 'tmpfs', Source: '', Destination: m.Destination, Mode: '', RW: rw, Propagation: '' };
+  }
+}
+
+export interface Sizes {
+  SizeRw?: number;
+  SizeRootFs?: number;
+}
+
+function sandboxKey(record: ContainerRecord): string {
+  return record.State.Pid > 0 && record.NetworkMode !== 'host' ? `/proc/${record.State.Pid}/ns/net` : '';
+}
+
+export function inspectView(record: ContainerRecord, sizes: Sizes, execIds: string[]): ContainerInspect {
+  return {
+    Id: record.Id,
+    Created: record.Created,
+    Path: record.Path,
+    Args: record.Args,
+    State: record.State,
+    Image: record.Image,
+    ResolvConfPath: record.Files.resolvConfPath,
+    HostnamePath: record.Files.hostnamePath,
+    HostsPath: record.Files.hostsPath,
+    // The json-file log writer comes with the logs issue; until then no log file exists.
+    LogPath: '',
+    Name: record.Name,
+    RestartCount: record.RestartCount,
+    Driver: 'overlayfs',
+    Platform: 'linux',
+    MountLabel: '',
+    ProcessLabel: '',
+    AppArmorProfile: '',
+    ExecIDs: execIds.length > 0 ? execIds : null,
+    HostConfig: record.HostConfig,
+    GraphDriver: { Name: 'overlayfs', Data: null },
+    ...sizes,
+    Mounts: record.Mounts.map(mountPoint),
+    Config: record.Config,
+    NetworkSettings: networkSettings(
+      parseNetworkMode(record.HostConfig.NetworkMode, record.Config.NetworkDisabled),
+      sandboxKey(record),
+    ),
+  };
+}
+
+/** Exposed ports without published ones: nothing is published until the networks issue. */
+function ports(record: ContainerRecord): ContainerPort[] {
+  return Object.keys(record.Config.ExposedPorts ?? {}).map((key) => {
+    const [port, proto = 'tcp'] = key.split('/');
+    return { PrivatePort: Number(port.split('-')[0]), Type: proto };
+  });
+}
+
+function shellQuoteCommand(record: ContainerRecord): string {
+  return [record.Path, ...record.Args].map((a) => (/\s/.test(a) ? `'${a}'` : a)).join(' ');
+}
+
+export function summaryView(
+  record: ContainerRecord,
+  imageName: string,
+  sizes: Sizes,
+  now: number,
+): ContainerSummary {
+  const inspect = networkSettings(
+    parseNetworkMode(record.HostConfig.NetworkMode, record.Config.NetworkDisabled),
+    '',
+  );
+  return {
+    Id: record.Id,
+    Names: [record.Name],
+    Image: imageName,
+    ImageID: record.Image,
+    Command: shellQuoteCommand(record),
+    Created: Math.floor(Date.parse(record.Created) / 1000),
+    Ports: ports(record),
+    ...sizes,
+    Labels: record.Config.Labels ?? {},
+    State: record.State.Status,
+    Status: statusText(record.State, now),
+    HostConfig: { NetworkMode: record.HostConfig.NetworkMode ?? 'default' },
+    NetworkSettings: { Networks: inspect.Networks },
+    Mounts: record.Mounts.map(mountPoint),
+  };
+}

@@ -1,0 +1,63 @@
+// One container in memory: its record, the lock that serialises operations on it, its IO and
+// the waiters of POST /wait.
+import type { ContainerRecord } from './container-record';
+import type { ContainerIO } from './container-io';
+
+type ExitWaiter = (exitCode: number, error: string) => void;
+
+export class Container {
+  io?: ContainerIO;
+  /** Set while the exit of the current task is being handled, so restart logic runs once. */
+  private tail: Promise<unknown> = Promise.resolve();
+  private exitWaiters: ExitWaiter[] = [];
+  private removeWaiters: Array<() => void> = [];
+  /** Cancels a pending restart delay (stop, rm and start cancel it). */
+  cancelRestart?: () => void;
+  /** Stops the health checks of the current run. */
+  stopHealth?: () => void;
+  /** When the current run started (for the restart-policy back-off reset). */
+  runStartedAt = 0;
+  /** Delay before the next policy restart; doubles from 100 ms. */
+  restartDelayMs = 0;
+  removed = false;
+  /** Guards against handling one exit twice (event and reconciliation). */
+  exitInProgress = false;
+
+  constructor(public record: ContainerRecord) {}
+
+  get id(): string {
+    return this.record.Id;
+  }
+
+  get name(): string {
+    return this.record.Name;
+  }
+
+  /** Runs `fn` after every earlier operation on this container has finished. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves at the next exit of the container's task. */
+  nextExit(): Promise<{ exitCode: number; error: string }> {
+    return new Promise((resolve) => this.exitWaiters.push((exitCode, error) => resolve({ exitCode, error })));
+  }
+
+  notifyExit(exitCode: number, error: string): void {
+    const waiters = this.exitWaiters;
+    this.exitWaiters = [];
+    for (const w of waiters) w(exitCode, error);
+  }
+
+  whenRemoved(): Promise<void> {
+    if (this.removed) return Promise.resolve();
+    return new Promise((resolve) => this.removeWaiters.push(resolve));
+  }
+
+  notifyRemoved(): void {
+    this.removed = true;
+    for (const w of this.removeWaiters.splice(0)) w();
+  }
+}

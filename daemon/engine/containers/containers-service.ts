@@ -1,0 +1,472 @@
+// The containers engine: what the containers router's backend needs, over containerd and runc.
+// Creation, the lifecycle and the filesystem operations each live in their own module; this
+// class holds them together and restores the engine's view when svcd starts.
+import { rm } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type {
+  ContainerChange,
+  ContainerInspect,
+  ContainerPathStat,
+  ContainerTopResponse,
+  ContainerPruneResponse,
+  ContainerSummary,
+  ContainerUpdateResponse,
+  ContainerWaitResponse,
+} from '../../api/container-summary-types';
+import type {
+  ContainerCreateResponse,
+  HostConfig,
+  Resources,
+  RestartPolicy,
+} from '../../api/container-types';
+import { ConflictError, InvalidParameterError, NotFoundError, NotImplementedError } from '../../api/errors';
+import type { Logger } from '../../lib/logger';
+import type { ContainerdClient } from '../../runtime/containerd/client';
+import type { HostFacts } from '../../runtime/oci-spec/host-facts';
+import { validateContainerName } from '../../runtime/oci-spec/container-name';
+import type { EventsService } from '../events/events-service';
+import { JsonStore } from '../store/json-store';
+import { Container } from './container';
+import type { CommitOptions } from './container-commit';
+import { applyLegacyHostConfig, createContainer, type CreateRequest } from './container-create';
+import type { ContainerImageStore } from './container-images';
+import { ContainerLifecycle } from './container-lifecycle';
+import { listContainers, type ListOptions } from './container-list';
+import { ContainerPaths } from './container-paths';
+import type { ContainerRecord } from './container-record';
+import { ContainerRegistry } from './container-registry';
+import { ContainerArchive, exportRootfs } from './container-archive';
+import { layerChanges } from './container-changes';
+import { ContainerRootfs, lowerDirsOf, upperDirOf } from './container-rootfs';
+import { psTop } from './container-top';
+import { containerSpec, sharesNamespaces } from './container-spec';
+import { isRunning, markDead, markExited, markRemoving } from './container-state';
+import { updateResources } from './container-update';
+import { inspectView, type Sizes } from './container-view';
+import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
+import { LocalVolumes } from './local-volumes';
+import { shouldStartAtBoot } from './restart-decision';
+import { TaskEventMonitor } from './task-event-monitor';
+
+export interface ContainersServiceDeps {
+  client: ContainerdClient;
+  dataRoot: string;
+  events: EventsService;
+  host: HostFacts;
+  images: ContainerImageStore;
+  /** Commits a container's layer as an image (the image store's side of POST /commit). */
+  commit: (ctx: EngineContext, container: Container, opts: CommitOptions) => Promise<string>;
+  log: Logger;
+}
+
+export type WaitCondition = 'not-running' | 'next-exit' | 'removed';
+
+export class ContainersService {
+  readonly ctx: EngineContext;
+  readonly lifecycle: ContainerLifecycle;
+  private readonly monitor: TaskEventMonitor;
+  private readonly commitImage: ContainersServiceDeps['commit'];
+
+  constructor(deps: ContainersServiceDeps) {
+    const paths = new ContainerPaths(deps.dataRoot);
+    this.ctx = {
+      client: deps.client,
+      paths,
+      store: new JsonStore<ContainerRecord>(paths.containersDir),
+      registry: new ContainerRegistry(),
+      events: deps.events,
+      host: deps.host,
+      images: deps.images,
+      rootfs: new ContainerRootfs(deps.client),
+      volumes: new LocalVolumes(paths),
+      log: deps.log,
+    };
+    this.commitImage = deps.commit;
+    this.lifecycle = new ContainerLifecycle(this.ctx);
+    this.lifecycle.onAutoRemove = (c) =>
+      void this.remove(c.id, { force: false, volumes: true }).catch(() => undefined);
+    this.lifecycle.beforeStart = async (c) => {
+      if (sharesNamespaces(c.record.HostConfig)) {
+        await this.ctx.client.containers.update(c.id, { spec: containerSpec(this.ctx, c.record, true) });
+      }
+    };
+    this.monitor = new TaskEventMonitor(
+      deps.client,
+      {
+        exit: (id, exitStatus, exitedAt) => {
+          const c = this.ctx.registry.find(id);
+          if (c) void this.lifecycle.handleExit(c, { exitStatus, exitedAt });
+        },
+        oom: (id) => {
+          const c = this.ctx.registry.find(id);
+          if (c) this.lifecycle.markOom(c);
+        },
+        reconcile: () => this.reconcile(),
+      },
+      deps.log,
+    );
+  }
+
+  /** Loads every record, re-attaches to running tasks, records missed exits, follows events. */
+  async init(): Promise<void> {
+    for (const { value } of await this.ctx.store.list()) {
+      const container = new Container(value);
+      if (value.State.Status === 'removing') {
+        markDead(value.State, 'removal was interrupted');
+        await saveRecord(this.ctx, container);
+      }
+      this.ctx.registry.add(container);
+    }
+    await this.monitor.start();
+    for (const c of this.ctx.registry.all()) {
+      const r = c.record;
+      const s = r.State;
+      if (isRunning(s) || s.Status === 'restarting' || s.Status === 'dead') continue;
+      if (s.StartedAt.startsWith('0001-')) continue;
+      if (
+        shouldStartAtBoot({
+          policy: r.HostConfig.RestartPolicy,
+          exitCode: s.ExitCode,
+          manuallyStopped: r.ManuallyStopped,
+          restartCount: r.RestartCount,
+        })
+      ) {
+        this.lifecycle
+          .start(c)
+          .catch((err: Error) =>
+            this.ctx.log.warn('restart at boot failed', { id: c.id, error: err.message }),
+          );
+      }
+    }
+  }
+
+  /** Makes the records agree with containerd's tasks (after a restart of svcd or containerd). */
+  private async reconcile(): Promise<void> {
+    const tasks = new Map((await this.ctx.client.tasks.list()).map((t) => [t.containerId, t]));
+    for (const c of this.ctx.registry.all()) {
+      const s = c.record.State;
+      const task = tasks.get(c.id);
+      if (s.Status === 'restarting' && !c.cancelRestart) {
+        // svcd died during a restart delay: the restart is still owed.
+        markExited(s, { exitCode: s.ExitCode });
+        c.record.ManuallyStopped = false;
+        this.lifecycle.start(c).catch(() => undefined);
+        continue;
+      }
+      if (!isRunning(s)) continue;
+      if (task && (task.status === 'RUNNING' || task.status === 'PAUSED' || task.status === 'PAUSING')) {
+        if (!c.io) this.lifecycle.reattach(c, task.pid, task.status !== 'RUNNING');
+        continue;
+      }
+      await this.lifecycle.handleExit(c, {
+        exitStatus: task ? task.exitStatus : 255,
+        exitedAt: task?.exitedAt,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.monitor.stop();
+    for (const c of this.ctx.registry.all()) {
+      c.stopHealth?.();
+      c.cancelRestart?.();
+      c.io?.close();
+    }
+  }
+
+  get(ref: string): Container {
+    return this.ctx.registry.get(ref);
+  }
+
+  create(req: CreateRequest): Promise<ContainerCreateResponse> {
+    return createContainer(this.ctx, req);
+  }
+
+  async start(ref: string, legacyHostConfig?: HostConfig): Promise<void> {
+    const container = this.get(ref);
+    if (legacyHostConfig && !isRunning(container.record.State)) {
+      await container.exclusive(() => applyLegacyHostConfig(this.ctx, container, legacyHostConfig));
+    }
+    await this.lifecycle.start(container);
+  }
+
+  stop(ref: string, timeoutSec?: number): Promise<void> {
+    return this.lifecycle.stop(this.get(ref), timeoutSec);
+  }
+
+  restart(ref: string, timeoutSec?: number): Promise<void> {
+    return this.lifecycle.restart(this.get(ref), timeoutSec);
+  }
+
+  kill(ref: string, signal?: string): Promise<void> {
+    return this.lifecycle.kill(this.get(ref), signal);
+  }
+
+  pause(ref: string): Promise<void> {
+    return this.lifecycle.pause(this.get(ref));
+  }
+
+  unpause(ref: string): Promise<void> {
+    return this.lifecycle.unpause(this.get(ref));
+  }
+
+  /**
+   * Registers the wait at once (so a start right after cannot be missed) and returns the
+   * promise of its result.
+   */
+  async wait(
+    ref: string,
+    condition: WaitCondition = 'not-running',
+  ): Promise<{ result: Promise<ContainerWaitResponse> }> {
+    return { result: this.waitFor(this.get(ref), condition) };
+  }
+
+  private waitFor(container: Container, condition: WaitCondition): Promise<ContainerWaitResponse> {
+    const result = (code: number, error: string): ContainerWaitResponse => ({
+      StatusCode: code,
+      Error: error ? { Message: error } : null,
+    });
+    if (condition === 'removed') {
+      return container
+        .whenRemoved()
+        .then(() => result(container.record.State.ExitCode, container.record.State.Error));
+    }
+    if (condition === 'next-exit') return container.nextExit().then((e) => result(e.exitCode, e.error));
+    const notRunning = async (): Promise<ContainerWaitResponse> => {
+      const s = container.record.State;
+      while (isRunning(s) || s.Status === 'restarting') await container.nextExit();
+      return result(s.ExitCode, s.Error);
+    };
+    return notRunning();
+  }
+
+  async rename(ref: string, newName: string): Promise<void> {
+    const container = this.get(ref);
+    if (!newName) throw new InvalidParameterError('Neither old nor new names may be empty');
+    const name = `/${validateContainerName(newName)}`;
+    await container.exclusive(async () => {
+      const old = container.name;
+      if (name === old)
+        throw new InvalidParameterError('Renaming a container with the same name as its current name');
+      this.ctx.registry.reserveName(name, container.id);
+      this.ctx.registry.releaseName(old, container.id);
+      container.record.Name = name;
+      await saveRecord(this.ctx, container);
+      publishContainerEvent(this.ctx, container, 'rename', { oldName: old });
+    });
+  }
+
+  async update(
+    ref: string,
+    body: Resources & { RestartPolicy?: RestartPolicy | null },
+  ): Promise<ContainerUpdateResponse> {
+    const container = this.get(ref);
+    return container.exclusive(async () => {
+      const warnings = await updateResources(this.ctx, container, body);
+      publishContainerEvent(this.ctx, container, 'update');
+      return { Warnings: warnings };
+    });
+  }
+
+  async remove(ref: string, opts: { force: boolean; volumes: boolean; link?: boolean }): Promise<void> {
+    if (opts.link)
+      throw new NotImplementedError('legacy container links do not exist in svcd yet (networks issue)');
+    const container = this.get(ref);
+    await container.exclusive(async () => {
+      const s = container.record.State;
+      if (s.Status === 'removing')
+        throw new ConflictError(`removal of container ${container.id} is already in progress`);
+      if (s.Paused && !opts.force) {
+        throw new ConflictError(
+          `You cannot remove a paused container ${container.id}. Unpause and then stop the container before attempting removal or force remove`,
+        );
+      }
+      if ((isRunning(s) || s.Status === 'restarting') && !opts.force) {
+        throw new ConflictError(
+          `You cannot remove a running container ${container.id}. Stop the container before attempting removal or force remove`,
+        );
+      }
+      if (opts.force) await this.lifecycle.forceKill(container);
+      await this.destroy(container, opts.volumes);
+    });
+  }
+
+  private async destroy(container: Container, removeVolumes: boolean): Promise<void> {
+    const { client, rootfs, store, registry } = this.ctx;
+    const r = container.record;
+    markRemoving(r.State);
+    await saveRecord(this.ctx, container);
+    try {
+      await client.tasks.delete(container.id).catch((err: unknown) => {
+        if (!(err instanceof NotFoundError)) throw err;
+      });
+      await client.containers.delete(container.id).catch((err: unknown) => {
+        if (!(err instanceof NotFoundError)) throw err;
+      });
+      await rootfs.remove(container.id, r.Rootfs);
+      if (removeVolumes) for (const v of r.AnonymousVolumes) await this.ctx.volumes.remove(v);
+      await store.delete(container.id);
+      await rm(this.ctx.paths.dir(container.id), { recursive: true, force: true });
+    } catch (err) {
+      markDead(r.State, `removal failed: ${(err as Error).message}`);
+      await saveRecord(this.ctx, container).catch(() => undefined);
+      throw err;
+    }
+    registry.remove(container);
+    publishContainerEvent(this.ctx, container, 'destroy');
+    container.notifyRemoved();
+  }
+
+  async sizes(container: Container): Promise<Sizes> {
+    const rw = await this.ctx.rootfs.sizeRw(container.id).catch(() => 0);
+    const base = await this.ctx.client.snapshots
+      .usage(container.record.InitSnapshotKey)
+      .catch(() => ({ size: 0 }));
+    return { SizeRw: rw, SizeRootFs: rw + (await this.imageSize(container)) + base.size };
+  }
+
+  /** Size of the image's layers below the container (what dockerd counts into SizeRootFs). */
+  private async imageSize(container: Container): Promise<number> {
+    let total = 0;
+    let info = await this.ctx.client.snapshots.stat(container.record.InitSnapshotKey).catch(() => undefined);
+    while (info?.parent) {
+      total += (await this.ctx.client.snapshots.usage(info.parent).catch(() => ({ size: 0 }))).size;
+      info = await this.ctx.client.snapshots.stat(info.parent).catch(() => undefined);
+    }
+    return total;
+  }
+
+  async inspect(ref: string, size: boolean): Promise<ContainerInspect> {
+    const container = this.get(ref);
+    return inspectView(container.record, size ? await this.sizes(container) : {}, []);
+  }
+
+  list(opts: ListOptions): Promise<ContainerSummary[]> {
+    return listContainers(
+      {
+        registry: this.ctx.registry,
+        imageIds: async (ref) => {
+          const image = await this.ctx.images.resolveForContainer(ref).catch(() => undefined);
+          return image ? [image.id] : [];
+        },
+        sizes: (c) => this.sizes(c),
+      },
+      opts,
+    );
+  }
+
+  async prune(filters: Map<string, string[]>): Promise<ContainerPruneResponse> {
+    const deleted: string[] = [];
+    let reclaimed = 0;
+    const until = filters.get('until')?.[0];
+    const untilMs = until ? (/^\d+$/.test(until) ? Number(until) * 1000 : Date.parse(until)) : undefined;
+    for (const key of filters.keys()) {
+      if (key !== 'until' && key !== 'label' && key !== 'label!')
+        throw new InvalidParameterError(`invalid filter '${key}'`);
+    }
+    for (const c of this.ctx.registry.all()) {
+      const r = c.record;
+      if (r.State.Status !== 'exited' && r.State.Status !== 'created' && r.State.Status !== 'dead') continue;
+      if (untilMs !== undefined && Date.parse(r.Created) >= untilMs) continue;
+      const labels = r.Config.Labels ?? {};
+      const has = (v: string) => {
+        const eq = v.indexOf('=');
+        return eq < 0 ? v in labels : labels[v.slice(0, eq)] === v.slice(eq + 1);
+      };
+      if (!(filters.get('label') ?? []).every(has) || (filters.get('label!') ?? []).some(has)) continue;
+      const size = await this.ctx.rootfs.sizeRw(c.id).catch(() => 0);
+      try {
+        await this.remove(c.id, { force: false, volumes: false });
+        deleted.push(c.id);
+        reclaimed += size;
+      } catch (err) {
+        this.ctx.log.warn('prune: cannot remove container', { id: c.id, error: (err as Error).message });
+      }
+    }
+    this.ctx.events.publish('container', 'prune', { id: '', attributes: { reclaimed: String(reclaimed) } });
+    return { ContainersDeleted: deleted.length > 0 ? deleted : null, SpaceReclaimed: reclaimed };
+  }
+
+  private running(ref: string): Container {
+    const container = this.get(ref);
+    if (!isRunning(container.record.State))
+      throw new ConflictError(`Container ${container.id} is not running`);
+    return container;
+  }
+
+  async top(ref: string, psArgs: string): Promise<ContainerTopResponse> {
+    const container = this.running(ref);
+    const result = await psTop(await this.ctx.client.tasks.pids(container.id), psArgs);
+    publishContainerEvent(this.ctx, container, 'top');
+    return result;
+  }
+
+  async changes(ref: string): Promise<ContainerChange[]> {
+    const container = this.get(ref);
+    const mounts = await this.ctx.rootfs.mounts(container.id);
+    return layerChanges(upperDirOf(mounts), lowerDirsOf(mounts));
+  }
+
+  async export(ref: string): Promise<Readable> {
+    const container = this.get(ref);
+    await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
+    publishContainerEvent(this.ctx, container, 'export');
+    return exportRootfs(container.record);
+  }
+
+  async resize(ref: string, height: number, width: number): Promise<void> {
+    const container = this.running(ref);
+    await this.ctx.client.tasks.resizePty(container.id, width, height);
+    publishContainerEvent(this.ctx, container, 'resize', { height: String(height), width: String(width) });
+  }
+
+  private async archiveOf(ref: string): Promise<ContainerArchive> {
+    const container = this.get(ref);
+    await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
+    return new ContainerArchive(container.record);
+  }
+
+  async archiveStat(ref: string, path: string): Promise<ContainerPathStat> {
+    return (await this.archiveOf(ref)).stat(path);
+  }
+
+  async archiveGet(ref: string, path: string): Promise<{ stat: ContainerPathStat; archive: Readable }> {
+    return (await this.archiveOf(ref)).get(path);
+  }
+
+  async archivePut(
+    ref: string,
+    path: string,
+    body: Readable,
+    opts: { noOverwriteDirNonDir: boolean; copyUIDGID: boolean },
+  ): Promise<void> {
+    await (await this.archiveOf(ref)).put(path, body, opts);
+  }
+
+  async commit(req: CommitOptions & { container: string }): Promise<{ Id: string }> {
+    const container = this.get(req.container);
+    const id = await this.commitImage(this.ctx, container, req);
+    publishContainerEvent(this.ctx, container, 'commit', {
+      comment: req.comment ?? '',
+      imageID: id,
+      imageRef: req.repo ? `${req.repo}:${req.tag || 'latest'}` : '',
+    });
+    return { Id: id };
+  }
+
+  /** Counts for GET /info. */
+  counts(): { total: number; running: number; paused: number; stopped: number } {
+    const all = this.ctx.registry.all();
+    const paused = all.filter((c) => c.record.State.Paused).length;
+    const running = all.filter((c) => isRunning(c.record.State) && !c.record.State.Paused).length;
+    return { total: all.length, running, paused, stopped: all.length - running - paused };
+  }
+
+  /** IDs of the containers made from the image: the image store refuses to delete it (409). */
+  imageUsers(imageId: string): string[] {
+    return this.ctx.registry
+      .all()
+      .filter((c) => c.record.Image === imageId)
+      .map((c) => c.id);
+  }
+}

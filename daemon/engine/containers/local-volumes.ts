@@ -1,0 +1,55 @@
+// Local volumes as plain directories under <data root>/volumes/<name>/_data: enough for
+// anonymous volumes and named volumes in Binds. The volumes API is another issue's.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
+import { validateVolumeName } from '../../runtime/oci-spec/mount-paths';
+import type { VolumeRequest } from '../../runtime/oci-spec/mount-types';
+import { resolveInRootfs } from '../../runtime/oci-spec/rootfs-path';
+import type { ContainerPaths } from './container-paths';
+
+const run = promisify(execFile);
+
+async function isEmptyDir(path: string): Promise<boolean> {
+  return (await readdir(path)).length === 0;
+}
+
+export interface VolumeResolution {
+  Name: string;
+  Source: string;
+  created: boolean;
+}
+
+export class LocalVolumes {
+  constructor(private readonly paths: ContainerPaths) {}
+
+  /**
+   * The volume for a request, created when missing. A new, empty volume gets a copy of what the
+   * image has at the mount point (unless NoCopy), as Docker does.
+   */
+  async resolve(request: VolumeRequest, rootfs: string): Promise<VolumeResolution> {
+    const name = request.Name || randomBytes(32).toString('hex');
+    if (request.Name) validateVolumeName(request.Name);
+    const source = this.paths.volumeData(name);
+    const created = !(await stat(source).then(
+      () => true,
+      () => false,
+    ));
+    await mkdir(source, { recursive: true, mode: 0o755 });
+    if (!request.NoCopy && (await isEmptyDir(source))) {
+      const from = resolveInRootfs(rootfs, request.Destination);
+      const isDir = await stat(from).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
+      if (isDir) await run('cp', ['-a', `${from}/.`, source]);
+    }
+    return { Name: name, Source: source, created };
+  }
+
+  async remove(name: string): Promise<void> {
+    await rm(dirname(this.paths.volumeData(name)), { recursive: true, force: true });
+  }
+}

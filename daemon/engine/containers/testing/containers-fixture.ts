@@ -1,0 +1,77 @@
+// Shared by the containers tests: an isolated svcd with the busybox image, small request
+// helpers, and a cleanup that force-removes containers before svcd stops (their shims would
+// otherwise outlive the test).
+import assert from 'node:assert/strict';
+import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
+import type { EngineResponse } from '../../../testing/engine-client';
+import type { ContainerInspect } from '../../../api/container-summary-types';
+import { importBusybox } from '../../images/testing/busybox-image';
+
+export interface Engine {
+  svcd: SvcdInstance;
+  imageId: string;
+}
+
+export async function startEngine(): Promise<Engine> {
+  const svcd = await startSvcd();
+  const imageId = await importBusybox(svcd);
+  return { svcd, imageId };
+}
+
+export async function removeAllContainers(svcd: SvcdInstance): Promise<void> {
+  const res = await svcd.request('GET', '/containers/json?all=1');
+  if (res.status !== 200) return;
+  for (const c of res.json<Array<{ Id: string }>>()) {
+    await svcd.request('DELETE', `/containers/${c.Id}?force=1&v=1`);
+  }
+}
+
+export async function stopEngine(engine: Engine | undefined): Promise<void> {
+  if (!engine) return;
+  await removeAllContainers(engine.svcd).catch(() => undefined);
+  await destroySvcd(engine.svcd);
+}
+
+export function expectStatus(res: EngineResponse, status: number, what = ''): EngineResponse {
+  assert.equal(res.status, status, `${what} ${res.status}: ${res.text()}`);
+  return res;
+}
+
+/** Creates a container from busybox (body fields override) and returns its ID. */
+export async function create(
+  svcd: SvcdInstance,
+  body: Record<string, unknown> = {},
+  name?: string,
+): Promise<string> {
+  const path = name ? `/containers/create?name=${name}` : '/containers/create';
+  const res = await svcd.request('POST', path, { body: { Image: 'busybox', ...body } });
+  return expectStatus(res, 201, 'create').json<{ Id: string }>().Id;
+}
+
+export async function run(
+  svcd: SvcdInstance,
+  body: Record<string, unknown> = {},
+  name?: string,
+): Promise<string> {
+  const id = await create(svcd, body, name);
+  expectStatus(await svcd.request('POST', `/containers/${id}/start`), 204, 'start');
+  return id;
+}
+
+export async function inspect<T = ContainerInspect>(svcd: SvcdInstance, id: string): Promise<T> {
+  return expectStatus(await svcd.request('GET', `/containers/${id}/json`), 200, 'inspect').json<T>();
+}
+
+/** Polls until `check` holds or the time is up. */
+export async function eventually<T>(
+  fn: () => Promise<T>,
+  check: (v: T) => boolean,
+  timeoutMs = 15000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (check(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

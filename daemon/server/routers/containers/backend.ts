@@ -1,0 +1,83 @@
+// What the containers router needs from the engine.
+import type { Readable } from 'node:stream';
+import type {
+  CommitResponse,
+  ContainerChange,
+  ContainerInspect,
+  ContainerPathStat,
+  ContainerPruneResponse,
+  ContainerSummary,
+  ContainerTopResponse,
+  ContainerUpdateResponse,
+  ContainerWaitResponse,
+} from '../../../api/container-summary-types';
+import type {
+  ContainerConfig,
+  ContainerCreateBody,
+  ContainerCreateResponse,
+  HostConfig,
+  Resources,
+  RestartPolicy,
+} from '../../../api/container-types';
+import type { Filters } from '../../http/query';
+
+export interface ListRequest {
+  all: boolean;
+  limit?: number;
+  since?: string;
+  before?: string;
+  size: boolean;
+  filters: Filters;
+}
+
+export interface CommitRequest {
+  container: string;
+  repo?: string;
+  tag?: string;
+  comment?: string;
+  author?: string;
+  pause: boolean;
+  changes: string[];
+  config?: ContainerConfig;
+}
+
+export type WaitCondition = 'not-running' | 'next-exit' | 'removed';
+
+export interface ContainersBackend {
+  list(req: ListRequest): Promise<ContainerSummary[]>;
+  create(req: {
+    name?: string;
+    body: ContainerCreateBody;
+    apiVersion: string;
+  }): Promise<ContainerCreateResponse>;
+  inspect(ref: string, size: boolean): Promise<ContainerInspect>;
+  /** HostConfig given to start by clients of API 1.19 to 1.23. */
+  start(ref: string, legacyHostConfig?: HostConfig): Promise<void>;
+  stop(ref: string, timeoutSec?: number): Promise<void>;
+  restart(ref: string, timeoutSec?: number): Promise<void>;
+  kill(ref: string, signal?: string): Promise<void>;
+  pause(ref: string): Promise<void>;
+  unpause(ref: string): Promise<void>;
+  /** Registers the wait before resolving; the returned promise settles when the condition is met. */
+  wait(ref: string, condition: WaitCondition): Promise<{ result: Promise<ContainerWaitResponse> }>;
+  rename(ref: string, name: string): Promise<void>;
+  update(
+    ref: string,
+    body: Resources & { RestartPolicy?: RestartPolicy | null },
+  ): Promise<ContainerUpdateResponse>;
+  remove(ref: string, opts: { force: boolean; volumes: boolean; link: boolean }): Promise<void>;
+  prune(filters: Filters): Promise<ContainerPruneResponse>;
+  top(ref: string, psArgs: string): Promise<ContainerTopResponse>;
+  changes(ref: string): Promise<ContainerChange[]>;
+  export(ref: string): Promise<Readable>;
+  resize(ref: string, height: number, width: number): Promise<void>;
+  archiveStat(ref: string, path: string): Promise<ContainerPathStat>;
+  archiveGet(ref: string, path: string): Promise<{ stat: ContainerPathStat; archive: Readable }>;
+  archivePut(
+    ref: string,
+    path: string,
+    body: Readable,
+    opts: { noOverwriteDirNonDir: boolean; copyUIDGID: boolean },
+  ): Promise<void>;
+  commit(req: CommitRequest): Promise<CommitResponse>;
+}

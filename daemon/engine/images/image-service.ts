@@ -240,9 +240,12 @@ export class ImageService {
             ),
           ];
       remaining = remaining.filter((n) => !drop.includes(n));
-      if (remaining.length === 0 && users.length > 0) await this.store.createDangling(image);
-      for (const ref of drop) await untag(ref);
-      if (remaining.length > 0 || users.length > 0) return records;
+      if (remaining.length > 0 || users.length > 0) {
+        // A container still needs the image: it stays, without names.
+        if (remaining.length === 0) await this.store.createDangling(image);
+        for (const ref of drop) await untag(ref);
+        return records;
+      }
     } else {
       const repos = new Set(image.names.map(familiarName));
       if (!options.force && repos.size > 1) {
@@ -260,11 +263,13 @@ export class ImageService {
         for (const ref of image.names) await untag(ref);
         return records;
       }
-      for (const ref of image.names) records.push({ Untagged: familiarString(ref) });
-      for (let i = 0; i < image.names.length; i++) this.publish('untag', image.id, image.id);
     }
-    const current = await this.store.get(image.id);
-    const gone = await this.store.deleteImage(current);
+    // The last names go with the image itself, in one garbage collection.
+    for (const ref of image.names) {
+      records.push({ Untagged: familiarString(ref) });
+      this.publish('untag', image.id, image.id);
+    }
+    const gone = await this.store.deleteImage(image);
     records.push({ Deleted: image.id }, ...gone.filter((c) => c !== image.id).map((c) => ({ Deleted: c })));
     this.publish('delete', image.id, image.id);
     return records;

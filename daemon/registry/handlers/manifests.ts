@@ -110,7 +110,8 @@ export const deleteManifest: Handler = async (ctx) => {
   const { res, params, storage, config } = ctx;
   if (!config.deleteEnabled) throw new RegistryError('UNSUPPORTED', 'deletion is disabled');
   if (!params.reference.includes(':')) {
-    throw new RegistryError('UNSUPPORTED', 'manifests can be deleted only by digest', {
+    // As Distribution 2.8 answers a delete by tag.
+    throw new RegistryError('DIGEST_INVALID', 'manifests can be deleted only by digest', {
       tag: params.reference,
     });
   }

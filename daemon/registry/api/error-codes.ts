@@ -48,8 +48,7 @@ export class RegistryError extends SvcError {
   readonly status: number;
 
   constructor(code: ErrorCode, message?: string, detail?: unknown, status?: number) {
-    const entry: ErrorEntry = { code, message: message ?? errorCodes[code].message };
-    if (detail !== undefined) entry.detail = detail;
+    const entry = errorEntry(code, detail, message);
     const s = status ?? errorCodes[code].status;
     super(kindOf(s), entry.message);
     this.entries = [entry];

@@ -1,7 +1,7 @@
 // Starts the app as `npm start` does in web mode (build/electron/main/launch.js --web) on temp
 // data roots, with the real svcd and svc-registry from build/, and stops it afterwards.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,9 +97,24 @@ export async function startWebApp(): Promise<WebApp> {
         child.kill('SIGTERM');
         await exited;
       }
+      unmountUnder(dir);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** svcd leaves container rootfs mounts behind when it stops; the temp root cannot go with them. */
+export function unmountUnder(dir: string): void {
+  const mounts = readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[1])
+    .filter((m) => m?.startsWith(dir + '/'))
+    .sort((a, b) => b.length - a.length);
+  for (const m of mounts) {
+    try {
+      execFileSync('umount', ['-l', m]);
+    } catch {}
+  }
 }
 
 export interface ServiceView {

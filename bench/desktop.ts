@@ -1,0 +1,130 @@
+// Desktop app figures in web mode, in Debian's Chromium: cold start to an interactive
+// containers list, and the list's responsiveness with 500 containers when the engine can
+// create them (otherwise that row is left out and the reason printed).
+import { chromium, type Page } from 'playwright-core';
+import { pushTestImage } from '../e2e/registry-push';
+import {
+  chromiumArgs,
+  chromiumPath,
+  missingPrerequisite,
+  startWebApp,
+  waitForServices,
+  type WebApp,
+} from '../e2e/web-mode-fixture';
+import type { BenchOptions, BenchRow, BenchSuite } from './types';
+
+const SETTLED = '[data-testid=containers-empty], [data-testid=container-row], main [role=alert]';
+const MANY = 500;
+
+async function engineCall(app: WebApp, method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${app.base}/engine${path}`, {
+    method,
+    headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** Pulls the fixture's image from our registry and creates MANY containers; the reason when not. */
+async function createMany(app: WebApp): Promise<string | undefined> {
+  await pushTestImage(app.registryUrl, 'bench/hello', '1.0');
+  const image = `${app.registryUrl.replace('http://', '')}/bench/hello:1.0`;
+  const pull = await engineCall(app, 'POST', `/images/create?fromImage=${encodeURIComponent(image)}`);
+  const pullText = await pull.text();
+  if (!pull.ok || pullText.includes('"error"'))
+    return `pull failed: HTTP ${pull.status} ${pullText.slice(0, 200)}`;
+  for (let i = 0; i < MANY; i++) {
+    const res = await engineCall(app, 'POST', `/containers/create?name=bench-${i}`, {
+      Image: image,
+      Cmd: ['true'],
+    });
+    if (res.status !== 201)
+      return `container create failed: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`;
+  }
+  return undefined;
+}
+
+/** Keystroke in the search box to the filtered list painted, averaged over a few filters. */
+async function filterLatency(page: Page): Promise<number> {
+  const box = page.getByLabel('Search containers');
+  const samples: number[] = [];
+  for (const q of ['bench-1', 'bench-49', 'bench-499', '']) {
+    const t0 = performance.now();
+    await box.fill(q);
+    // Two frames: the one that applies the filter and the one that paints it.
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    samples.push(performance.now() - t0);
+  }
+  return samples.reduce((a, b) => a + b, 0) / samples.length;
+}
+
+async function run(_options: BenchOptions): Promise<BenchRow[]> {
+  const missing = missingPrerequisite();
+  if (missing) {
+    process.stderr.write(`desktop bench skipped: ${missing}\n`);
+    return [];
+  }
+  // The browser is started first: the figure is the app's start, not Chromium's.
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  const rows: BenchRow[] = [];
+  const t0 = performance.now();
+  const app = await startWebApp();
+  try {
+    rows.push({
+      name: 'desktop: web mode to its URL printed (gateway ready)',
+      unit: 'ms',
+      ours: app.urlAfterMs,
+      higherIsBetter: false,
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(app.launchUrl);
+    await page.getByRole('navigation', { name: 'Sections' }).waitFor();
+    rows.push({
+      name: 'desktop: web mode to the app shell painted',
+      unit: 'ms',
+      ours: performance.now() - t0,
+      higherIsBetter: false,
+      target: '< 1000 ms',
+    });
+    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor({ timeout: 60_000 });
+    await page.locator(SETTLED).first().waitFor({ timeout: 60_000 });
+    rows.push({
+      name: 'desktop: cold start of web mode to interactive containers list',
+      unit: 'ms',
+      ours: performance.now() - t0,
+      higherIsBetter: false,
+      target: '< 2000 ms',
+    });
+    await waitForServices(app);
+    const why = await createMany(app);
+    if (why) {
+      process.stderr.write(`desktop bench: no ${MANY}-container row (${why})\n`);
+    } else {
+      await page.reload();
+      const t1 = performance.now();
+      await page
+        .getByText(`bench-${MANY - 1}`)
+        .or(page.locator('[data-testid=container-row]').first())
+        .first()
+        .waitFor();
+      rows.push({
+        name: `desktop: containers list first paint with ${MANY} containers`,
+        unit: 'ms',
+        ours: performance.now() - t1,
+        higherIsBetter: false,
+      });
+      rows.push({
+        name: `desktop: search keystroke to painted list with ${MANY} containers`,
+        unit: 'ms',
+        ours: await filterLatency(page),
+        higherIsBetter: false,
+        target: '< 100 ms',
+      });
+    }
+  } finally {
+    await browser.close();
+    await app.stop();
+  }
+  return rows;
+}
+
+export const desktopSuite: BenchSuite = { name: 'desktop', run };

@@ -44,7 +44,7 @@ export interface ImageSummary {
   Id: string;
   ParentId: string;
   RepoTags: string[] | null;
-  RepoDigests?: string[] | null;
+  RepoDigests: string[] | null;
   Created: number;
   Size: number;
   SharedSize: number;

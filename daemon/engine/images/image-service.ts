@@ -178,7 +178,7 @@ export class ImageService {
     return load(this.archiveContext(), body, options);
   }
 
-  async list(options: { filters: Filters; digests: boolean }): Promise<ImageSummary[]> {
+  async list(options: { filters: Filters }): Promise<ImageSummary[]> {
     const keep = await imagePredicate(
       options.filters,
       ['dangling', 'label', 'before', 'since', 'reference'],
@@ -186,7 +186,7 @@ export class ImageService {
     );
     const out: ImageSummary[] = [];
     for (const image of (await this.store.list()).filter(keep)) {
-      out.push(imageSummary(image, await this.store.size(image), options.digests));
+      out.push(imageSummary(image, await this.store.size(image)));
     }
     return out.sort((a, b) => b.Created - a.Created);
   }
@@ -319,7 +319,6 @@ export class ImageService {
       const summary = imageSummary(
         image,
         perImage[i].reduce((s, l) => s + l.size, 0),
-        true,
       );
       out.push({
         ...summary,

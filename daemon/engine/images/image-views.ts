@@ -8,7 +8,11 @@ export const repoDigests = (image: StoredImage) => image.names.filter((n) => n.d
 
 const unixSeconds = (iso: string | undefined) => (iso ? Math.floor(Date.parse(iso) / 1000) || 0 : 0);
 
-export function imageSummary(image: StoredImage, size: number, withDigests: boolean): ImageSummary {
+/**
+ * RepoDigests are always present: the spec adds them with `digests=1`, and real clients (the
+ * docker CLI since 17.x) no longer send it and expect them anyway, as Docker 20.10 gives them.
+ */
+export function imageSummary(image: StoredImage, size: number): ImageSummary {
   const tags = repoTags(image);
   const digests = repoDigests(image);
   const dangling = tags.length === 0 && digests.length === 0;
@@ -18,12 +22,12 @@ export function imageSummary(image: StoredImage, size: number, withDigests: bool
     Id: image.id,
     Labels: image.config.config?.Labels ?? null,
     ParentId: '',
+    RepoDigests: dangling ? ['<none>@<none>'] : digests,
     RepoTags: dangling ? ['<none>:<none>'] : tags,
     SharedSize: -1,
     Size: size,
     VirtualSize: size,
   };
-  if (withDigests) summary.RepoDigests = dangling ? ['<none>@<none>'] : digests;
   return summary;
 }
 

@@ -44,7 +44,7 @@ export interface ImportRequest {
 }
 
 export interface ImagesBackend {
-  list(options: { filters: Filters; digests: boolean }): Promise<ImageSummary[]>;
+  list(options: { filters: Filters }): Promise<ImageSummary[]>;
   inspect(name: string): Promise<ImageInspect>;
   history(name: string): Promise<ImageHistoryItem[]>;
   tag(name: string, repo: string | undefined, tag: string | undefined): Promise<void>;

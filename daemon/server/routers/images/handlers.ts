@@ -68,7 +68,7 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
       if (single && !supports(version, 'imagesFilterParamRemoved')) {
         filters.set('reference', [...(filters.get('reference') ?? []), single]);
       }
-      sendJson(res, 200, await backend.list({ filters, digests: query.bool('digests') }));
+      sendJson(res, 200, await backend.list({ filters }));
     },
 
     create: async (ctx) => {

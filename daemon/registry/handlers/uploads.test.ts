@@ -2,6 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { sha256 } from '../../lib/digest';
 import { http } from '../testing/http-client';
@@ -10,7 +11,7 @@ import { startRegistry, type RegistryProcess } from '../testing/registry-process
 
 let reg: RegistryProcess;
 before(async () => {
-  reg = await startRegistry({ config: { uploads: { expireSeconds: 2, purgeIntervalSeconds: 1 } } });
+  reg = await startRegistry({ config: { uploads: { expireSeconds: 4, purgeIntervalSeconds: 1 } } });
 });
 after(() => reg.stop());
 
@@ -189,13 +190,33 @@ describe('upload session', () => {
     assert.ok((await http(`${reg.url}/v2/up/l/blobs/${sha256(data)}`)).body.equals(data));
   });
 
+  test('a client that drops mid-chunk resumes from the offset the registry kept', async () => {
+    const data = randomBytes(8 << 20);
+    const location = await startUpload(reg.url, 'up/n');
+    await new Promise<void>((resolve) => {
+      const req = request(location, { method: 'PATCH', headers: octet });
+      req.on('error', () => resolve());
+      req.write(data.subarray(0, 3 << 20), () => setTimeout(() => req.destroy(), 200));
+    });
+    let offset = 0;
+    for (let i = 0; i < 50 && offset === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      offset = Number(/^0-(\d+)$/.exec((await http(location)).headers.range as string)?.[1] ?? -1) + 1;
+    }
+    assert.ok(offset > 0 && offset <= 3 << 20, `offset ${offset}`);
+    const rest = await patch(location, data.subarray(offset), `${offset}-${data.length - 1}`);
+    assert.equal(rest.status, 202);
+    const done = await http(`${location}?digest=${sha256(data)}`, { method: 'PUT' });
+    assert.equal(done.status, 201, done.body.toString());
+  });
+
   test('uploads expire: after the configured time the id is unknown and the data purged', async () => {
     const location = await startUpload(reg.url, 'up/m');
     await patch(location, Buffer.from('soon gone'));
     const uuid = location.split('/').pop() as string;
     const dir = join(reg.dataDir, 'repositories/up/m/_uploads', uuid);
     assert.ok(existsSync(dir));
-    await new Promise((r) => setTimeout(r, 3500));
+    await new Promise((r) => setTimeout(r, 5500));
     assert.equal(existsSync(dir), false, 'the purge loop removed the data');
     assert.equal((await http(location)).status, 404);
   });

@@ -199,13 +199,25 @@ class ChangeWaiter {
 }
 
 /**
- * Reads a json-file log (with its rotated files). Lines that are not valid entries are skipped,
- * as is an unterminated last line (an entry still being written); following picks it up later.
+ * Reads a json-file log (with its rotated files), one message at a time. Lines that are not valid
+ * entries are skipped, as is an unterminated last line (an entry still being written); following
+ * picks it up once complete.
  */
 export async function* readJsonFileLogs(
   path: string,
   options: ReadLogsOptions = {},
 ): AsyncGenerator<LogMessage> {
+  for await (const batch of readJsonFileLogBatches(path, options)) yield* batch;
+}
+
+/**
+ * The same messages in the batches they were read in (up to 256 KiB of file each), so a writer
+ * to a socket can send a batch at once: per-message async steps would cost more than the parsing.
+ */
+export async function* readJsonFileLogBatches(
+  path: string,
+  options: ReadLogsOptions = {},
+): AsyncGenerator<LogMessage[]> {
   const since = options.since ? formatTimestamp(options.since, true) : undefined;
   const until = options.until ? formatTimestamp(options.until, true) : undefined;
   const signal = options.signal;
@@ -241,14 +253,17 @@ export async function* readJsonFileLogs(
           }
           if (msg) batch.push(msg);
         });
-        for (const msg of batch) {
-          if (since !== undefined && msg.time < since) continue;
-          if (until !== undefined && msg.time > until) {
+        let kept = batch;
+        if (since !== undefined) kept = kept.filter((m) => m.time >= since);
+        if (until !== undefined) {
+          const after = kept.findIndex((m) => m.time > until);
+          if (after >= 0) {
             ended = true;
+            if (after > 0) yield kept.slice(0, after);
             return pos;
           }
-          yield msg;
         }
+        if (kept.length > 0) yield kept;
       }
     };
 

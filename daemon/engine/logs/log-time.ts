@@ -42,6 +42,7 @@ export function parseTimestamp(text: string): bigint {
  * Docker are UTC already, so the common case is string work; two such strings compare by `<`.
  */
 export function fixedTimestamp(text: string): string {
+  if (text.length === 30 && text.charCodeAt(19) === 0x2e && utcShape.test(text)) return text;
   if (utcShape.test(text)) {
     const dot = text.indexOf('.', 19);
     if (dot < 0) return `${text.slice(0, 19)}.000000000Z`;

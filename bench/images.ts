@@ -1,0 +1,132 @@
+// Image transfer through the engine: pull and push of a 200 MiB image in 5 layers between the
+// engine and Distribution registries on loopback, through the Engine API, for svcd and (when
+// given) Docker Engine; and svcd's peak resident memory over the whole run.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DirectoryBlobStore } from '../daemon/engine/images/distribution/testing/directory-blob-store';
+import {
+  startDistribution,
+  type Distribution,
+} from '../daemon/engine/images/distribution/testing/distribution';
+import { buildImage, layerTar } from '../daemon/engine/images/distribution/testing/test-image';
+import { pushImage } from '../daemon/engine/images/distribution/push';
+import { RegistryClient } from '../daemon/engine/images/distribution/registry-client';
+import { engineRequest } from '../daemon/testing/engine-client';
+import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
+import type { BenchOptions, BenchRow, BenchSuite } from './types';
+
+const MiB = 1 << 20;
+const layerCount = 5;
+const layerSize = 40 * MiB;
+const runs = 2;
+
+type Call = (method: string, path: string, headers?: Record<string, string>) => Promise<string>;
+
+function engine(socket: string): Call {
+  return async (method, path, headers) => {
+    const res = await engineRequest(socket, method, path, { headers });
+    const text = res.text();
+    const error = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        try {
+          return (JSON.parse(l) as { error?: string }).error;
+        } catch {
+          return undefined;
+        }
+      })
+      .find(Boolean);
+    if (res.status >= 400 || error)
+      throw new Error(`${method} ${path}: ${res.status} ${error ?? text.slice(0, 300)}`);
+    return text;
+  };
+}
+
+async function seconds(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+/** A 5-layer image of incompressible data, pushed to `source` as bench/src:1. */
+async function seedImage(source: Distribution, workDir: string): Promise<number> {
+  const store = new DirectoryBlobStore(join(workDir, 'image-blobs'));
+  const tars: Buffer[] = [];
+  for (let i = 0; i < layerCount; i++) tars.push(await layerTar({ [`data-${i}`]: randomBytes(layerSize) }));
+  const image = await buildImage(store, tars);
+  await pushImage({
+    client: new RegistryClient({ host: source.host }),
+    repository: 'bench/src',
+    tag: '1',
+    target: image.manifest,
+    source: store,
+  });
+  return image.layers.reduce((sum, l) => sum + l.size, 0);
+}
+
+/** Best pull and push times over `runs`; every pull starts with no layer present. */
+async function measure(
+  call: Call,
+  source: Distribution,
+  target: Distribution,
+): Promise<{ pull: number; push: number }> {
+  const src = `${source.host}/bench/src`;
+  let pull = Infinity;
+  let push = Infinity;
+  for (let run = 0; run < runs; run++) {
+    pull = Math.min(pull, await seconds(() => call('POST', `/images/create?fromImage=${src}&tag=1`)));
+    // A fresh repository on another registry each time: every layer is uploaded, none mounted.
+    const dst = `${target.host}/bench/dst${Date.now()}`;
+    await call('POST', `/images/${src}:1/tag?repo=${dst}&tag=1`);
+    push = Math.min(push, await seconds(() => call('POST', `/images/${dst}/push?tag=1`)));
+    await call('DELETE', `/images/${dst}:1`);
+    await call('DELETE', `/images/${src}:1?force=1`);
+  }
+  return { pull, push };
+}
+
+async function peakRssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+export const imagesSuite: BenchSuite = {
+  name: 'images',
+  async run(options: BenchOptions): Promise<BenchRow[]> {
+    const [source, target] = await Promise.all([startDistribution(), startDistribution()]);
+    const svcd = await startSvcd();
+    try {
+      const bytes = await seedImage(source, options.workDir);
+      const mb = bytes / 1e6;
+      const ours = await measure(engine(svcd.socket), source, target);
+      const rss = await peakRssMiB(svcd.pid!);
+      const theirs = options.dockerHost
+        ? await measure(engine(options.dockerHost.replace(/^unix:\/\//, '')), source, target)
+        : undefined;
+      const label = `${Math.round(bytes / MiB)} MiB gzip in ${layerCount} layers`;
+      return [
+        {
+          name: `pull ${label}`,
+          unit: 'MB/s',
+          ours: mb / ours.pull,
+          theirs: theirs && mb / theirs.pull,
+          higherIsBetter: true,
+        },
+        {
+          name: `push ${label}`,
+          unit: 'MB/s',
+          ours: mb / ours.push,
+          theirs: theirs && mb / theirs.push,
+          higherIsBetter: true,
+        },
+        { name: 'svcd peak RSS over pulls and pushes', unit: 'MiB', ours: rss, higherIsBetter: false },
+      ];
+    } finally {
+      await destroySvcd(svcd);
+      await Promise.all([source.stop(), target.stop()]);
+    }
+  },
+};

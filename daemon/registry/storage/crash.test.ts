@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -48,7 +48,9 @@ before(async () => {
   reg = await startRegistry();
 });
 after(async () => {
+  // The restarted registry was given the data dir, so it is ours to remove.
   await reg.stop();
+  await rm(reg.dataDir, { recursive: true, force: true });
 });
 
 test('kill -9 during a 200 MiB upload: nothing partial visible, the upload resumes after restart', async () => {

@@ -1,6 +1,7 @@
 // containerd's content store seen as the BlobSink and BlobSource that pull, push, save and load
 // work over. Writes go through the client it is given: a leased one keeps new blobs from garbage
 // collection until an image record references them.
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { NotFoundError } from '../../api/errors';
 import type { ContainerdClient } from '../../runtime/containerd/client';
@@ -28,8 +29,9 @@ export class ContentStore implements BlobSink, BlobSource {
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       signal?.throwIfAborted();
-      // One ingest per digest: a second writer of the same blob waits on containerd's ref lock.
-      await this.client.content.write(`svc-${desc.digest}`, stream, {
+      // A ref of its own per write: two pulls of one blob both download it, and the second
+      // commit finds it there (containerd answers AlreadyExists), instead of failing on a lock.
+      await this.client.content.write(`svc-${desc.digest}-${randomBytes(4).toString('hex')}`, stream, {
         expected: desc.digest,
         size: desc.size,
       });

@@ -224,7 +224,13 @@ export class ImageStore {
       }
       await client.images.update(name, { target: image.target, labels });
     } else {
-      await client.images.create({ name, target: image.target, labels });
+      try {
+        await client.images.create({ name, target: image.target, labels });
+      } catch (err) {
+        // Another operation named it meanwhile (two pulls of one image): update it instead.
+        if (err instanceof ConflictError) return this.setName(name, image, client);
+        throw err;
+      }
     }
     await client.images.delete(danglingPrefix + image.id).catch(() => undefined);
     return previous !== image.id ? previous : undefined;

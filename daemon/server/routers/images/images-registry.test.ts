@@ -183,6 +183,22 @@ describe('pull', () => {
     );
   });
 
+  test('two pulls of the same image at once both succeed', async () => {
+    const store = new DirectoryBlobStore(path.join(scratch, 'twice'));
+    const image = await buildImage(store, [
+      await layerTar({ big: Buffer.alloc(8 << 20, 1) }),
+      await layerTar({ small: 's' }),
+    ]);
+    await seed(registry, 'twice', '1', image.manifest, store);
+    const [a, b] = await Promise.all([
+      svcd.request('POST', `/images/create?fromImage=${registry.host}/twice&tag=1`),
+      svcd.request('POST', `/images/create?fromImage=${registry.host}/twice&tag=1`),
+    ]);
+    assert.equal(streamError(a), undefined, a.text());
+    assert.equal(streamError(b), undefined, b.text());
+    assert.equal((await inspect(`${registry.host}/twice:1`)).Id, image.config.digest);
+  });
+
   test('a manifest list resolves to linux/amd64, or to the platform asked for', async () => {
     const store = new DirectoryBlobStore(path.join(scratch, 'multi'));
     const amd64 = await buildImage(store, [await layerTar({ arch: 'amd64' })], {

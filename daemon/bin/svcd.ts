@@ -87,7 +87,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     dataRoot,
     engineId: await loadEngineId(dataRoot),
     components: await componentsReporter(() => client.version()),
-    // Containers and images get their services with their own issues; until then svcd holds none.
+    // Containers and volumes get their services with their own issues; until then svcd holds none.
     inventory: {
       containerCounts: async () => containers.counts(),
       imagesForDiskUsage: () => images.diskUsage(),

@@ -87,7 +87,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     dataRoot,
     engineId: await loadEngineId(dataRoot),
     components: await componentsReporter(() => client.version()),
-    // Containers and volumes get their services with their own issues; until then svcd holds none.
+    // Volumes get their service with their own issue; until then svcd holds none.
     inventory: {
       containerCounts: async () => containers.counts(),
       imagesForDiskUsage: () => images.diskUsage(),

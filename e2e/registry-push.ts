@@ -2,7 +2,17 @@
 // with plain HTTP calls, so the e2e has something to browse without needing the engine.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,22 +33,33 @@ async function pushBlob(registry: string, repo: string, blob: Buffer): Promise<s
   return digest;
 }
 
+/** With `runnable`, the layer holds Debian's static busybox and its applet links, so it runs. */
 export async function pushTestImage(
   registry: string,
   repo: string,
   tag: string,
+  runnable = false,
 ): Promise<{ digest: string; layerSize: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'e2e-image-'));
   try {
-    writeFileSync(join(dir, 'hello.txt'), 'hello from the svc desktop e2e\n');
-    execFileSync('tar', ['-czf', join(dir, 'layer.tar.gz'), '-C', dir, 'hello.txt']);
+    const rootfs = join(dir, 'rootfs');
+    mkdirSync(join(rootfs, 'bin'), { recursive: true });
+    writeFileSync(join(rootfs, 'hello.txt'), 'hello from the svc desktop e2e\n');
+    if (runnable) {
+      copyFileSync('/bin/busybox', join(rootfs, 'bin', 'busybox'));
+      chmodSync(join(rootfs, 'bin', 'busybox'), 0o755);
+      for (const applet of ['sh', 'echo', 'cat', 'sleep', 'ls', 'top', 'ps']) {
+        symlinkSync('busybox', join(rootfs, 'bin', applet));
+      }
+    }
+    execFileSync('tar', ['-czf', join(dir, 'layer.tar.gz'), '-C', rootfs, '.']);
     const layer = readFileSync(join(dir, 'layer.tar.gz'));
-    const diffId = sha(execFileSync('gzip', ['-dc', join(dir, 'layer.tar.gz')]));
+    const diffId = sha(gunzipSync(layer));
     const config = Buffer.from(
       JSON.stringify({
         architecture: 'amd64',
         os: 'linux',
-        config: { Cmd: ['cat', '/hello.txt'] },
+        config: { Cmd: ['cat', '/hello.txt'], Env: ['PATH=/bin'] },
         rootfs: { type: 'layers', diff_ids: [diffId] },
         history: [{ created_by: 'e2e fixture' }],
       }),

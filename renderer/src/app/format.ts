@@ -13,6 +13,8 @@ export function bytes(n: number | undefined): string {
 }
 
 export function ago(epochSeconds: number): string {
+  // Images built without a creation time carry 0 (1970): say nothing rather than "55 years".
+  if (!epochSeconds || epochSeconds < 0) return '—';
   const s = Math.max(0, Date.now() / 1000 - epochSeconds);
   if (s < 60) return `${Math.round(s)} s ago`;
   if (s < 3600) return `${Math.round(s / 60)} min ago`;

@@ -66,7 +66,10 @@ export function ProgressDialog({
             {progress.layers.map((l) => (
               <div key={l.id} className="layer">
                 <code>{l.id}</code>
-                <progress max={l.total || 1} value={l.total ? l.current : undefined} />
+                <progress
+                  max={l.total || 1}
+                  value={done(l.status) ? l.total || 1 : l.total ? l.current : undefined}
+                />
                 <span>
                   {l.status} {l.total ? `${bytes(l.current)} / ${bytes(l.total)}` : ''}
                 </span>
@@ -96,6 +99,8 @@ export function ProgressDialog({
     </Dialog>
   );
 }
+
+const done = (status: string) => /complete|already exists|pushed/i.test(status);
 
 /** "host:5000/repo:tag" → ["host:5000/repo", "tag"]; a port is not a tag. */
 export function splitTag(ref: string): [string, string] {

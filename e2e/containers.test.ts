@@ -1,0 +1,105 @@
+// Image and container flows in web mode against the real svcd: pull from the embedded
+// registry with per-layer progress, run a container from the dialog, see it running, stop and
+// remove it. Logs, terminal, stats and files e2e come when svcd serves those endpoints.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { pushTestImage } from './registry-push';
+import {
+  chromiumArgs,
+  chromiumPath,
+  missingPrerequisite,
+  root,
+  startWebApp,
+  waitForServices,
+  type WebApp,
+} from './web-mode-fixture';
+
+const artifacts = join(root, 'test-artifacts', 'desktop');
+
+describe('containers and images in web mode', { skip: missingPrerequisite() }, () => {
+  let app: WebApp;
+  let browser: Browser;
+  let page: Page;
+  let image: string;
+
+  before(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    app = await startWebApp();
+    await waitForServices(app);
+    await pushTestImage(app.registryUrl, 'e2e/busybox', '1.0', true);
+    image = `${app.registryUrl.replace('http://', '')}/e2e/busybox:1.0`;
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(app.launchUrl + '#/images');
+    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  test('pulls an image from the embedded registry with per-layer progress', async () => {
+    await page.getByRole('button', { name: 'Pull…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Pull an image' });
+    await dialog.getByLabel('Image').fill(image);
+    await dialog.getByRole('button', { name: 'Pull', exact: true }).click();
+    await dialog.locator('.layer progress').first().waitFor();
+    await dialog
+      .getByText(/Status: (Downloaded newer image|Image is up to date)/)
+      .waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(artifacts, 'image-pull.png') });
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('cell', { name: image }).waitFor();
+    await page.screenshot({ path: join(artifacts, 'images.png') });
+  });
+
+  test('runs a container from the dialog and shows it running', async () => {
+    await page.keyboard.press('Alt+1');
+    await page.getByRole('button', { name: 'Run container…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Run a container' });
+    await dialog.getByLabel('Image').fill(image);
+    await dialog.getByLabel('Name').fill('e2e-web');
+    await dialog.getByLabel('Command').fill('sh -c "echo hello from e2e; sleep 300"');
+    await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+    // The run dialog opens the new container's summary, or shows why the engine refused.
+    const outcome = page.getByRole('heading', { name: 'e2e-web' }).or(dialog.getByRole('alert'));
+    await outcome.first().waitFor({ timeout: 60_000 });
+    if (await dialog.isVisible()) {
+      await page.screenshot({ path: join(artifacts, 'run-refused.png') });
+      assert.fail(`the engine refused the run: ${await dialog.getByRole('alert').first().textContent()}`);
+    }
+    await page.locator('.badge.state-running').waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(artifacts, 'container-summary.png') });
+    await page.keyboard.press('Alt+1');
+    const row = page.getByTestId('container-row').filter({ hasText: 'e2e-web' });
+    await row.getByText('running', { exact: true }).waitFor();
+    await page.screenshot({ path: join(artifacts, 'containers-running.png') });
+  });
+
+  test('stops and removes the selected container with the bulk actions', async () => {
+    const row = page.getByTestId('container-row').filter({ hasText: 'e2e-web' });
+    await row.getByRole('checkbox').check();
+    await page.getByRole('button', { name: 'Stop', exact: true }).first().click();
+    await row.getByText('exited', { exact: true }).waitFor({ timeout: 30_000 });
+    page.once('dialog', (d) => void d.accept());
+    await page.getByLabel('Bulk actions').getByRole('button', { name: 'Remove' }).click();
+    await row.waitFor({ state: 'detached', timeout: 30_000 });
+    const list = await fetch(`${app.base}/engine/containers/json?all=1`, {
+      headers: { authorization: `Bearer ${app.token}` },
+    });
+    assert.deepEqual(await list.json(), []);
+  });
+
+  test('the events timeline shows what the engine reported', async () => {
+    await page.keyboard.press('Alt+6');
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    const events = page.getByRole('list', { name: 'Events' });
+    for (const action of ['create', 'start', 'destroy'])
+      await events.getByText(action, { exact: true }).first().waitFor();
+    await page.screenshot({ path: join(artifacts, 'events.png') });
+  });
+});

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256, type Digest } from '../daemon/lib/digest';
-import { mediaTypes } from '../daemon/registry/api/media-types';
+import { MediaTypes } from '../daemon/lib/media-types';
 import { http, type HttpResponse } from '../daemon/registry/testing/http-client';
 import {
   descriptor,
@@ -112,7 +112,7 @@ async function measureManifests(targets: Target[]): Promise<void> {
     Buffer.from(
       JSON.stringify({
         schemaVersion: 2,
-        mediaType: mediaTypes.ociManifest,
+        mediaType: MediaTypes.ociManifest,
         config: descriptor('application/vnd.oci.image.config.v1+json', config),
         layers: [descriptor('application/vnd.oci.image.layer.v1.tar+gzip', layer)],
         annotations: { 'bench.index': String(i) },
@@ -132,7 +132,7 @@ async function measureManifests(targets: Target[]): Promise<void> {
             t.name,
             `t${offset + i}`,
             body(offset + i),
-            mediaTypes.ociManifest,
+            MediaTypes.ociManifest,
           );
           expect(res, 201, 'manifest PUT');
         }),
@@ -141,7 +141,7 @@ async function measureManifests(targets: Target[]): Promise<void> {
       const gets = await timed(() =>
         inParallel(manifestCount, async (i) => {
           const res = await http(`${t.base}/v2/${t.name}/manifests/t${offset + i}`, {
-            headers: { Accept: mediaTypes.ociManifest },
+            headers: { Accept: MediaTypes.ociManifest },
           });
           if (res.status !== 200) throw new Error(`manifest GET: ${res.status}`);
         }),

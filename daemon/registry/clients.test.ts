@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
-import { mediaTypes } from './api/media-types';
+import { MediaTypes } from '../lib/media-types';
 import { http } from './testing/http-client';
 import { writeBusyboxLayout, type OciImage } from './testing/oci-layout';
 import { startRegistry, type RegistryProcess } from './testing/registry-process';
@@ -46,7 +46,7 @@ describe('skopeo', { skip: !hasSkopeo && 'skopeo is not installed' }, () => {
     assert.deepEqual(tags.json(), { name: 'x/busybox', tags: ['v1'] });
     const head = await http(`${reg.url}/v2/x/busybox/manifests/v1`, {
       method: 'HEAD',
-      headers: { Accept: mediaTypes.ociManifest },
+      headers: { Accept: MediaTypes.ociManifest },
     });
     assert.equal(head.headers['docker-content-digest'], image.manifestDigest);
 
@@ -75,7 +75,7 @@ describe('skopeo', { skip: !hasSkopeo && 'skopeo is not installed' }, () => {
     assert.equal(push.status, 0, push.output);
     const raw = skopeo('inspect', '--raw', '--tls-verify=false', `docker://${reg.host}/y/busybox:s2`);
     assert.equal(raw.status, 0, raw.output);
-    assert.equal(JSON.parse(raw.output).mediaType, mediaTypes.schema2);
+    assert.equal(JSON.parse(raw.output).mediaType, MediaTypes.dockerManifest);
     const copy = skopeo(
       'copy',
       '--src-tls-verify=false',

@@ -6,15 +6,11 @@ import { get as httpsGet } from 'node:https';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { repoRoot } from '../lib/product';
 import { sha256 } from '../lib/digest';
 import { http, type HttpResponse } from './testing/http-client';
 import { pushBlob, pushSmallImage, putManifest } from './testing/registry-client';
-import {
-  registryCommand,
-  repositoryRoot,
-  startRegistry,
-  type RegistryProcess,
-} from './testing/registry-process';
+import { registryCommand, startRegistry, type RegistryProcess } from './testing/registry-process';
 
 function codes(res: HttpResponse): string[] {
   return res.json<{ errors: { code: string }[] }>().errors.map((e) => e.code);
@@ -221,7 +217,7 @@ describe('TLS', { skip: !hasOpenssl && 'openssl is not installed' }, () => {
 describe('command line', () => {
   const run = (args: string[]) =>
     spawnSync(process.execPath, registryCommand(args), {
-      cwd: repositoryRoot(),
+      cwd: repoRoot(),
       encoding: 'utf8',
       timeout: 30_000,
     });

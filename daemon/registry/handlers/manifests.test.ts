@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sha256 } from '../../lib/digest';
-import { mediaTypes } from '../api/media-types';
+import { MediaTypes } from '../../lib/media-types';
 import { http, type HttpResponse } from '../testing/http-client';
 import { descriptor, imageManifest, pushBlob, pushSmallImage, putManifest } from '../testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../testing/registry-process';
@@ -30,15 +30,15 @@ describe('manifests', () => {
     assert.equal(res.headers['docker-content-digest'], digest);
     assert.equal(res.headers.location, `${reg.url}/v2/m/a/manifests/${digest}`);
     for (const ref of ['v1', digest]) {
-      const got = await getManifest('m/a', ref, mediaTypes.schema2);
+      const got = await getManifest('m/a', ref, MediaTypes.dockerManifest);
       assert.equal(got.status, 200);
       assert.ok(got.body.equals(body));
-      assert.equal(got.headers['content-type'], mediaTypes.schema2);
+      assert.equal(got.headers['content-type'], MediaTypes.dockerManifest);
       assert.equal(got.headers['svc-content-digest'], digest);
       assert.equal(got.headers.etag, `"${digest}"`);
       assert.equal(got.headers['cache-control'], ref === digest ? 'max-age=31536000' : undefined);
     }
-    const head = await getManifest('m/a', 'v1', mediaTypes.schema2, 'HEAD');
+    const head = await getManifest('m/a', 'v1', MediaTypes.dockerManifest, 'HEAD');
     assert.equal(head.status, 200);
     assert.equal(head.headers['content-length'], String(body.length));
     assert.equal(head.headers['docker-content-digest'], digest);
@@ -56,10 +56,10 @@ describe('manifests', () => {
     const got = await getManifest('m/b', 'latest', twin);
     assert.equal(got.status, 200);
     assert.equal(got.headers['content-type'], twin);
-    const refused = await getManifest('m/b', 'latest', mediaTypes.ociManifest);
+    const refused = await getManifest('m/b', 'latest', MediaTypes.ociManifest);
     assert.equal(refused.status, 404);
     assert.equal(errors(refused)[0].code, 'MANIFEST_UNKNOWN');
-    assert.equal((await getManifest('m/b', 'latest')).headers['content-type'], mediaTypes.schema2);
+    assert.equal((await getManifest('m/b', 'latest')).headers['content-type'], MediaTypes.dockerManifest);
   });
 
   test('PUT with the vnd.svc Content-Type and body type is accepted and served back as such', async () => {
@@ -67,11 +67,11 @@ describe('manifests', () => {
     const base = JSON.parse((await pushSmallImage(reg.url, 'm/c', 'c')).toString());
     const body = Buffer.from(JSON.stringify({ ...base, mediaType: twin }));
     assert.equal((await putManifest(reg.url, 'm/c', 'svc', body, twin)).status, 201);
-    const got = await getManifest('m/c', 'svc', `${twin}, ${mediaTypes.schema2}`);
+    const got = await getManifest('m/c', 'svc', `${twin}, ${MediaTypes.dockerManifest}`);
     assert.equal(got.headers['content-type'], twin);
     assert.equal(
-      (await getManifest('m/c', 'svc', mediaTypes.schema2)).headers['content-type'],
-      mediaTypes.schema2,
+      (await getManifest('m/c', 'svc', MediaTypes.dockerManifest)).headers['content-type'],
+      MediaTypes.dockerManifest,
     );
   });
 
@@ -83,17 +83,17 @@ describe('manifests', () => {
     const oci = imageManifest(
       descriptor('application/vnd.oci.image.config.v1+json', config),
       [descriptor('application/vnd.oci.image.layer.v1.tar', layer)],
-      mediaTypes.ociManifest,
+      MediaTypes.ociManifest,
     );
-    assert.equal((await putManifest(reg.url, 'm/d', 'oci', oci, mediaTypes.ociManifest)).status, 201);
+    assert.equal((await putManifest(reg.url, 'm/d', 'oci', oci, MediaTypes.ociManifest)).status, 201);
     const missing = sha256('no such manifest');
-    for (const type of [mediaTypes.ociIndex, mediaTypes.manifestList]) {
+    for (const type of [MediaTypes.ociIndex, MediaTypes.dockerManifestList]) {
       const index = (children: string[]) =>
         JSON.stringify({
           schemaVersion: 2,
           mediaType: type,
           manifests: children.map((digest) => ({
-            mediaType: mediaTypes.ociManifest,
+            mediaType: MediaTypes.ociManifest,
             digest,
             size: 10,
             platform: { os: 'linux', architecture: 'amd64' },
@@ -158,7 +158,7 @@ describe('manifests', () => {
       assert.equal(errors(res)[0].code, 'MANIFEST_INVALID', body);
     }
     const body = await pushSmallImage(reg.url, 'm/f', 'f');
-    const res = await putManifest(reg.url, 'm/f', 'bad', body, mediaTypes.ociManifest);
+    const res = await putManifest(reg.url, 'm/f', 'bad', body, MediaTypes.ociManifest);
     assert.equal(errors(res)[0].code, 'MANIFEST_INVALID', 'Content-Type contradicts the body');
   });
 
@@ -176,28 +176,28 @@ describe('manifests', () => {
     const layer = Buffer.from('schema1 layer');
     const layerDigest = await pushBlob(reg.url, 'm/h', layer);
     const { body, payload } = signedSchema1('m/h', 'old', [layerDigest]);
-    const res = await putManifest(reg.url, 'm/h', 'old', body, mediaTypes.schema1Signed);
+    const res = await putManifest(reg.url, 'm/h', 'old', body, MediaTypes.dockerSchema1Signed);
     assert.equal(res.status, 201, res.body.toString());
     assert.equal(res.headers['svc-content-digest'], sha256(payload));
-    const got = await getManifest('m/h', 'old', mediaTypes.schema1Signed);
+    const got = await getManifest('m/h', 'old', MediaTypes.dockerSchema1Signed);
     assert.ok(got.body.equals(body));
-    assert.equal(got.headers['content-type'], mediaTypes.schema1Signed);
+    assert.equal(got.headers['content-type'], MediaTypes.dockerSchema1Signed);
 
-    const wrongTag = await putManifest(reg.url, 'm/h', 'other', body, mediaTypes.schema1Signed);
+    const wrongTag = await putManifest(reg.url, 'm/h', 'other', body, MediaTypes.dockerSchema1Signed);
     assert.equal(errors(wrongTag)[0].code, 'TAG_INVALID');
     const wrongName = signedSchema1('m/elsewhere', 'old', [layerDigest]).body;
     assert.equal(
-      errors(await putManifest(reg.url, 'm/h', 'old', wrongName, mediaTypes.schema1Signed))[0].code,
+      errors(await putManifest(reg.url, 'm/h', 'old', wrongName, MediaTypes.dockerSchema1Signed))[0].code,
       'NAME_INVALID',
     );
     const tampered = Buffer.from(
       body.toString().replace('"architecture": "amd64"', '"architecture": "arm64"'),
     );
-    const bad = await putManifest(reg.url, 'm/h', 'old', tampered, mediaTypes.schema1Signed);
+    const bad = await putManifest(reg.url, 'm/h', 'old', tampered, MediaTypes.dockerSchema1Signed);
     assert.equal(bad.status, 400);
     assert.equal(errors(bad)[0].code, 'MANIFEST_UNVERIFIED');
     const unknownLayer = signedSchema1('m/h', 'x', [sha256('nope')]).body;
-    const missing = await putManifest(reg.url, 'm/h', 'x', unknownLayer, mediaTypes.schema1Signed);
+    const missing = await putManifest(reg.url, 'm/h', 'x', unknownLayer, MediaTypes.dockerSchema1Signed);
     assert.deepEqual(
       errors(missing).map((e) => [e.code, e.detail?.digest]),
       [['BLOB_UNKNOWN', sha256('nope')]],

@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { RegistryError } from '../api/error-codes';
 import { setTwin } from '../api/headers';
-import { canonicalMediaType, svcTwin } from '../api/media-types';
+import { canonicalMediaType, svcTwin } from '../../lib/media-types';
 import { maxManifestBytes, type ParsedManifest } from '../storage/manifest-parser';
 import { emitEvent, sendEmpty, type Handler } from './context';
 import { digestParam, notModified, referenceParam } from './references';

@@ -3,15 +3,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdir, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
+import { repoRoot } from '../../lib/product';
 import { sha256, type Digest } from '../../lib/digest';
 import { http } from '../testing/http-client';
 import { pushBlob, pushSmallImage, putManifest } from '../testing/registry-client';
-import {
-  registryCommand,
-  repositoryRoot,
-  startRegistry,
-  type RegistryProcess,
-} from '../testing/registry-process';
+import { registryCommand, startRegistry, type RegistryProcess } from '../testing/registry-process';
 
 let reg: RegistryProcess;
 before(async () => {
@@ -35,7 +31,7 @@ async function ageBlobs(dataDir: string): Promise<void> {
 
 function gc(args: string[]) {
   return spawnSync(process.execPath, registryCommand(['gc', '--data', reg.dataDir, ...args]), {
-    cwd: repositoryRoot(),
+    cwd: repoRoot(),
     encoding: 'utf8',
   });
 }

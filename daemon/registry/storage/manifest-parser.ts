@@ -2,7 +2,13 @@
 // child manifests it references. Nothing here touches storage.
 import { isDigest, sha256, type Digest } from '../../lib/digest';
 import { RegistryError } from '../api/error-codes';
-import { canonicalMediaType, manifestKind, mediaTypes, type ManifestKind } from '../api/media-types';
+import {
+  canonicalMediaType,
+  isImageIndex,
+  isImageManifest,
+  isSchema1Manifest,
+  MediaTypes,
+} from '../../lib/media-types';
 import { verifySchema1 } from './schema1-signature';
 
 export interface BlobReference {
@@ -57,7 +63,8 @@ function isForeign(layer: Record<string, unknown>): boolean {
 }
 
 function typeOf(doc: Record<string, unknown>, contentType: string | undefined): string {
-  if (doc.schemaVersion === 1) return doc.signatures ? mediaTypes.schema1Signed : mediaTypes.schema1;
+  if (doc.schemaVersion === 1)
+    return doc.signatures ? MediaTypes.dockerSchema1Signed : MediaTypes.dockerSchema1;
   if (typeof doc.mediaType === 'string') {
     const declared = canonicalMediaType(doc.mediaType);
     const given = contentType ? canonicalMediaType(contentType) : undefined;
@@ -66,7 +73,7 @@ function typeOf(doc: Record<string, unknown>, contentType: string | undefined): 
     }
     return declared;
   }
-  return Array.isArray(doc.manifests) ? mediaTypes.ociIndex : mediaTypes.ociManifest;
+  return Array.isArray(doc.manifests) ? MediaTypes.ociIndex : MediaTypes.ociManifest;
 }
 
 export function parseManifest(body: Buffer, contentType?: string): ParsedManifest {
@@ -82,7 +89,7 @@ export function parseManifest(body: Buffer, contentType?: string): ParsedManifes
   const declaredType = typeof doc.mediaType === 'string' ? doc.mediaType.toLowerCase() : mediaType;
   if (!kind) throw invalid(`unsupported media type ${mediaType}`);
   if (kind === 'schema1') {
-    if (mediaType !== mediaTypes.schema1Signed) throw invalid('schema1 manifests must be signed');
+    if (mediaType !== MediaTypes.dockerSchema1Signed) throw invalid('schema1 manifests must be signed');
     const payload = verifySchema1(body, doc.signatures);
     const layers = descriptors(doc.fsLayers, 'fsLayers');
     if (typeof doc.name !== 'string' || typeof doc.tag !== 'string')
@@ -116,4 +123,14 @@ export function parseManifest(body: Buffer, contentType?: string): ParsedManifes
     if (!isForeign(layer)) blobs.push(ref);
   });
   return { kind, mediaType, declaredType, digest, blobs, manifests: [] };
+}
+
+export type ManifestKind = 'schema1' | 'image' | 'index';
+
+/** What a manifest of this (canonical) media type is, for the checks each kind gets. */
+export function manifestKind(canonicalType: string): ManifestKind | undefined {
+  if (isSchema1Manifest(canonicalType)) return 'schema1';
+  if (isImageManifest(canonicalType)) return 'image';
+  if (isImageIndex(canonicalType)) return 'index';
+  return undefined;
 }

@@ -4,7 +4,7 @@ import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { sha256, type Digest } from '../../lib/digest';
-import { mediaTypes } from '../api/media-types';
+import { MediaTypes } from '../../lib/media-types';
 
 export interface OciImage {
   dir: string;
@@ -58,7 +58,7 @@ export async function writeBusyboxLayout(dir: string, tag: string, scratch: stri
   const manifest = Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
-      mediaType: mediaTypes.ociManifest,
+      mediaType: MediaTypes.ociManifest,
       config: {
         mediaType: 'application/vnd.oci.image.config.v1+json',
         digest: configDigest,
@@ -77,7 +77,7 @@ export async function writeBusyboxLayout(dir: string, tag: string, scratch: stri
       schemaVersion: 2,
       manifests: [
         {
-          mediaType: mediaTypes.ociManifest,
+          mediaType: MediaTypes.ociManifest,
           digest: manifestDigest,
           size: manifest.length,
           annotations: { 'org.opencontainers.image.ref.name': tag },

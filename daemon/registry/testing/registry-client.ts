@@ -1,7 +1,7 @@
 // Registry operations the tests and the bench repeat: push a blob (whole or chunked), push a
 // manifest, and build a schema2 image manifest around pushed blobs.
 import { sha256, type Digest } from '../../lib/digest';
-import { mediaTypes } from '../api/media-types';
+import { MediaTypes } from '../../lib/media-types';
 import { http, type HttpResponse } from './http-client';
 
 function check(res: HttpResponse, status: number, what: string): HttpResponse {
@@ -69,7 +69,7 @@ export async function putManifest(
   name: string,
   reference: string,
   body: Buffer | string,
-  contentType: string = mediaTypes.schema2,
+  contentType: string = MediaTypes.dockerManifest,
   headers: Record<string, string> = {},
 ): Promise<HttpResponse> {
   return http(`${base}/v2/${name}/manifests/${reference}`, {
@@ -93,7 +93,7 @@ export function descriptor(mediaType: string, data: Buffer): Descriptor {
 export function imageManifest(
   config: Descriptor,
   layers: Descriptor[],
-  mediaType: string = mediaTypes.schema2,
+  mediaType: string = MediaTypes.dockerManifest,
 ): Buffer {
   return Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType, config, layers }, null, 3));
 }

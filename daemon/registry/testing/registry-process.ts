@@ -1,10 +1,10 @@
 // Starts svc-registry as a child process on a random port and a temp data dir, for tests of this
 // and other suites. From .ts sources it runs through tsx; from build/ it runs the compiled file.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { repoRoot } from '../../lib/product';
 
 export interface RegistryProcess {
   /** e.g. http://127.0.0.1:40123 (https:// when the config turns TLS on) */
@@ -31,19 +31,9 @@ export interface StartOptions {
   port?: number;
 }
 
-export function repositoryRoot(from = __dirname): string {
-  let dir = from;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`no package.json above ${from}`);
-    dir = up;
-  }
-  return dir;
-}
-
 /** The argv that runs svc-registry with the given arguments. */
 export function registryCommand(args: string[]): string[] {
-  const root = repositoryRoot();
+  const root = repoRoot();
   return __filename.endsWith('.ts')
     ? ['--import', 'tsx', join(root, 'daemon/bin/svc-registry.ts'), ...args]
     : [join(root, 'build/daemon/bin/svc-registry.js'), ...args];
@@ -64,7 +54,7 @@ export async function startRegistry(options: StartOptions = {}): Promise<Registr
     args.push('--config', file);
   }
   const child = spawn(process.execPath, registryCommand(args), {
-    cwd: repositoryRoot(),
+    cwd: repoRoot(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -1,18 +1,12 @@
 // Loads our hand-written .proto subset of containerd's API into grpc-js service constructors.
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { repoRoot } from '../../lib/product';
 
-/** The repository root: tsc does not copy .proto files to build/, so they are read from the sources. */
-function repositoryRoot(): string {
-  for (let dir = __dirname; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${__dirname}`);
-  }
-}
-
-export const protoDir = path.join(repositoryRoot(), 'daemon', 'runtime', 'containerd', 'proto');
+// tsc does not copy .proto files to build/, so they are read from the sources.
+export const protoDir = path.join(repoRoot(), 'daemon', 'runtime', 'containerd', 'proto');
 
 let loaded: GrpcObject | undefined;
 

@@ -1,11 +1,11 @@
 // Desktop app figures in web mode, in Debian's Chromium: cold start to an interactive
 // containers list, and the list's responsiveness with 500 containers when the engine can
 // create them (otherwise that row is left out and the reason printed).
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { pushTestImage } from '../e2e/registry-push';
 import {
-  chromiumArgs,
-  chromiumPath,
+  CONTAINERS_SETTLED,
+  launchChromium,
   missingPrerequisite,
   startWebApp,
   waitForServices,
@@ -13,7 +13,6 @@ import {
 } from '../e2e/web-mode-fixture';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
-const SETTLED = '[data-testid=containers-empty], [data-testid=container-row], main [role=alert]';
 const MANY = 500;
 
 async function engineCall(app: WebApp, method: string, path: string, body?: unknown): Promise<Response> {
@@ -64,7 +63,7 @@ async function run(_options: BenchOptions): Promise<BenchRow[]> {
     return [];
   }
   // The browser is started first: the figure is the app's start, not Chromium's.
-  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  const browser = await launchChromium();
   const rows: BenchRow[] = [];
   const t0 = performance.now();
   const app = await startWebApp();
@@ -86,7 +85,7 @@ async function run(_options: BenchOptions): Promise<BenchRow[]> {
       target: '< 1000 ms',
     });
     await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor({ timeout: 60_000 });
-    await page.locator(SETTLED).first().waitFor({ timeout: 60_000 });
+    await page.locator(CONTAINERS_SETTLED).first().waitFor({ timeout: 60_000 });
     rows.push({
       name: 'desktop: cold start of web mode to interactive containers list',
       unit: 'ms',

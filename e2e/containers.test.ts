@@ -3,43 +3,27 @@
 // remove it. Logs, terminal, stats and files e2e come when svcd serves those endpoints.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { pushTestImage } from './registry-push';
-import {
-  chromiumArgs,
-  chromiumPath,
-  missingPrerequisite,
-  root,
-  startWebApp,
-  waitForServices,
-  type WebApp,
-} from './web-mode-fixture';
-
-const artifacts = join(root, 'test-artifacts', 'desktop');
+import { missingPrerequisite, startSession, type Session, type WebApp } from './web-mode-fixture';
 
 describe('containers and images in web mode', { skip: missingPrerequisite() }, () => {
+  let session: Session;
   let app: WebApp;
-  let browser: Browser;
   let page: Page;
   let image: string;
 
   before(async () => {
-    mkdirSync(artifacts, { recursive: true });
-    app = await startWebApp();
-    await waitForServices(app);
+    session = await startSession();
+    ({ app, page } = session);
     await pushTestImage(app.registryUrl, 'e2e/busybox', '1.0', true);
     image = `${app.registryUrl.replace('http://', '')}/e2e/busybox:1.0`;
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(app.launchUrl + '#/images');
     await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.stop();
+    await session?.stop();
   });
 
   test('pulls an image from the embedded registry with per-layer progress', async () => {
@@ -51,10 +35,10 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
     await dialog
       .getByText(/Status: (Downloaded newer image|Image is up to date)/)
       .waitFor({ timeout: 60_000 });
-    await page.screenshot({ path: join(artifacts, 'image-pull.png') });
+    await session.shot('image-pull');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('cell', { name: image }).waitFor();
-    await page.screenshot({ path: join(artifacts, 'images.png') });
+    await session.shot('images');
   });
 
   test('runs a container from the dialog and shows it running', async () => {
@@ -69,15 +53,15 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
     const outcome = page.getByRole('heading', { name: 'e2e-web' }).or(dialog.getByRole('alert'));
     await outcome.first().waitFor({ timeout: 60_000 });
     if (await dialog.isVisible()) {
-      await page.screenshot({ path: join(artifacts, 'run-refused.png') });
+      await session.shot('run-refused');
       assert.fail(`the engine refused the run: ${await dialog.getByRole('alert').first().textContent()}`);
     }
     await page.locator('.badge.state-running').waitFor({ timeout: 30_000 });
-    await page.screenshot({ path: join(artifacts, 'container-summary.png') });
+    await session.shot('container-summary');
     await page.keyboard.press('Alt+1');
     const row = page.getByTestId('container-row').filter({ hasText: 'e2e-web' });
     await row.getByText('running', { exact: true }).waitFor();
-    await page.screenshot({ path: join(artifacts, 'containers-running.png') });
+    await session.shot('containers-running');
   });
 
   test('stops and removes the selected container with the bulk actions', async () => {
@@ -100,6 +84,6 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
     const events = page.getByRole('list', { name: 'Events' });
     for (const action of ['create', 'start', 'destroy'])
       await events.getByText(action, { exact: true }).first().waitFor();
-    await page.screenshot({ path: join(artifacts, 'events.png') });
+    await session.shot('events');
   });
 });

@@ -2,43 +2,30 @@
 // svc-registry. Container flows come when svcd serves the container endpoints.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { pushTestImage } from './registry-push';
 import {
-  chromiumArgs,
-  chromiumPath,
+  CONTAINERS_SETTLED,
   missingPrerequisite,
-  root,
-  startWebApp,
-  waitForServices,
+  startSession,
+  type Session,
   type WebApp,
 } from './web-mode-fixture';
 
-const artifacts = join(root, 'test-artifacts', 'desktop');
-const skip = missingPrerequisite();
-export const CONTAINERS_SETTLED =
-  '[data-testid=containers-empty], [data-testid=container-row], main [role=alert]';
-
-describe('desktop app in web mode', { skip }, () => {
+describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
+  let session: Session;
   let app: WebApp;
-  let browser: Browser;
   let page: Page;
   let pushed: { digest: string; layerSize: number };
 
   before(async () => {
-    mkdirSync(artifacts, { recursive: true });
-    app = await startWebApp();
-    await waitForServices(app);
+    session = await startSession();
+    ({ app, page } = session);
     pushed = await pushTestImage(app.registryUrl, 'e2e/hello', '1.0');
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.stop();
+    await session?.stop();
   });
 
   test('the API refuses requests without the token, and the page asks for it', async () => {
@@ -50,10 +37,10 @@ describe('desktop app in web mode', { skip }, () => {
       headers: { authorization: `Bearer ${app.token}`, origin: 'http://example.com' },
     });
     assert.equal(foreign.status, 403);
-    const p = await browser.newPage();
+    const p = await session.browser.newPage();
     await p.goto(app.base + '/');
     await p.getByRole('alert').filter({ hasText: 'needs the gateway token' }).waitFor();
-    await p.screenshot({ path: join(artifacts, 'no-token.png') });
+    await session.shot('no-token', p);
     await p.close();
   });
 
@@ -69,7 +56,7 @@ describe('desktop app in web mode', { skip }, () => {
     await page.getByRole('heading', { name: 'Containers' }).waitFor();
     // The list settles on rows, the empty state, or the engine's own error: never a blank.
     await page.locator(CONTAINERS_SETTLED).first().waitFor();
-    await page.screenshot({ path: join(artifacts, 'containers.png') });
+    await session.shot('containers');
   });
 
   test('settings show both servers up with their logs and resource use', async () => {
@@ -81,7 +68,7 @@ describe('desktop app in web mode', { skip }, () => {
     await page.getByTestId('service-svc-registry').getByText('up', { exact: true }).first().waitFor();
     await page.getByTestId('usage').getByText('svcd').waitFor();
     await page.getByTestId('engine-version').waitFor();
-    await page.screenshot({ path: join(artifacts, 'settings.png'), fullPage: true });
+    await session.shot('settings');
   });
 
   test('the registry browser lists the pushed repository, its tag, manifest and layers', async () => {
@@ -92,7 +79,7 @@ describe('desktop app in web mode', { skip }, () => {
     const manifest = page.getByTestId('manifest');
     await manifest.getByText(pushed.digest).waitFor();
     await manifest.getByText('1 layers').waitFor();
-    await page.screenshot({ path: join(artifacts, 'registry.png') });
+    await session.shot('registry');
   });
 
   test('a crashed engine shows as restarting, then up again with the restart counted', async () => {
@@ -106,7 +93,7 @@ describe('desktop app in web mode', { skip }, () => {
       .getByTestId('engine-status')
       .filter({ hasText: /Engine (restarting|starting)/ })
       .waitFor();
-    await page.screenshot({ path: join(artifacts, 'engine-restarting.png') });
+    await session.shot('engine-restarting');
     await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor({ timeout: 30_000 });
     assert.equal(await page.getByTestId('service-svcd').getByTestId('restarts').textContent(), '1');
   });
@@ -117,6 +104,6 @@ describe('desktop app in web mode', { skip }, () => {
     assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
     await page.keyboard.press('Alt+5');
     await page.getByTestId('repositories').waitFor();
-    await page.screenshot({ path: join(artifacts, 'registry-dark.png') });
+    await session.shot('registry-dark');
   });
 });

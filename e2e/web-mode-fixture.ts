@@ -1,10 +1,11 @@
 // Starts the app as `npm start` does in web mode (build/electron/main/launch.js --web) on temp
 // data roots, with the real svcd and svc-registry from build/, and stops it afterwards.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { findRepoRoot } from '../electron/main/supervisor/default-services';
 
 export const root = findRepoRoot(__dirname);
@@ -17,6 +18,14 @@ export const chromiumArgs = [
   '--disable-sync',
   '--no-first-run',
 ];
+
+/** The containers screen has settled: rows, the empty state, or the engine's own error. */
+export const CONTAINERS_SETTLED =
+  '[data-testid=containers-empty], [data-testid=container-row], main [role=alert]';
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+}
 
 /** Why the e2e cannot run here, or undefined when it can. */
 export function missingPrerequisite(): string | undefined {
@@ -135,4 +144,39 @@ export async function waitForServices(app: WebApp, timeoutMs = 60_000): Promise<
     if (Date.now() > deadline) throw new Error(`servers not up: ${JSON.stringify(services)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+export interface Session {
+  app: WebApp;
+  browser: Browser;
+  page: Page;
+  /** Saves a screenshot of the page under test-artifacts/desktop/. */
+  shot(name: string, page?: Page): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Web mode with both servers up, and a Chromium page (not yet navigated) to drive it. */
+export async function startSession(): Promise<Session> {
+  const artifacts = join(root, 'test-artifacts', 'desktop');
+  mkdirSync(artifacts, { recursive: true });
+  const app = await startWebApp();
+  try {
+    await waitForServices(app);
+  } catch (err) {
+    await app.stop();
+    throw err;
+  }
+  const browser = await launchChromium();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  return {
+    app,
+    browser,
+    page,
+    shot: async (name, p = page) =>
+      void (await p.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })),
+    async stop() {
+      await browser.close();
+      await app.stop();
+    },
+  };
 }

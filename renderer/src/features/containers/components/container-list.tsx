@@ -10,6 +10,7 @@ import { VirtualList } from '../../../app/virtual-list';
 import { useBulkAction, useContainers } from '../queries';
 import { useContainersUi } from '../store';
 import { RunDialog } from './run-dialog';
+import { SearchBox } from '../../../app/search-box';
 
 const ROW = 44;
 
@@ -57,13 +58,11 @@ export function ContainerList() {
     <section className="screen" aria-labelledby="containers-title">
       <header className="toolbar">
         <h1 id="containers-title">Containers</h1>
-        <input
-          type="search"
-          placeholder="Search name, image, id… ( / )"
-          aria-label="Search containers"
+        <SearchBox
+          label="Search containers"
+          placeholder="Search name, image, id…"
           value={ui.search}
-          onChange={(e) => ui.setSearch(e.target.value)}
-          data-shortcut="/"
+          onChange={ui.setSearch}
         />
         <input
           placeholder="label=value"

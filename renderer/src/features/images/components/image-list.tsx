@@ -7,6 +7,7 @@ import { useEngineUp } from '../../../app/use-desktop-state';
 import { explainRemoveError, useImageHistory, useImageMutations, useImages } from '../queries';
 import { useImagesUi } from '../store';
 import { ProgressDialog, splitTag } from './progress-dialog';
+import { SearchBox } from '../../../app/search-box';
 
 export function ImageList() {
   const ui = useImagesUi();
@@ -21,12 +22,11 @@ export function ImageList() {
     <section className="screen">
       <header className="toolbar">
         <h1>Images</h1>
-        <input
-          type="search"
+        <SearchBox
+          label="Search images"
           placeholder="Search images"
-          aria-label="Search images"
           value={ui.search}
-          onChange={(e) => ui.setSearch(e.target.value)}
+          onChange={ui.setSearch}
         />
         <span className="spacer" />
         <button onClick={() => ui.open({ kind: 'pull' })} disabled={!up}>

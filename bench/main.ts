@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 import { registrySuite } from './registry';
+import { imagesSuite } from './images';
 
 const suites: Record<string, BenchSuite> = {
   registry: registrySuite,
+  images: imagesSuite,
 };
 
 function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; only?: string[] } {

@@ -79,7 +79,13 @@ async function start(argv: string[], running: Running): Promise<string> {
     userAgent: `svcd/${product.version}`,
   });
   // Re-attaches to the containers still running and records the exits missed while svcd was away.
-  const containers = await startContainersEngine({ client, dataRoot, events, images, log: log.child('containers') });
+  const containers = await startContainersEngine({
+    client,
+    dataRoot,
+    events,
+    images,
+    log: log.child('containers'),
+  });
   running.containers = containers;
   const system = new SystemService({
     product,
@@ -99,7 +105,12 @@ async function start(argv: string[], running: Running): Promise<string> {
   });
 
   const server = new EngineServer({
-    routes: [...systemRoutes(system), ...eventsRoutes(events), ...imagesRoutes(images), ...containersRoutes(containers)],
+    routes: [
+      ...systemRoutes(system),
+      ...eventsRoutes(events),
+      ...imagesRoutes(images),
+      ...containersRoutes(containers),
+    ],
     logger: log.child('api'),
     serverHeader: `Svc/${product.version} (linux)`,
     experimental: false,

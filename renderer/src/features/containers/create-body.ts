@@ -24,15 +24,31 @@ export function splitCommand(s: string): string[] {
   return [...s.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
+/** CONTAINER, HOST:CONTAINER or IP:HOST:CONTAINER, each optionally /tcp, /udp or /sctp. */
+function parsePort(spec: string): { ip: string; host: string; container: string; proto: string } {
+  const [addr, proto = 'tcp', extra] = spec.split('/');
+  const parts = addr.split(':');
+  const container = parts.pop() ?? '';
+  const host = parts.pop() ?? '';
+  const ip = parts.join(':');
+  const valid =
+    extra === undefined &&
+    ['tcp', 'udp', 'sctp'].includes(proto) &&
+    /^\d+$/.test(container) &&
+    /^\d*$/.test(host) &&
+    (ip === '' || /^[\d.]+$/.test(ip));
+  if (!valid) throw new Error(`port "${spec}" is not [HOST_IP:]HOST:CONTAINER[/PROTO]`);
+  return { ip, host, container, proto };
+}
+
 export function createBody(f: RunForm): ContainerCreateBody {
   const exposed: Record<string, Record<string, never>> = {};
   const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
   for (const p of lines(f.ports)) {
-    const m = /^(?:([\d.]+):)?(\d*):?(\d+)(?:\/(tcp|udp|sctp))?$/.exec(p);
-    if (!m) throw new Error(`port "${p}" is not [HOST_IP:]HOST:CONTAINER[/PROTO]`);
-    const key = `${m[3]}/${m[4] ?? 'tcp'}`;
+    const { ip, host, container, proto } = parsePort(p);
+    const key = `${container}/${proto}`;
     exposed[key] = {};
-    (bindings[key] ??= []).push({ HostIp: m[1] ?? '', HostPort: m[2] ?? '' });
+    (bindings[key] ??= []).push({ HostIp: ip, HostPort: host });
   }
   for (const e of lines(f.env)) if (!e.includes('=')) throw new Error(`environment "${e}" is not KEY=VALUE`);
   for (const v of lines(f.volumes))

@@ -3,7 +3,8 @@
 // upload them into the current folder.
 import { useEffect, useState, type DragEvent } from 'react';
 import { engine } from '../../../api/engine-client';
-import { tarOf, tarReader, type TarEntry } from '../../../api/tar';
+import { tarReader, type TarEntry } from '../../../api/tar-reader';
+import { tarOf } from '../../../api/tar-writer';
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes } from '../../../app/format';
 

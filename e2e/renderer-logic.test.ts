@@ -1,0 +1,124 @@
+// The renderer's pure helpers, run under Node: the tar reader against real GNU tar output, the
+// stdcopy demuxer across chunk boundaries, the run form's create body, pull progress folding.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { tarReader, type TarEntry } from '../renderer/src/api/tar-reader';
+import { demuxer } from '../renderer/src/api/stdcopy';
+import { createBody, splitCommand } from '../renderer/src/features/containers/create-body';
+import { fold } from '../renderer/src/features/images/progress';
+
+function frame(stream: number, text: string): Buffer {
+  const payload = Buffer.from(text);
+  const h = Buffer.alloc(8);
+  h[0] = stream;
+  h.writeUInt32BE(payload.length, 4);
+  return Buffer.concat([h, payload]);
+}
+
+describe('tar reader', () => {
+  test('lists what GNU tar wrote, long names included, fed in small chunks', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tar-reader-'));
+    try {
+      const long = 'd'.repeat(120);
+      mkdirSync(join(dir, 'src', 'sub', long), { recursive: true });
+      writeFileSync(join(dir, 'src', 'a.txt'), 'x'.repeat(1000));
+      writeFileSync(join(dir, 'src', 'sub', long, 'deep.txt'), 'y');
+      symlinkSync('a.txt', join(dir, 'src', 'link'));
+      const tar = execFileSync('tar', ['-c', '--format=gnu', '-C', join(dir, 'src'), '.']);
+      const entries: TarEntry[] = [];
+      const feed = tarReader((e) => entries.push(e));
+      for (let off = 0; off < tar.length; off += 333) feed(new Uint8Array(tar.subarray(off, off + 333)));
+      const byName = new Map(entries.map((e) => [e.name.replace(/^\.\//, ''), e]));
+      assert.equal(byName.get('a.txt')?.size, 1000);
+      assert.equal(byName.get('a.txt')?.type, 'file');
+      assert.equal(byName.get('link')?.type, 'symlink');
+      assert.equal(byName.get('link')?.linkTarget, 'a.txt');
+      assert.equal(byName.get(`sub/${long}/deep.txt`)?.size, 1);
+      assert.equal(byName.get(`sub/${long}/`)?.type, 'dir');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('stdcopy demuxer', () => {
+  test('splits stdout and stderr frames even when a frame spans chunks', () => {
+    const all = Buffer.concat([frame(1, 'out one\n'), frame(2, 'err\n'), frame(1, 'out two\n')]);
+    const demux = demuxer(false);
+    const got: string[] = [];
+    let prev = 0;
+    for (const cut of [3, 11, 20, all.length]) {
+      for (const c of demux(new Uint8Array(all.subarray(prev, cut))))
+        got.push(`${c.stream}:${Buffer.from(c.data)}`);
+      prev = cut;
+    }
+    assert.deepEqual(got, ['stdout:out one\n', 'stderr:err\n', 'stdout:out two\n']);
+  });
+
+  test('passes a TTY stream through untouched', () => {
+    const [c] = demuxer(true)(new Uint8Array(Buffer.from('raw \x1b[31mred')));
+    assert.equal(c.stream, 'raw');
+    assert.equal(Buffer.from(c.data).toString(), 'raw \x1b[31mred');
+  });
+});
+
+describe('run form', () => {
+  const base = {
+    image: 'busybox',
+    name: '',
+    command: '',
+    env: '',
+    ports: '',
+    volumes: '',
+    restart: 'no',
+    tty: true,
+  };
+
+  test('builds the create body docker run would', () => {
+    const body = createBody({
+      ...base,
+      command: `sh -c "echo hi; sleep 1"`,
+      env: 'A=1\nB=two words',
+      ports: '8080:80\n127.0.0.1:5353:53/udp\n9000',
+      volumes: 'data:/data\n/host:/ro:ro',
+      restart: 'unless-stopped',
+    });
+    assert.deepEqual(body.Cmd, ['sh', '-c', 'echo hi; sleep 1']);
+    assert.deepEqual(body.Env, ['A=1', 'B=two words']);
+    assert.deepEqual(Object.keys(body.ExposedPorts!), ['80/tcp', '53/udp', '9000/tcp']);
+    assert.deepEqual(body.HostConfig!.PortBindings, {
+      '80/tcp': [{ HostIp: '', HostPort: '8080' }],
+      '53/udp': [{ HostIp: '127.0.0.1', HostPort: '5353' }],
+      '9000/tcp': [{ HostIp: '', HostPort: '' }],
+    });
+    assert.deepEqual(body.HostConfig!.Binds, ['data:/data', '/host:/ro:ro']);
+    assert.deepEqual(body.HostConfig!.RestartPolicy, { Name: 'unless-stopped' });
+    assert.equal(createBody(base).Cmd, undefined, 'no command: the image default');
+  });
+
+  test('says which line is wrong', () => {
+    assert.throws(() => createBody({ ...base, ports: 'eighty' }), /port "eighty"/);
+    assert.throws(() => createBody({ ...base, env: 'NOEQUALS' }), /environment "NOEQUALS"/);
+    assert.throws(() => createBody({ ...base, volumes: '/only' }), /volume "\/only"/);
+    assert.deepEqual(splitCommand(`echo 'a b' c`), ['echo', 'a b', 'c']);
+  });
+});
+
+describe('pull progress', () => {
+  test('one row per layer, updated in place; errors kept', () => {
+    let p = { layers: [], messages: [] } as Parameters<typeof fold>[0];
+    p = fold(p, { status: 'Pulling from e2e/busybox', id: '1.0' });
+    p = fold(p, { status: 'Downloading', id: 'abc', progressDetail: { current: 10, total: 100 } });
+    p = fold(p, { status: 'Downloading', id: 'abc', progressDetail: { current: 60, total: 100 } });
+    p = fold(p, { status: 'Pull complete', id: 'abc', progressDetail: {} });
+    assert.equal(p.layers.length, 1);
+    assert.equal(p.layers[0].status, 'Pull complete');
+    assert.deepEqual(p.messages, ['1.0: Pulling from e2e/busybox']);
+    p = fold(p, { error: 'manifest unknown', errorDetail: { message: 'manifest unknown' } } as never);
+    assert.equal(p.error, 'manifest unknown');
+  });
+});

@@ -1,6 +1,7 @@
 // Starts an isolated svcd for one test suite: its own temp data root, socket and containerd.
 // Every suite that needs the engine uses this, so suites never share state.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,9 +113,42 @@ export async function startSvcd(opts: SvcdHarnessOptions = {}): Promise<SvcdInst
   return instance;
 }
 
-/** Stops svcd, then whatever containerd it left, and removes the temp dir. */
+/**
+ * Removes a suite's containers through the API, stops svcd, then clears what a crashed run may
+ * have left under its directory (shims, mounts) and removes the directory.
+ */
 export async function destroySvcd(instance: SvcdInstance | undefined): Promise<void> {
   if (!instance) return;
+  try {
+    const list = await instance.request('GET', '/containers/json?all=1');
+    if (list.status === 200) {
+      for (const c of list.json<Array<{ Id: string }>>()) {
+        await instance.request('DELETE', `/containers/${c.Id}?force=1&v=1`);
+      }
+    }
+  } catch {}
   await instance.stop();
-  await rm(instance.dir, { recursive: true, force: true, maxRetries: 3 });
+  await cleanupUnder(instance.dir);
+}
+
+/** Kills container shims started by a containerd under `dir`, unmounts what is mounted there, removes it. */
+export async function cleanupUnder(dir: string): Promise<void> {
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmdline.startsWith('/usr/bin/containerd-shim') && cmdline.includes(`${dir}/`))
+        process.kill(Number(pid), 'SIGKILL');
+    } catch {}
+  }
+  const mounts = readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[1])
+    .filter((m) => m?.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const m of mounts) {
+    try {
+      execFileSync('umount', ['-l', m]);
+    } catch {}
+  }
+  await rm(dir, { recursive: true, force: true, maxRetries: 3 });
 }

@@ -98,6 +98,18 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
     assert.equal(await page.getByTestId('service-svcd').getByTestId('restarts').textContent(), '1');
   });
 
+  test('the command palette jumps to a section by typing', async () => {
+    await page.keyboard.press('Alt+1');
+    await page.keyboard.press('Control+k');
+    const palette = page.getByRole('dialog', { name: 'Command palette' });
+    await palette.getByRole('textbox', { name: 'Command' }).fill('regis');
+    await palette.getByRole('option', { name: /Registry/ }).waitFor();
+    await session.shot('command-palette');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Registry' }).waitFor();
+    assert.equal(await palette.count(), 0);
+  });
+
   test('the dark theme applies', async () => {
     await page.keyboard.press('Alt+7');
     await page.getByRole('radio').nth(2).check();

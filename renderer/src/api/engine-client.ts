@@ -30,8 +30,11 @@ export const engine = {
   action: (id: string, action: ContainerAction) => sendJson('POST', `${E}/containers/${enc(id)}/${action}`),
   remove: (id: string, force: boolean) =>
     sendJson('DELETE', `${E}/containers/${enc(id)}${query({ force, v: false })}`),
-  logs: (id: string, opts: { tail: string; follow: boolean; timestamps: boolean }, signal: AbortSignal) =>
-    request(`${E}/containers/${enc(id)}/logs${query({ stdout: 1, stderr: 1, ...opts })}`, { signal }),
+  logs: (
+    id: string,
+    opts: { tail: string; follow: boolean; timestamps: boolean; since?: number },
+    signal: AbortSignal,
+  ) => request(`${E}/containers/${enc(id)}/logs${query({ stdout: 1, stderr: 1, ...opts })}`, { signal }),
   stats: (id: string, signal: AbortSignal) =>
     request(`${E}/containers/${enc(id)}/stats${query({ stream: 1 })}`, { signal }),
   archive: (id: string, path: string, signal?: AbortSignal) =>

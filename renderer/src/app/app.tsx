@@ -9,6 +9,7 @@ import { NetworkList } from '../features/networks/components/network-list';
 import { RegistryBrowser } from '../features/registry/components/registry-browser';
 import { Settings } from '../features/settings/components/settings';
 import { VolumeList } from '../features/volumes/components/volume-list';
+import { CommandPalette } from './command-palette';
 import { useRoute } from './router';
 import { Sidebar } from './sidebar';
 import { applyTheme, useTheme } from './theme';
@@ -75,6 +76,7 @@ export function App() {
       <main>
         <Screen />
       </main>
+      <CommandPalette />
     </div>
   );
 }

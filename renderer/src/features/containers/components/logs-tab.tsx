@@ -8,6 +8,13 @@ import { VirtualList } from '../../../app/virtual-list';
 
 const ROW = 18;
 const TAILS = ['1000', '10000', '100000', 'all'];
+/** A time window narrows what is loaded before any line limit applies (seconds back; 0 = all). */
+const WINDOWS: [number, string][] = [
+  [0, 'any time'],
+  [300, 'the last 5 minutes'],
+  [3600, 'the last hour'],
+  [86400, 'the last day'],
+];
 
 async function readLines(res: Response, tty: boolean, onText: (text: string) => void): Promise<void> {
   const demux = demuxer(tty);
@@ -26,6 +33,7 @@ async function readLines(res: Response, tty: boolean, onText: (text: string) => 
 
 export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
   const [tail, setTail] = useState('1000');
+  const [windowS, setWindowS] = useState(0);
   const [follow, setFollow] = useState(true);
   const [timestamps, setTimestamps] = useState(true);
   const [search, setSearch] = useState('');
@@ -48,7 +56,16 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
       setVersion((v) => v + 1);
     };
     engine
-      .logs(id, { tail, follow: true, timestamps }, abort.signal)
+      .logs(
+        id,
+        {
+          tail,
+          follow: true,
+          timestamps,
+          since: windowS ? Math.floor(Date.now() / 1000) - windowS : undefined,
+        },
+        abort.signal,
+      )
       .then((res) =>
         readLines(res, tty, (t) => {
           const parts = (partial.current + t).split('\n');
@@ -64,7 +81,7 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
       abort.abort();
       cancelAnimationFrame(frame);
     };
-  }, [id, tail, timestamps, tty]);
+  }, [id, tail, timestamps, tty, windowS]);
 
   const matches = useMemo(() => {
     if (!search) return [];
@@ -115,6 +132,20 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
             {TAILS.map((t) => (
               <option key={t} value={t}>
                 {t === 'all' ? 'all lines' : `${Number(t).toLocaleString()} lines`}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          from{' '}
+          <select
+            value={windowS}
+            onChange={(e) => setWindowS(Number(e.target.value))}
+            aria-label="Time window"
+          >
+            {WINDOWS.map(([s, label]) => (
+              <option key={s} value={s}>
+                {label}
               </option>
             ))}
           </select>

@@ -141,7 +141,8 @@ describe('json-file reader', () => {
 
   test('follow delivers new lines, across rotations, until the container stops', async () => {
     const path = logPath();
-    const writer = await JsonFileWriter.open(path, { maxSize: 400, maxFile: 3 });
+    // Enough files that none is dropped before the follower reads it (Docker loses those too).
+    const writer = await JsonFileWriter.open(path, { maxSize: 400, maxFile: 8 });
     await writeLines(writer, 0, 3);
     const stopped = new AbortController();
     const got: string[] = [];
@@ -150,7 +151,7 @@ describe('json-file reader', () => {
         follow: true,
         tail: 2,
         stopped: stopped.signal,
-        maxFile: 3,
+        maxFile: 8,
       })) {
         got.push(m.line);
       }
@@ -162,16 +163,19 @@ describe('json-file reader', () => {
         await new Promise((r) => setTimeout(r, 5));
       }
     };
-    await waitFor(2);
-    // Each batch rotates the file several times (about 6 lines per file).
-    for (let batch = 0; batch < 10; batch++) {
-      await writeLines(writer, 3 + batch * 10, 10);
-      await waitFor(2 + (batch + 1) * 10);
+    try {
+      await waitFor(2);
+      // Each batch rotates the file twice or so (about 6 lines per file) before the follower looks.
+      for (let batch = 0; batch < 10; batch++) {
+        await writeLines(writer, 3 + batch * 10, 10);
+        await waitFor(2 + (batch + 1) * 10);
+      }
+      await writeLines(writer, 103, 2);
+    } finally {
+      stopped.abort();
+      await reading;
+      await writer.close();
     }
-    await writeLines(writer, 103, 2);
-    stopped.abort();
-    await reading;
-    await writer.close();
     assert.deepEqual(
       got,
       Array.from({ length: 104 }, (_, i) => `line ${i + 1}\n`),

@@ -43,38 +43,34 @@ interface RawEntry {
   attrs?: unknown;
 }
 
-/** The log files oldest first: <path>.N … <path>.1, <path>. Missing files are skipped. */
-async function listFiles(path: string, maxFile: number): Promise<string[]> {
-  const files: string[] = [];
-  for (let i = 1; ; i++) {
-    const exists = await stat(rotatedLogPath(path, i)).then(
-      () => true,
-      () => false,
-    );
-    if (!exists && i >= maxFile) break;
-    if (exists) files.push(rotatedLogPath(path, i));
-  }
-  files.reverse();
-  files.push(path);
-  return files;
-}
-
 /** An open file and where reading starts in it. */
 interface Segment {
   file: FileHandle;
   start: number;
+  ino: number;
 }
 
-async function openSegments(paths: string[]): Promise<Segment[]> {
+/**
+ * Opens the log files, returned oldest first: <path>.N … <path>.1, <path>. Names are opened newest
+ * first while a rotation may be shifting them: each file only ever moves to a higher index, so
+ * scanning upwards meets every file at least once (duplicates are dropped by inode).
+ */
+async function openLogFiles(path: string, maxFile: number): Promise<Segment[]> {
   const segments: Segment[] = [];
-  for (const p of paths) {
-    const file = await open(p, 'r').catch((err: NodeJS.ErrnoException) => {
+  for (let i = 0; ; i++) {
+    const file = await open(rotatedLogPath(path, i), 'r').catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return undefined;
       throw err;
     });
-    if (file) segments.push({ file, start: 0 });
+    if (!file) {
+      if (i >= maxFile - 1 && i > 0) break;
+      continue;
+    }
+    const { ino } = await file.stat();
+    if (segments.some((s) => s.ino === ino)) await file.close();
+    else segments.push({ file, start: 0, ino });
   }
-  return segments;
+  return segments.reverse();
 }
 
 /**
@@ -83,9 +79,8 @@ async function openSegments(paths: string[]): Promise<Segment[]> {
  * several rotations between two looks at the directory lose nothing that is still on disk.
  */
 async function newerFiles(path: string, maxFile: number, ino: number): Promise<Segment[]> {
-  const all = await openSegments(await listFiles(path, maxFile));
-  const inodes = await Promise.all(all.map(async (s) => (await s.file.stat()).ino));
-  const newer = all.slice(inodes.indexOf(ino) + 1);
+  const all = await openLogFiles(path, maxFile);
+  const newer = all.slice(all.findIndex((s) => s.ino === ino) + 1);
   for (const s of all) if (!newer.includes(s)) await s.file.close();
   return newer;
 }
@@ -223,7 +218,7 @@ export async function* readJsonFileLogBatches(
   const signal = options.signal;
   // Watch before reading so nothing written in between is missed.
   const waiter = options.follow ? new ChangeWaiter(path) : undefined;
-  let segments = await openSegments(await listFiles(path, options.maxFile ?? 1));
+  let segments = await openLogFiles(path, options.maxFile ?? 1);
   let current: FileHandle | undefined;
   let pending: Segment[] = [];
   try {

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { HijackRefusedError, requestHijack } from './hijack-client';
 import { hijack, rawStreamMediaType, readUpgradeBody, type HijackedConnection } from './hijack';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -20,6 +21,7 @@ function startServer(handler: Handler, withUpgradeEvent: boolean): Promise<Serve
       if (head.length > 0) socket.unshift(head);
       const res = new ServerResponse(req);
       res.assignSocket(socket as never);
+      res.on('finish', () => socket.end());
       res.setHeader('API-Version', '1.41');
       void handler(req, res);
     });
@@ -172,5 +174,57 @@ describe('hijack with a request body (exec start over an upgrade)', () => {
     await c.waitFor('ABC');
     c.socket.end();
     assert.equal(await c.rest, 'tty=true\nABCEOF\n');
+  });
+});
+
+describe('requestHijack (the client side)', () => {
+  let server: Server;
+  before(async () => {
+    server = await startServer(async (req, res) => {
+      if (req.url === '/missing') {
+        res.writeHead(404, { 'Content-Type': 'application/json' });
+        res.end('{"message":"No such container: missing"}');
+        return;
+      }
+      const body = await readUpgradeBody(req, res.socket as Duplex);
+      const conn = hijack(req, res);
+      conn.conn.write(`body=${body.toString()}\n`);
+      echo(conn);
+    }, true);
+  });
+  after(() => new Promise<void>((r) => server.close(() => r())));
+
+  test('gets the raw connection after 101; end() is stdin EOF and output still arrives', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const { statusCode, headers, conn } = await requestHijack(
+      { host: '127.0.0.1', port },
+      {
+        method: 'POST',
+        path: '/exec/x/start',
+        body: '{"Tty":false}',
+        headers: { 'Content-Type': 'application/json' },
+      },
+    );
+    assert.equal(statusCode, 101);
+    assert.equal(headers['content-type'], rawStreamMediaType);
+    const chunks: Buffer[] = [];
+    conn.on('data', (c: Buffer) => chunks.push(c));
+    conn.write('abc');
+    conn.end();
+    await once(conn, 'close');
+    assert.equal(Buffer.concat(chunks).toString(), 'body={"Tty":false}\nABCEOF\n');
+  });
+
+  test('an error answer is a HijackRefusedError with status and body', async () => {
+    const port = (server.address() as AddressInfo).port;
+    await assert.rejects(
+      requestHijack({ host: '127.0.0.1', port }, { method: 'POST', path: '/missing' }),
+      (err) => {
+        assert.ok(err instanceof HijackRefusedError);
+        assert.equal(err.statusCode, 404);
+        assert.match(err.body, /No such container/);
+        return true;
+      },
+    );
   });
 });

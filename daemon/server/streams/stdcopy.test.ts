@@ -81,6 +81,24 @@ describe('stdcopy frames', () => {
     assert.equal(stdout.errored, null);
   });
 
+  test('drained() waits while the destination is full and resolves when it empties or closes', async () => {
+    const out = new PassThrough({ highWaterMark: 64 });
+    const mux = new StreamMultiplexer(out, true);
+    await mux.drained();
+    while (mux.write(StdStream.stdout, 'x'.repeat(32)));
+    let resolved = false;
+    const waiting = mux.drained().then(() => (resolved = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(resolved, false);
+    out.resume();
+    await waiting;
+    out.pause();
+    while (mux.write(StdStream.stdout, 'y'.repeat(32)));
+    const closing = mux.drained();
+    out.destroy();
+    await closing;
+  });
+
   test('without framing (a TTY) bytes pass raw and empty writes send nothing', async () => {
     const out = new PassThrough();
     const mux = new StreamMultiplexer(out, false);

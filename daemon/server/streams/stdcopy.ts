@@ -61,6 +61,12 @@ export class StreamMultiplexer {
     return ok;
   }
 
+  /** Resolves when the destination can take more (at once if it can), or once it is gone. */
+  drained(): Promise<void> {
+    if (!this.out.writableNeedDrain || this.out.destroyed) return Promise.resolve();
+    return new Promise((resolve) => whenWritable(this.out, resolve));
+  }
+
   /**
    * A Writable for one stream. Ending it does not end the shared destination; once the destination
    * is gone further writes are dropped, not errors: a client leaving ends its session quietly.

@@ -1,5 +1,6 @@
-// The json-file driver's log-opts, validated as Docker validates them.
+// The json-file driver's log-opts, read into the values the writer needs.
 import { InvalidParameterError, NotImplementedError } from '../../api/errors';
+import { validateLogConfig } from '../../runtime/oci-spec/log-config';
 
 export interface JsonFileOptions {
   /** Rotate when the file reaches this many bytes; undefined: never. */
@@ -14,16 +15,6 @@ export interface JsonFileOptions {
   tag?: string;
 }
 
-const knownOptions = new Set([
-  'max-size',
-  'max-file',
-  'compress',
-  'labels',
-  'labels-regex',
-  'env',
-  'env-regex',
-  'tag',
-]);
 const sizeUnits: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, t: 1e12, p: 1e15 };
 
 /** A size like go-units' FromHumanSize: decimal units, `10m` is 10,000,000 bytes. */
@@ -49,12 +40,12 @@ function regex(value: string | undefined, name: string): RegExp | undefined {
   }
 }
 
-/** Validates LogConfig.Config for json-file; unknown options are refused, as Docker does. */
+/**
+ * Reads LogConfig.Config for json-file. Which options exist and their syntax is checked where
+ * create checks it (runtime/oci-spec/log-config); sizes here are decimal, as the driver reads them.
+ */
 export function parseJsonFileOptions(config: Record<string, string> = {}): JsonFileOptions {
-  for (const key of Object.keys(config)) {
-    if (!knownOptions.has(key))
-      throw new InvalidParameterError(`unknown log opt '${key}' for json-file log driver`);
-  }
+  validateLogConfig({ Type: 'json-file', Config: config });
   let maxSize: number | undefined;
   if (config['max-size'] !== undefined) {
     maxSize = parseHumanSize(config['max-size']);
@@ -68,11 +59,7 @@ export function parseJsonFileOptions(config: Record<string, string> = {}): JsonF
     }
     if (maxFile < 1) throw new InvalidParameterError('max-file cannot be less than 1');
   }
-  const compress = config.compress;
-  if (compress !== undefined && !['true', 'false', '1', '0'].includes(compress)) {
-    throw new InvalidParameterError(`invalid compress: '${compress}'`);
-  }
-  if (compress === 'true' || compress === '1') {
+  if (['true', '1', 'True'].includes(config.compress ?? '')) {
     throw new NotImplementedError('compress is not supported by this json-file log driver');
   }
   return {

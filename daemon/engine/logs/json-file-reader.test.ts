@@ -209,6 +209,15 @@ describe('json-file reader', () => {
     );
   });
 
+  test('follow on a stopped container returns what is written and ends', async () => {
+    const path = logPath();
+    const writer = await JsonFileWriter.open(path);
+    await writeLines(writer, 0, 3);
+    await writer.close();
+    const stopped = AbortSignal.abort();
+    assert.deepEqual(lines(await readAll(path, { follow: true, stopped, tail: 1 })), ['line 2\n']);
+  });
+
   test('follow ends at once when the client goes, and after until', async () => {
     const path = logPath();
     const writer = await JsonFileWriter.open(path);

@@ -90,6 +90,12 @@ for (const withUpgradeEvent of [false, true]) {
       server = await startServer((req, res) => {
         const conn = hijack(req, res, { headers: { 'X-Extra': 'yes' } });
         sessions.push(conn);
+        if (req.url === '/bye') {
+          conn.conn.write('bye\n');
+          conn.close();
+          conn.close();
+          return;
+        }
         echo(conn);
       }, withUpgradeEvent);
     });
@@ -137,6 +143,11 @@ for (const withUpgradeEvent of [false, true]) {
         assert.equal(await c.rest, 'EARLYEOF\n');
       });
     }
+
+    test('the server closing first delivers its output and closes, stdin still open', async () => {
+      const c = await rawRequest(server, upgradeRequest('/bye'));
+      assert.equal(await c.rest, 'bye\n');
+    });
 
     test('a client reset aborts the session signal without crashing', async () => {
       const c = await rawRequest(server, upgradeRequest('/containers/x/attach'));

@@ -87,6 +87,15 @@ describe('attach WebSocket', () => {
     await once(ws, 'close');
   });
 
+  test('a client that stops answering pings is dropped', async () => {
+    const ws = new WebSocket(`${url}/x?binary=1`, { autoPong: false });
+    await once(ws, 'open');
+    const stream = streams[streams.length - 1];
+    const [code] = (await once(ws, 'close')) as [number];
+    assert.equal(code, 1006);
+    await once(stream, 'close');
+  });
+
   test('a client that vanishes ends the readable side', async () => {
     const ws = new WebSocket(`${url}/x?binary=1`);
     await once(ws, 'open');

@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { InvalidParameterError } from '../../api/errors';
 import { DetachKeysFilter, parseDetachKeys } from './detach-keys';
 
@@ -91,6 +92,19 @@ describe('detach keys', () => {
   test('stdin ending inside a possible sequence delivers the held bytes', async () => {
     const r = await run('ctrl-p,ctrl-q', ['x', ctrlP]);
     assert.deepEqual(r, { out: `x${ctrlP}`, detached: false });
+  });
+
+  test('didDetach tells a detach from stdin closing', async () => {
+    const detaching = new DetachKeysFilter(parseDetachKeys('ctrl-c'));
+    detaching.resume();
+    detaching.end(Buffer.from('a\x03'));
+    await once(detaching, 'end');
+    assert.equal(detaching.didDetach, true);
+    const closing = new DetachKeysFilter(parseDetachKeys('ctrl-c'));
+    closing.resume();
+    closing.end(Buffer.from('a'));
+    await once(closing, 'end');
+    assert.equal(closing.didDetach, false);
   });
 
   test('a single-key sequence', async () => {

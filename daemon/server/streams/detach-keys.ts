@@ -30,7 +30,9 @@ export function parseDetachKeys(keys: string | undefined): Buffer {
 /**
  * Passes stdin through until the detach sequence is typed. Bytes that could be the start of the
  * sequence are held back; if the next byte does not continue it they are released unchanged.
- * On a full match the stream emits 'detach' and ends; what follows the sequence is dropped.
+ * On a full match the stream emits 'detach' and ends; what follows the sequence is dropped. Pipe it
+ * into the process's stdin with `{ end: false }` and close stdin only when `didDetach` is false
+ * (or StdinOnce is set): detaching leaves the process running with its stdin open.
  */
 export class DetachKeysFilter extends Transform {
   private held: number[] = [];
@@ -38,6 +40,11 @@ export class DetachKeysFilter extends Transform {
 
   constructor(private readonly keys: Buffer) {
     super();
+  }
+
+  /** Whether the stream ended because the keys were typed (rather than stdin closing). */
+  get didDetach(): boolean {
+    return this.detached;
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {

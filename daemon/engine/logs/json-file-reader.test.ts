@@ -41,6 +41,31 @@ async function writeLines(
   await writer.flush();
 }
 
+/** Follows a log in the background, collecting lines; stop() ends it as a container stop would. */
+function follow(path: string, options: ReadLogsOptions = {}) {
+  const stopped = new AbortController();
+  const got: string[] = [];
+  const reading = (async () => {
+    for await (const m of readJsonFileLogs(path, { ...options, follow: true, stopped: stopped.signal }))
+      got.push(m.line);
+  })();
+  return {
+    got,
+    /** Waits until `count` lines have arrived, failing after 5 s. */
+    async waitFor(count: number): Promise<void> {
+      const deadline = Date.now() + 5000;
+      while (got.length < count) {
+        assert.ok(Date.now() < deadline, `only ${got.length} of ${count} lines: ${got.slice(-3).join('')}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    },
+    async stop(): Promise<void> {
+      stopped.abort();
+      await reading;
+    },
+  };
+}
+
 describe('json-file reader', () => {
   let dir: string;
   let n = 0;
@@ -144,40 +169,21 @@ describe('json-file reader', () => {
     // Enough files that none is dropped before the follower reads it (Docker loses those too).
     const writer = await JsonFileWriter.open(path, { maxSize: 400, maxFile: 8 });
     await writeLines(writer, 0, 3);
-    const stopped = new AbortController();
-    const got: string[] = [];
-    const reading = (async () => {
-      for await (const m of readJsonFileLogs(path, {
-        follow: true,
-        tail: 2,
-        stopped: stopped.signal,
-        maxFile: 8,
-      })) {
-        got.push(m.line);
-      }
-    })();
-    const waitFor = async (count: number) => {
-      const deadline = Date.now() + 5000;
-      while (got.length < count) {
-        assert.ok(Date.now() < deadline, `only ${got.length} of ${count} lines: ${got.slice(-3).join('')}`);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    };
+    const follower = follow(path, { tail: 2, maxFile: 8 });
     try {
-      await waitFor(2);
+      await follower.waitFor(2);
       // Each batch rotates the file twice or so (about 6 lines per file) before the follower looks.
       for (let batch = 0; batch < 10; batch++) {
         await writeLines(writer, 3 + batch * 10, 10);
-        await waitFor(2 + (batch + 1) * 10);
+        await follower.waitFor(2 + (batch + 1) * 10);
       }
       await writeLines(writer, 103, 2);
     } finally {
-      stopped.abort();
-      await reading;
+      await follower.stop();
       await writer.close();
     }
     assert.deepEqual(
-      got,
+      follower.got,
       Array.from({ length: 104 }, (_, i) => `line ${i + 1}\n`),
     );
   });
@@ -186,25 +192,18 @@ describe('json-file reader', () => {
     const path = logPath();
     const writer = await JsonFileWriter.open(path, { maxSize: 150, maxFile: 1 });
     await writeLines(writer, 0, 1);
-    const stopped = new AbortController();
-    const got: string[] = [];
-    const reading = (async () => {
-      for await (const m of readJsonFileLogs(path, { follow: true, stopped: stopped.signal }))
-        got.push(m.line);
-    })();
-    for (let i = 1; i < 6; i++) {
-      await writeLines(writer, i, 1);
-      const deadline = Date.now() + 5000;
-      while (got.length < i + 1) {
-        assert.ok(Date.now() < deadline, `got ${got.join('')}`);
-        await new Promise((r) => setTimeout(r, 5));
+    const follower = follow(path);
+    try {
+      for (let i = 1; i < 6; i++) {
+        await writeLines(writer, i, 1);
+        await follower.waitFor(i + 1);
       }
+    } finally {
+      await follower.stop();
+      await writer.close();
     }
-    stopped.abort();
-    await reading;
-    await writer.close();
     assert.deepEqual(
-      got,
+      follower.got,
       Array.from({ length: 6 }, (_, i) => `line ${i}\n`),
     );
   });

@@ -86,6 +86,8 @@ export class ContainerLifecycle {
         openStdin: !!record.Config.OpenStdin,
         tty: !!record.Config.Tty,
       });
+      container.starting = true;
+      container.pendingExit = undefined;
       await client.tasks.create(id, { ...(io.paths as TaskIO), rootfs: [] });
       let pid: number;
       // Taken before the start: a short process may have exited by the time start returns.
@@ -102,7 +104,12 @@ export class ContainerLifecycle {
       container.stopHealth = startHealthMonitor(this.ctx, container);
       await saveRecord(this.ctx, container);
       publishContainerEvent(this.ctx, container, 'start');
+      container.starting = false;
+      // A process quick enough to exit before its start was recorded.
+      const early = container.pendingExit;
+      if (early) void this.handleExit(container, early);
     } catch (err) {
+      container.starting = false;
       io?.close();
       const failure = startError(err);
       markStartFailed(record.State, failure.message);
@@ -124,6 +131,11 @@ export class ContainerLifecycle {
   /** Sends `signal` and, when `waitMs` is given, waits for the exit that long. */
   private async signalAndWait(container: Container, signal: number, waitMs?: number): Promise<boolean> {
     const exited = container.nextExit();
+    // containerd's Wait answers even when the exit event was missed.
+    void this.ctx.client.tasks
+      .wait(container.id)
+      .then((e) => this.handleExit(container, { exitStatus: e.exitStatus, exitedAt: e.exitedAt }))
+      .catch(() => undefined);
     publishContainerEvent(this.ctx, container, 'kill', { signal: String(signal) });
     await this.ctx.client.tasks.kill(container.id, signal, { all: signal === SIGKILL });
     // A frozen process cannot act on its signal until it thaws.
@@ -250,6 +262,10 @@ export class ContainerLifecycle {
   /** The task's init process exited: record it, then restart, auto-remove, or leave it. */
   async handleExit(container: Container, exit: Exit): Promise<void> {
     const record = container.record;
+    if (container.starting) {
+      container.pendingExit = exit;
+      return;
+    }
     if (!isRunning(record.State) || container.exitInProgress) return;
     container.exitInProgress = true;
     try {

@@ -22,6 +22,9 @@ export class Container {
   removed = false;
   /** Guards against handling one exit twice (event and reconciliation). */
   exitInProgress = false;
+  /** True from task creation until the start is recorded: an exit seen then waits in pendingExit. */
+  starting = false;
+  pendingExit?: { exitStatus: number; exitedAt?: Date };
 
   constructor(public record: ContainerRecord) {}
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:net';
 import { ConflictError, NotImplementedError } from '../api/errors';
 import { createLogger } from '../lib/logger';
 import { engineRequest } from '../testing/engine-client';
@@ -168,6 +169,23 @@ describe('EngineServer', () => {
   test('greedy path parameters keep slashes (image names)', async () => {
     const r = await call('GET', '/v1.41/images/127.0.0.1:5000/a/b:latest/json');
     assert.deepEqual(r.json(), { name: '127.0.0.1:5000/a/b:latest' });
+  });
+
+  test('an upgrade request keeps its JSON body apart from the stream bytes after it', async () => {
+    const body = JSON.stringify({ Detach: false, Tty: true });
+    const raw = await new Promise<string>((resolve, reject) => {
+      const sock = connect(socket);
+      let out = '';
+      sock.on('data', (d) => (out += d.toString()));
+      sock.on('end', () => resolve(out));
+      sock.on('error', reject);
+      sock.write(
+        `POST /v1.41/echo HTTP/1.1\r\nHost: d\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}stdin-bytes`,
+      );
+    });
+    assert.match(raw, /^HTTP\/1\.1 200/);
+    assert.ok(raw.endsWith(JSON.stringify({ body: JSON.parse(body), all: false, filters: {} })), raw);
   });
 
   test('a non-loopback TCP address is refused without TLS', async () => {

@@ -11,9 +11,11 @@ import { dirname } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { InvalidParameterError, NotFoundError } from '../api/errors';
-import { compareVersions, MAX_API_VERSION } from '../api/versions';
+import { compareVersions, MAX_API_VERSION, maxApiVersion } from '../api/versions';
 import type { Logger } from '../lib/logger';
+import { setUpgradeBody } from './http/body';
 import { Query } from './http/query';
+import { readUpgradeBody } from './streams/hijack';
 import { writeError } from './middleware/errors';
 import { splitVersion } from './middleware/version';
 import { RouteTable, type Route } from './router';
@@ -56,6 +58,8 @@ export class EngineServer {
   private readonly table: RouteTable;
   private readonly servers: Server[] = [];
   private readonly socketPaths: string[] = [];
+  /** Hijacked connections are no longer the HTTP server's: close() ends them itself. */
+  private readonly upgraded = new Set<Duplex>();
 
   constructor(private readonly options: EngineServerOptions) {
     this.table = new RouteTable(options.routes);
@@ -90,6 +94,7 @@ export class EngineServer {
   }
 
   async close(): Promise<void> {
+    for (const socket of this.upgraded) socket.destroy();
     await Promise.all(
       this.servers.map(
         (s) =>
@@ -118,11 +123,20 @@ export class EngineServer {
     // routes, whose stream helpers take the socket over.
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (head.length > 0) socket.unshift(head);
+      this.upgraded.add(socket);
+      socket.once('close', () => this.upgraded.delete(socket));
       const res = new ServerResponse(req);
       res.assignSocket(socket as never);
       res.shouldKeepAlive = false;
       res.on('finish', () => socket.end());
-      void this.handle(req, res);
+      // The JSON body (exec start's) precedes the stream bytes on the socket: take exactly it.
+      readUpgradeBody(req, socket).then(
+        (body) => {
+          setUpgradeBody(req, body);
+          return this.handle(req, res);
+        },
+        (err: unknown) => writeError(res, maxApiVersion, err, this.options.logger),
+      );
     });
     return server as Server;
   }

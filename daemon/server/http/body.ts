@@ -4,7 +4,16 @@ import { InvalidParameterError } from '../../api/errors';
 
 const maxJsonBody = 16 * 1024 * 1024;
 
+/** Bodies of upgraded requests: node leaves them on the socket, so the server reads them first. */
+const upgradeBodies = new WeakMap<IncomingMessage, Buffer>();
+
+export function setUpgradeBody(req: IncomingMessage, body: Buffer): void {
+  upgradeBodies.set(req, body);
+}
+
 export async function readBody(req: IncomingMessage, limit = maxJsonBody): Promise<Buffer> {
+  const parked = upgradeBodies.get(req);
+  if (parked) return parked;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

@@ -118,11 +118,18 @@ export class ContainerLifecycle {
     }
   }
 
-  private async deleteStaleTask(id: string): Promise<void> {
+  /** Kills and deletes whatever task containerd still has for the container. */
+  async deleteStaleTask(id: string): Promise<void> {
+    const { tasks } = this.ctx.client;
     try {
-      const task = await this.ctx.client.tasks.get(id);
-      if (task.status !== 'STOPPED') await this.ctx.client.tasks.kill(id, SIGKILL, { all: true });
-      await this.ctx.client.tasks.delete(id);
+      const task = await tasks.get(id);
+      if (task.status !== 'STOPPED') {
+        const exited = tasks.wait(id);
+        if (task.status === 'PAUSED') await tasks.resume(id).catch(() => undefined);
+        await tasks.kill(id, SIGKILL, { all: true });
+        await exited;
+      }
+      await tasks.delete(id);
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
     }

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { buffer } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
+import { TarWriter } from '../../lib/tar/tar-writer';
 import type { EngineEvent } from '../../api/event-types';
 import {
   type Engine,
@@ -130,9 +132,7 @@ describe('restart policies, OOM and healthchecks', () => {
         .some((c) => c.Id === id && /\(unhealthy\)/.test(c.Status)),
     );
     // Make the probe pass by creating the file from the outside.
-    const tar = await import('../../lib/tar/tar-writer');
-    const writer = new tar.TarWriter();
-    const { buffer } = await import('node:stream/consumers');
+    const writer = new TarWriter();
     const body = buffer(writer.stream);
     await writer.add({ name: 'ok' }, 'x');
     await writer.finish();

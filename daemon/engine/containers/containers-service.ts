@@ -142,7 +142,8 @@ export class ContainersService {
 
   /** Makes the records agree with containerd's tasks (after a restart of svcd or containerd). */
   private async reconcile(): Promise<void> {
-    const tasks = new Map((await this.ctx.client.tasks.list()).map((t) => [t.containerId, t]));
+    // containerd lists init processes by their ID (the container ID) and leaves containerId empty.
+    const tasks = new Map((await this.ctx.client.tasks.list()).map((t) => [t.containerId || t.id, t]));
     for (const c of this.ctx.registry.all()) {
       const s = c.record.State;
       const task = tasks.get(c.id);
@@ -297,9 +298,7 @@ export class ContainersService {
     markRemoving(r.State);
     await saveRecord(this.ctx, container);
     try {
-      await client.tasks.delete(container.id).catch((err: unknown) => {
-        if (!(err instanceof NotFoundError)) throw err;
-      });
+      await this.lifecycle.deleteStaleTask(container.id);
       await client.containers.delete(container.id).catch((err: unknown) => {
         if (!(err instanceof NotFoundError)) throw err;
       });

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  type Engine,
+  eventually,
+  expectStatus,
+  inspect,
+  run,
+  startEngine,
+  stopEngine,
+} from './testing/containers-fixture';
+
+describe('svcd killed with -9 while containers run', () => {
+  let engine: Engine;
+  before(async () => {
+    engine = await startEngine();
+  });
+  after(() => stopEngine(engine));
+
+  test('running containers survive, exits while svcd was down are recorded, policies still apply', async () => {
+    const { svcd } = engine;
+    const long = await run(svcd, { Cmd: ['sleep', '300'] }, 'long');
+    const short = await run(svcd, { Cmd: ['sh', '-c', 'sleep 1; exit 9'] }, 'short');
+    const restarting = await run(
+      svcd,
+      {
+        Cmd: ['sh', '-c', 'sleep 1; exit 4'],
+        HostConfig: { RestartPolicy: { Name: 'on-failure', MaximumRetryCount: 1 } },
+      },
+      'again',
+    );
+    const paused = await run(svcd, { Cmd: ['sleep', '300'] }, 'frozen');
+    expectStatus(await svcd.request('POST', `/containers/${paused}/pause`), 204);
+    const pid = (await inspect(svcd, long)).State.Pid;
+
+    await svcd.kill9();
+    await new Promise((r) => setTimeout(r, 1500));
+    // The container's process never noticed.
+    process.kill(pid, 0);
+    await svcd.start();
+
+    const longState = (await inspect(svcd, long)).State;
+    assert.equal(longState.Status, 'running');
+    assert.equal(longState.Pid, pid);
+    const shortState = (await inspect(svcd, short)).State;
+    assert.equal(shortState.Status, 'exited');
+    assert.equal(shortState.ExitCode, 9);
+    assert.equal((await inspect(svcd, paused)).State.Status, 'paused');
+    const again = await eventually(
+      () => inspect(svcd, restarting),
+      (i) => i.RestartCount === 1 && i.State.Status === 'exited',
+    );
+    assert.equal(again.RestartCount, 1);
+    assert.equal(again.State.ExitCode, 4);
+
+    // The re-attached container is fully managed again.
+    const wait = svcd.request('POST', `/containers/${long}/wait`);
+    expectStatus(await svcd.request('POST', `/containers/${long}/kill`), 204);
+    assert.equal((await wait).json<{ StatusCode: number }>().StatusCode, 137);
+    expectStatus(await svcd.request('POST', `/containers/${paused}/unpause`), 204);
+    const list = (await svcd.request('GET', '/containers/json')).json<Array<{ Names: string[] }>>();
+    assert.deepEqual(
+      list.map((c) => c.Names[0]),
+      ['/frozen'],
+    );
+  });
+
+  test('a restart of svcd by SIGTERM keeps containers running too', async () => {
+    const { svcd } = engine;
+    const id = await run(svcd, { Cmd: ['sleep', '300'] });
+    await svcd.stop();
+    await svcd.start();
+    assert.equal((await inspect(svcd, id)).State.Status, 'running');
+    const info = await svcd.request('GET', '/info');
+    assert.ok(info.json<{ ContainersRunning: number }>().ContainersRunning >= 1);
+  });
+});

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { InvalidParameterError } from '../../api/errors';
-import { resolveInRoot } from '../../lib/tar/confine-path';
+import { confineName, resolveInRoot } from '../../lib/tar/confine-path';
 import { decompress } from '../../lib/tar/decompress';
 import type { TarHeader } from '../../lib/tar/tar-header';
 import { readTar } from '../../lib/tar/tar-reader';
@@ -91,7 +91,8 @@ export async function extractTar(source: Readable, opts: ExtractOptions): Promis
   const dirs: Array<{ path: string; mtime: Date }> = [];
   for await (const { header, body } of readTar(stream)) {
     if (header.name === '' || header.name === '.' || header.name === './') continue;
-    const path = await resolveInRoot(opts.root, posix.join(opts.dir, header.name));
+    // `..` may not climb above the extraction directory, let alone the root.
+    const path = await resolveInRoot(opts.root, posix.join(opts.dir, ...confineName(header.name)));
     await mkdir(dirname(path), { recursive: true });
     await prepareTarget(path, header, opts);
     await writeEntry(path, header, body, opts);

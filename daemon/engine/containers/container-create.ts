@@ -31,6 +31,11 @@ export interface CreateRequest {
 
 type Undo = () => Promise<unknown>;
 
+/** Whether a container other than those being removed still stands on the init layer. */
+export function initShared(ctx: EngineContext, initKey: string, except?: string): boolean {
+  return ctx.registry.all().some((c) => c.id !== except && c.record.InitSnapshotKey === initKey);
+}
+
 function pickName(ctx: EngineContext, requested: string | undefined): string {
   if (requested) return `/${requested}`;
   for (let retry = 0; ; retry++) {
@@ -79,8 +84,8 @@ export async function createContainer(
     await mkdir(dir, { recursive: true, mode: 0o710 });
     undo.push(() => rm(dir, { recursive: true, force: true }));
     const rootfsPath = ctx.paths.rootfs(id);
-    undo.push(() => ctx.rootfs.remove(id, rootfsPath));
-    await ctx.rootfs.create(id, image.chainId, rootfsPath);
+    const initKey = await ctx.rootfs.create(id, image.chainId, rootfsPath);
+    undo.push(() => ctx.rootfs.remove(id, rootfsPath, initKey, initShared(ctx, initKey)));
 
     const anonymous: string[] = [];
     undo.push(async () => Promise.all(anonymous.map((v) => ctx.volumes.remove(v))));
@@ -120,7 +125,7 @@ export async function createContainer(
       Files: files,
       Rootfs: rootfsPath,
       SnapshotKey: id,
-      InitSnapshotKey: `${id}-init`,
+      InitSnapshotKey: initKey,
       NetworkMode: network.kind,
     };
     const spec = containerSpec(ctx, record, false);

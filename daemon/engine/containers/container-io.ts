@@ -1,12 +1,25 @@
 // The stdio of a container's init process: the FIFOs the shim writes to, and their reading.
 // This object owns the read ends for the container's whole run (and re-opens them when svcd
 // re-attaches after a restart); the json-file log writer and attach subscribe to 'data'.
+import { execFile } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { mkdir, rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { createFifo, openFifoReader, openFifoWriter } from '../../runtime/containerd/fifo';
+import { promisify } from 'node:util';
+import { openFifoReader, openFifoWriter } from '../../runtime/containerd/fifo';
 import type { TaskIO } from '../../runtime/containerd/tasks-service';
+import { SystemError } from '../../api/errors';
+
+const run = promisify(execFile);
+
+async function createFifos(paths: string[]): Promise<void> {
+  try {
+    await run('mkfifo', ['-m', '600', ...paths]);
+  } catch (err) {
+    throw new SystemError(`mkfifo: ${(err as { stderr?: string }).stderr?.trim() || String(err)}`);
+  }
+}
 
 export type StdStream = 'stdout' | 'stderr';
 
@@ -32,7 +45,8 @@ export class ContainerIO extends EventEmitter {
     await rm(opts.dir, { recursive: true, force: true });
     await mkdir(opts.dir, { recursive: true, mode: 0o700 });
     const paths = ContainerIO.pathsOf(opts);
-    for (const path of [paths.stdin, paths.stdout, paths.stderr]) if (path) await createFifo(path);
+    // One mkfifo for all of them: a process spawn per FIFO is a visible part of a start.
+    await createFifos([paths.stdin, paths.stdout, paths.stderr].filter((p): p is string => !!p));
     return ContainerIO.open(paths);
   }
 

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { NotFoundError, SystemError } from '../../api/errors';
+import { ConflictError, NotFoundError, SystemError } from '../../api/errors';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { Mount } from '../../runtime/containerd/types';
 
@@ -16,8 +16,9 @@ const gcRoot = { 'containerd.io/gc.root': new Date(0).toISOString() };
 const initDirs = ['dev/pts', 'dev/shm', 'proc', 'sys', 'etc'];
 const initFiles = ['etc/hosts', 'etc/hostname', 'etc/resolv.conf', 'dev/console'];
 
-export function initSnapshotKey(id: string): string {
-  return `${id}-init`;
+/** One init layer per image: its content is the same for every container made from it. */
+export function initSnapshotKey(parent: string): string {
+  return `svc-init:${parent}`;
 }
 
 /** The directory a snapshot's own changes live in (overlay upperdir, or the bind source). */
@@ -73,28 +74,52 @@ export async function unmount(target: string): Promise<void> {
 }
 
 export class ContainerRootfs {
+  /** Serialises creation and removal of the shared init layers. */
+  private initLock: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly client: ContainerdClient) {}
 
-  /** Prepares the init layer and the writable layer on `parent`, and mounts the result. */
-  async create(id: string, parent: string, target: string): Promise<void> {
+  private withInitLock<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.initLock.then(fn, fn);
+    this.initLock = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The init layer on `parent`, made once and shared by the image's containers. */
+  private ensureInitLayer(parent: string): Promise<string> {
     const snapshots = this.client.snapshots;
-    const initKey = initSnapshotKey(id);
-    const initActive = `${initKey}-active`;
-    const initMounts = await snapshots.prepare(initActive, parent, gcRoot);
+    const initKey = initSnapshotKey(parent);
+    return this.withInitLock(async () => {
+      const exists = await snapshots.stat(initKey).then(
+        () => true,
+        () => false,
+      );
+      if (exists) return initKey;
+      const active = `${initKey}-active`;
+      await snapshots.remove(active).catch(() => undefined);
+      const mounts = await snapshots.prepare(active, parent, gcRoot);
+      try {
+        await populateInitLayer(upperDirOf(mounts));
+        await snapshots.commit(initKey, active, gcRoot);
+      } catch (err) {
+        await snapshots.remove(active).catch(() => undefined);
+        throw err;
+      }
+      return initKey;
+    });
+  }
+
+  /** Prepares the writable layer on the image's init layer and mounts it; returns the init layer's key. */
+  async create(id: string, parent: string, target: string): Promise<string> {
+    const initKey = await this.ensureInitLayer(parent);
     try {
-      await populateInitLayer(upperDirOf(initMounts));
-      await snapshots.commit(initKey, initActive, gcRoot);
-    } catch (err) {
-      await snapshots.remove(initActive).catch(() => undefined);
-      throw err;
-    }
-    try {
-      const mounts = await snapshots.prepare(id, initKey, gcRoot);
+      const mounts = await this.client.snapshots.prepare(id, initKey, gcRoot);
       await mountSnapshot(mounts, target);
     } catch (err) {
-      await this.remove(id, target);
+      await this.remove(id, target, initKey, true);
       throw err;
     }
+    return initKey;
   }
 
   /** Mounts the rootfs again if it is not (after a host reboot, or a mount lost). */
@@ -116,14 +141,23 @@ export class ContainerRootfs {
     return (await this.client.snapshots.usage(id)).size;
   }
 
-  /** Unmounts and removes both layers; each step tolerates what an earlier failure left. */
-  async remove(id: string, target: string): Promise<void> {
+  /**
+   * Unmounts and removes the writable layer, and the init layer when no other container uses
+   * it (`initShared`); each step tolerates what an earlier failure left.
+   */
+  async remove(id: string, target: string, initKey: string, initShared: boolean): Promise<void> {
     await unmount(target);
     const snapshots = this.client.snapshots;
-    for (const key of [id, initSnapshotKey(id), `${initSnapshotKey(id)}-active`]) {
-      await snapshots.remove(key).catch((err: unknown) => {
-        if (!(err instanceof NotFoundError)) throw err;
-      });
-    }
+    const gone = (err: unknown) => {
+      if (!(err instanceof NotFoundError)) throw err;
+    };
+    await snapshots.remove(id).catch(gone);
+    if (initShared) return;
+    await this.withInitLock(() =>
+      snapshots.remove(initKey).catch((err: unknown) => {
+        // Another container was created on it meanwhile: it stays.
+        if (!(err instanceof NotFoundError) && !(err instanceof ConflictError)) throw err;
+      }),
+    );
   }
 }

@@ -28,7 +28,7 @@ import type { EventsService } from '../events/events-service';
 import { JsonStore } from '../store/json-store';
 import { Container } from './container';
 import type { CommitOptions } from './container-commit';
-import { applyLegacyHostConfig, createContainer, type CreateRequest } from './container-create';
+import { applyLegacyHostConfig, createContainer, type CreateRequest, initShared } from './container-create';
 import type { ContainerImageStore } from './container-images';
 import { ContainerLifecycle } from './container-lifecycle';
 import { listContainers, type ListOptions } from './container-list';
@@ -302,7 +302,12 @@ export class ContainersService {
       await client.containers.delete(container.id).catch((err: unknown) => {
         if (!(err instanceof NotFoundError)) throw err;
       });
-      await rootfs.remove(container.id, r.Rootfs);
+      await rootfs.remove(
+        container.id,
+        r.Rootfs,
+        r.InitSnapshotKey,
+        initShared(this.ctx, r.InitSnapshotKey, container.id),
+      );
       if (removeVolumes) for (const v of r.AnonymousVolumes) await this.ctx.volumes.remove(v);
       await store.delete(container.id);
       await rm(this.ctx.paths.dir(container.id), { recursive: true, force: true });

@@ -70,6 +70,16 @@ async function pullOne(
       sink,
       onProgress: (event) => args.emit(progressMessage(event)),
       signal: args.signal,
+      unpack: async (config, layers, stored) => {
+        await unpackLayers(
+          leased,
+          layers,
+          config.rootfs?.diff_ids ?? [],
+          (layer, status) => args.emit({ status, id: shortId(layer.digest), progressDetail: {} }),
+          args.signal,
+          stored,
+        );
+      },
     });
     const blobs: Descriptor[] = [pulled.target, pulled.manifest, pulled.config, ...pulled.layers];
     for (const blob of new Set(blobs.map((b) => b.digest))) await sink.addSource(blob, ref.domain, ref.path);
@@ -80,13 +90,6 @@ async function pullOne(
       layers: pulled.layers,
       config: await ctx.store.config(pulled.config.digest),
     };
-    await unpackLayers(
-      leased,
-      image.layers,
-      image.config.rootfs.diff_ids,
-      (layer, status) => args.emit({ status, id: shortId(layer.digest), progressDetail: {} }),
-      args.signal,
-    );
     await ctx.store.protect(image, leased);
     const byTag: Reference[] =
       ref.tag && !ref.digest ? [{ domain: ref.domain, path: ref.path, tag: ref.tag }] : [];

@@ -59,8 +59,10 @@ async function commitSnapshot(
 }
 
 /**
- * Unpacks `layers` (already in the content store) whose uncompressed digests are `diffIds`;
- * returns the top chain ID. The client should carry a lease until an image references the result.
+ * Unpacks `layers` whose uncompressed digests are `diffIds`; returns the top chain ID. Each layer
+ * must be in the content store once `stored(i)` resolves (all already are when it is absent), so a
+ * pull can unpack a layer while later ones download. The client should carry a lease until an
+ * image references the result.
  */
 export async function unpackLayers(
   client: ContainerdClient,
@@ -68,6 +70,7 @@ export async function unpackLayers(
   diffIds: readonly string[],
   onProgress?: UnpackProgress,
   signal?: AbortSignal,
+  stored?: (index: number) => Promise<void>,
 ): Promise<string> {
   if (layers.length !== diffIds.length) {
     throw new InvalidParameterError(`image has ${layers.length} layers but ${diffIds.length} diff IDs`);
@@ -80,6 +83,8 @@ export async function unpackLayers(
   for (const [i, layer] of layers.entries()) {
     signal?.throwIfAborted();
     if (await exists(client, chains[i])) continue;
+    await stored?.(i);
+    signal?.throwIfAborted();
     onProgress?.(layer, 'Extracting');
     await commitSnapshot(client, chains[i], chains[i - 1] ?? '', async (mounts) => {
       const applied = await client.diff.apply(layer, mounts);

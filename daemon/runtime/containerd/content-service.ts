@@ -1,5 +1,4 @@
 // containerd's content store: blobs addressed by digest, written through ingest refs.
-import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
 import { fromGrpcError, grpcCode } from './grpc-errors';
@@ -72,8 +71,14 @@ interface WriteResponse {
   digest: string;
 }
 
-/** Largest data message sent; containerd's gRPC server accepts up to 16 MiB. */
-const chunkSize = 1024 * 1024;
+/**
+ * Size of the data messages sent: containerd answers every WRITE and hashes what it gets, so a
+ * few large messages go much faster than many of the 16-64 KiB chunks HTTP bodies arrive in
+ * (measured: 64 KiB ≈ 75 MB/s, 1 MiB ≈ 120 MB/s). containerd's gRPC server accepts up to 16 MiB.
+ */
+const messageSize = 1024 * 1024;
+/** Bytes written to the stream but not yet handed to the transport: what one write may hold. */
+const maxInFlight = 2 * messageSize;
 const service = 'content.v1.Content';
 
 export class ContentService {
@@ -163,12 +168,9 @@ export class ContentService {
       await session.send({ action: 'STAT', ref, total: opts.size, expected: opts.expected });
       await session.response();
       let offset = 0;
-      for await (const chunk of Buffer.isBuffer(source) ? [source] : source) {
-        for (let at = 0; at < chunk.length; at += chunkSize) {
-          const data = Buffer.from(chunk.subarray(at, at + chunkSize));
-          await session.send({ action: 'WRITE', ref, offset, data });
-          offset += data.length;
-        }
+      for await (const data of messages(Buffer.isBuffer(source) ? [source] : source)) {
+        await session.send({ action: 'WRITE', ref, offset, data });
+        offset += data.length;
       }
       await session.send({
         action: 'COMMIT',
@@ -192,14 +194,38 @@ export class ContentService {
   }
 }
 
+/** Regroups a byte stream into messages of `messageSize` (the last one shorter), copying once. */
+async function* messages(
+  source: Iterable<Buffer> | AsyncIterable<Buffer | Uint8Array>,
+): AsyncGenerator<Buffer> {
+  let parts: Uint8Array[] = [];
+  let held = 0;
+  for await (const chunk of source) {
+    for (let at = 0; at < chunk.length;) {
+      const take = Math.min(chunk.length - at, messageSize - held);
+      parts.push(chunk.subarray(at, at + take));
+      held += take;
+      at += take;
+      if (held === messageSize) {
+        yield Buffer.concat(parts, held);
+        parts = [];
+        held = 0;
+      }
+    }
+  }
+  if (held > 0) yield Buffer.concat(parts, held);
+}
+
 /**
  * The Write bidi stream: containerd answers every request in order. Writes are pipelined (we do
- * not wait for each answer), but the first error answered ends the session.
+ * not wait for each answer) but bounded by what the transport has not taken yet, so a fast
+ * source never piles up in memory; the first error answered ends the session.
  */
 class WriteSession {
   private readonly pending: WriteResponse[] = [];
   private failure: unknown;
   private ended = false;
+  private inFlight = 0;
   private wake: (() => void) | undefined;
 
   constructor(private readonly call: ClientDuplexStream<WriteRequest, WriteResponse>) {
@@ -210,12 +236,17 @@ class WriteSession {
 
   private push(update: () => void): void {
     update();
-    this.wake?.();
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
   }
 
   async send(req: WriteRequest): Promise<void> {
     if (this.failure) throw this.failure;
-    if (!this.call.write(req)) await Promise.race([once(this.call, 'drain'), this.next()]);
+    const size = req.data?.length ?? 0;
+    this.inFlight += size;
+    this.call.write(req, () => this.push(() => (this.inFlight -= size)));
+    while (this.inFlight > maxInFlight && !this.failure && !this.ended) await this.next();
     if (this.failure) throw this.failure;
   }
 

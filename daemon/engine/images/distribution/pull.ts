@@ -1,6 +1,8 @@
 // Pulling an image: resolve the reference to a manifest (choosing a platform from an index), then
 // fetch config and layers into a BlobSink in parallel, each verified while it streams, skipping
-// blobs the sink already has. Unpacking is the image store's business, not this module's.
+// blobs the sink already has. Unpacking is the image store's business, not this module's: it gets
+// a hook to unpack each layer as soon as the layers below it are stored, as Docker extracts while
+// later layers still download.
 import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { createHash } from 'node:crypto';
@@ -27,6 +29,15 @@ export interface PullOptions {
   signal?: AbortSignal;
   /** Parallel layer downloads (Docker's max-concurrent-downloads default: 3). */
   concurrency?: number;
+  /**
+   * Unpacks the image while its layers download: called once the config is known; `stored(i)`
+   * settles when layer i is in the sink (rejects when the pull fails). The pull ends when both do.
+   */
+  unpack?: (
+    image: ImageConfig,
+    layers: Descriptor[],
+    stored: (index: number) => Promise<void>,
+  ) => Promise<void>;
 }
 
 export interface PulledImage {
@@ -83,7 +94,7 @@ export async function pullImage(options: PullOptions): Promise<PulledImage> {
   const configBytes = await client.readBlob(repo, manifest.config, signal);
   const image = JSON.parse(configBytes.toString('utf8')) as ImageConfig;
   if (top.parsed.kind !== 'index' && options.platform) checkPlatform(image, wanted);
-  const existingLayers = await fetchLayers(options, manifest.layers);
+  const existingLayers = await fetchAndUnpack(options, image, manifest.layers);
   await storeBytes(sink, manifest.config, configBytes, signal);
   await storeBytes(sink, chosen.descriptor, chosen.bytes, signal);
   if (top !== chosen) await storeBytes(sink, top.descriptor, top.bytes, signal);
@@ -134,11 +145,45 @@ function checkPlatform(image: ImageConfig, wanted: ReturnType<typeof parsePlatfo
   }
 }
 
+/** Fetches the layers while `options.unpack` unpacks those already stored, bottom-up. */
+async function fetchAndUnpack(
+  options: PullOptions,
+  image: ImageConfig,
+  layers: Descriptor[],
+): Promise<string[]> {
+  if (!options.unpack) return fetchLayers(options, layers);
+  const stored = new Map<
+    string,
+    { promise: Promise<void>; resolve: () => void; reject: (err: unknown) => void }
+  >();
+  for (const layer of layers) {
+    if (stored.has(layer.digest)) continue;
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    promise.catch(() => {});
+    stored.set(layer.digest, { promise, resolve, reject });
+  }
+  const unpacking = options.unpack(image, layers, (i) => stored.get(layers[i].digest)!.promise);
+  unpacking.catch(() => {});
+  let existing: string[];
+  try {
+    existing = await fetchLayers(options, layers, undefined, (digest) => stored.get(digest)!.resolve());
+  } catch (err) {
+    for (const gate of stored.values()) gate.reject(err);
+    await unpacking.catch(() => {});
+    throw err;
+  }
+  await unpacking;
+  return existing;
+}
+
 /** Downloads the missing layers in parallel with Docker's progress messages; returns those skipped. */
 async function fetchLayers(
   options: PullOptions,
   layers: Descriptor[],
   onLayer?: (i: number, stream: Transform) => void,
+  onStored?: (digest: string) => void,
 ): Promise<string[]> {
   const { client, reference, sink, signal, onProgress } = options;
   const existing: string[] = [];
@@ -150,6 +195,7 @@ async function fetchLayers(
     if (await sink.has(layer.digest)) {
       existing.push(layer.digest);
       onProgress?.({ id: shortId(layer.digest), status: 'Already exists' });
+      onStored?.(layer.digest);
     } else {
       missing.push({ layer, index });
       onProgress?.({ id: shortId(layer.digest), status: 'Pulling fs layer' });
@@ -186,6 +232,7 @@ async function fetchLayers(
     );
     onProgress?.({ id, status: 'Verifying Checksum' });
     onProgress?.({ id, status: 'Download complete' });
+    onStored?.(layer.digest);
   });
   return existing;
 }
@@ -241,6 +288,8 @@ async function pullSchema1(
   };
   const sized = layers.map((l, i) => ({ ...l, size: sizes[i] ?? 0 }));
   const { bytes: manifestBytes, descriptor: manifestDesc } = schema2Manifest(config, sized);
+  const image = JSON.parse(configBytes.toString('utf8')) as ImageConfig;
+  await options.unpack?.(image, sized, () => Promise.resolve());
   await storeBytes(sink, config, configBytes, signal);
   await storeBytes(sink, manifestDesc, manifestBytes, signal);
   return {
@@ -248,7 +297,7 @@ async function pullSchema1(
     target: manifestDesc,
     manifest: manifestDesc,
     config,
-    image: JSON.parse(configBytes.toString('utf8')) as ImageConfig,
+    image,
     layers: sized,
     existingLayers,
   };

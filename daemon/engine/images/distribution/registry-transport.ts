@@ -1,7 +1,10 @@
 // HTTP to one registry host: the scheme (plain HTTP only for loopback and insecure registries),
 // authentication (anonymous, Basic, or Bearer tokens obtained from the realm named by a 401
 // challenge, as Docker does), and one retry after a fresh challenge.
+import http from 'node:http';
+import https from 'node:https';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { UnauthorizedError, UnavailableError } from '../../../api/errors';
 import { credentials, type AuthConfig } from './auth-config';
 import { parseWwwAuthenticate, type Challenge } from './www-authenticate';
@@ -107,17 +110,23 @@ export class RegistryTransport {
     const headers: Record<string, string> = { ...this.baseHeaders(), ...options.headers };
     const authorization = await this.authorization(options.scopes, options.signal);
     if (authorization) headers.Authorization = authorization;
-    const body =
-      options.body instanceof Readable ? (Readable.toWeb(options.body) as ReadableStream) : options.body;
     try {
+      if (options.body instanceof Readable) {
+        return await sendStream(
+          this.url(pathOrUrl),
+          options.method ?? 'GET',
+          headers,
+          options.body,
+          options.signal,
+        );
+      }
       return await fetch(this.url(pathOrUrl), {
         method: options.method ?? 'GET',
         headers,
-        body,
+        body: options.body,
         signal: options.signal,
         redirect: options.redirect ?? 'follow',
-        ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
-      } as RequestInit);
+      });
     } catch (err) {
       if (options.signal?.aborted) throw err;
       throw new UnavailableError(`registry ${this.options.host}: ${describe(err)}`, { cause: err });
@@ -202,6 +211,44 @@ export class RegistryTransport {
     const errors = await readRegistryErrors(res);
     return new UnauthorizedError(formatRegistryErrors(errors));
   }
+}
+
+/**
+ * Sends a streamed body (a blob upload) with node:http, answering as fetch would. fetch takes a
+ * web stream that copies every chunk: twice the garbage and the CPU for a layer. Registries do
+ * not redirect uploads, and a stream could not be sent again anyway.
+ */
+function sendStream(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: Readable,
+  signal?: AbortSignal,
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? https : http).request(
+      url,
+      { method, headers, signal },
+      (res) => {
+        const answer = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const v of [value ?? []].flat()) answer.append(name, v);
+        }
+        const status = res.statusCode ?? 502;
+        const empty = status === 204 || status === 304;
+        if (empty) res.resume();
+        resolve(
+          new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), {
+            status,
+            statusText: res.statusMessage,
+            headers: answer,
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+    pipeline(body, request).catch(reject);
+  });
 }
 
 function scopeOf(challenge: Challenge): string[] {

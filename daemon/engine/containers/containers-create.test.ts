@@ -2,34 +2,22 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { busyboxRootfsTar } from '../images/testing/busybox-image';
-import {
-  create,
-  type Engine,
-  expectStatus,
-  inspect,
-  run,
-  startEngine,
-  stopEngine,
-} from './testing/containers-fixture';
+import { create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 describe('container create', () => {
-  let engine: Engine;
-  before(async () => {
-    engine = await startEngine();
-  });
-  after(() => stopEngine(engine));
+  const suite = useEngine();
 
   /** Runs a command to its end and returns its exit code. */
   async function exitCodeOf(body: Record<string, unknown>): Promise<number> {
-    const id = await run(engine.svcd, body);
-    const res = await engine.svcd.request('POST', `/containers/${id}/wait`);
+    const id = await run(suite().svcd, body);
+    const res = await suite().svcd.request('POST', `/containers/${id}/wait`);
     return res.json<{ StatusCode: number }>().StatusCode;
   }
 
   test('201 with Id and Warnings; inspect shows the merged config', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const res = expectStatus(
       await svcd.request('POST', '/containers/create?name=web', {
         body: { Image: 'busybox', Env: ['A=1'], Labels: { x: 'y' } },
@@ -41,7 +29,7 @@ describe('container create', () => {
     assert.deepEqual(Warnings, []);
     const info = await inspect(svcd, Id.slice(0, 12));
     assert.equal(info.Name, '/web');
-    assert.equal(info.Image, engine.imageId);
+    assert.equal(info.Image, suite().imageId);
     assert.equal(info.Path, 'sh');
     assert.deepEqual(info.Config.Cmd, ['sh']);
     assert.ok(info.Config.Env?.includes('A=1'));
@@ -55,7 +43,7 @@ describe('container create', () => {
   });
 
   test('errors: bad name 400, taken name 409, no image 404, bad hostname and healthcheck 400', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const post = (query: string, body: Record<string, unknown>) =>
       svcd.request('POST', `/containers/create${query}`, { body: { Image: 'busybox', ...body } });
     expectStatus(await post('?name=bad%20name', {}), 400);
@@ -75,7 +63,7 @@ describe('container create', () => {
   });
 
   test('no command: 400 from 1.24, created before', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const query = new URLSearchParams({ fromSrc: '-', repo: 'nocmd', tag: 'latest' });
     expectStatus(
       await svcd.request('POST', `/images/create?${query}`, {
@@ -93,7 +81,7 @@ describe('container create', () => {
 
   test('warnings for limits the kernel cannot enforce', async () => {
     const res = expectStatus(
-      await engine.svcd.request('POST', '/containers/create', {
+      await suite().svcd.request('POST', '/containers/create', {
         body: { Image: 'busybox', HostConfig: { KernelMemory: 8 * 1024 * 1024 } },
       }),
       201,
@@ -102,7 +90,7 @@ describe('container create', () => {
   });
 
   test("/etc/hosts, /etc/resolv.conf and /etc/hostname are the container's own", async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const id = await run(svcd, {
       Hostname: 'box',
       Cmd: [
@@ -138,15 +126,15 @@ describe('container create', () => {
       0,
     );
     const info = await inspect(
-      engine.svcd,
-      await create(engine.svcd, { HostConfig: { NetworkMode: 'none' } }),
+      suite().svcd,
+      await create(suite().svcd, { HostConfig: { NetworkMode: 'none' } }),
     );
     assert.deepEqual(Object.keys(info.NetworkSettings.Networks), ['none']);
     assert.equal(info.NetworkSettings.IPAddress, '');
   });
 
   test('Binds (rw and ro), Tmpfs, anonymous and named volumes', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const dir = mkdtempSync(join(tmpdir(), 'svc-bind-'));
     writeFileSync(join(dir, 'in.txt'), 'hello');
     const id = await run(svcd, {
@@ -176,7 +164,7 @@ describe('container create', () => {
   });
 
   test('a failure halfway leaves nothing behind', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const before = (await svcd.request('GET', '/containers/json?all=1')).json<unknown[]>().length;
     const dirs = readdirSync(join(svcd.dataRoot, 'containers')).length;
     // The user is looked up in the image's /etc/passwd once the root filesystem exists.

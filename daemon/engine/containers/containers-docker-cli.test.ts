@@ -5,25 +5,23 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { type Engine, startEngine, stopEngine } from './testing/containers-fixture';
+import { useEngine } from './testing/containers-fixture';
 
 const run = promisify(execFile);
 
 describe('docker CLI against svcd', () => {
-  let engine: Engine;
+  const suite = useEngine();
   let docker: (...args: string[]) => Promise<string>;
   before(async () => {
-    engine = await startEngine();
     const env = {
       ...process.env,
-      DOCKER_HOST: `unix://${engine.svcd.socket}`,
+      DOCKER_HOST: `unix://${suite().svcd.socket}`,
       DOCKER_CONFIG: mkdtempSync(join(tmpdir(), 'docker-cfg-')),
     };
     docker = async (...args) => (await run('docker', args, { env, encoding: 'utf8' })).stdout.trim();
   });
-  after(() => stopEngine(engine));
 
   test('run -d, create + start, ps -a with filters, wait', async () => {
     const id = await docker('run', '-d', '--name', 'web', '--label', 'role=front', 'busybox', 'sleep', '300');
@@ -107,7 +105,7 @@ describe('docker CLI against svcd', () => {
       diff.join(','),
     );
     const tarList = (
-      await run('sh', ['-c', `DOCKER_HOST=unix://${engine.svcd.socket} docker export fs | tar -t`], {
+      await run('sh', ['-c', `DOCKER_HOST=unix://${suite().svcd.socket} docker export fs | tar -t`], {
         encoding: 'utf8',
         maxBuffer: 1 << 24,
       })

@@ -1,20 +1,12 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { ContainerChange, ContainerPathStat } from '../../api/container-summary-types';
 import { readTar } from '../../lib/tar/tar-reader';
 import { TarWriter } from '../../lib/tar/tar-writer';
 import type { TarHeaderInput } from '../../lib/tar/tar-header';
-import {
-  create,
-  type Engine,
-  expectStatus,
-  inspect,
-  run,
-  startEngine,
-  stopEngine,
-} from './testing/containers-fixture';
+import { create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 async function tarOf(entries: Array<[TarHeaderInput, string?]>): Promise<Buffer> {
   const writer = new TarWriter();
@@ -33,11 +25,10 @@ async function names(archive: Buffer): Promise<Map<string, string>> {
 }
 
 describe('container filesystem endpoints', () => {
-  let engine: Engine;
+  const suite = useEngine();
   let id: string;
   before(async () => {
-    engine = await startEngine();
-    id = await run(engine.svcd, {
+    id = await run(suite().svcd, {
       Cmd: [
         'sh',
         '-c',
@@ -46,12 +37,11 @@ describe('container filesystem endpoints', () => {
     });
     await new Promise((r) => setTimeout(r, 500));
   });
-  after(() => stopEngine(engine));
 
   const tarHeaders = { 'Content-Type': 'application/x-tar' };
 
   test('changes: Kind 0 modified, 1 added, 2 deleted; mount points stay out', async () => {
-    const changes = expectStatus(await engine.svcd.request('GET', `/containers/${id}/changes`), 200).json<
+    const changes = expectStatus(await suite().svcd.request('GET', `/containers/${id}/changes`), 200).json<
       ContainerChange[]
     >();
     const kinds = Object.fromEntries(changes.map((c) => [c.Path, c.Kind]));
@@ -61,11 +51,11 @@ describe('container filesystem endpoints', () => {
     assert.equal(kinds['/srv/a/b'], 1);
     assert.equal(kinds['/etc/hosts'], undefined);
     assert.equal(kinds['/proc'], undefined);
-    expectStatus(await engine.svcd.request('GET', '/containers/nope/changes'), 404);
+    expectStatus(await suite().svcd.request('GET', '/containers/nope/changes'), 404);
   });
 
   test('export: the whole root filesystem as a tar', async () => {
-    const res = expectStatus(await engine.svcd.request('GET', `/containers/${id}/export`), 200);
+    const res = expectStatus(await suite().svcd.request('GET', `/containers/${id}/export`), 200);
     const entries = await names(res.body);
     assert.equal(entries.get('tmp/added'), 'new\n');
     assert.equal(entries.get('bin/busybox') !== undefined, true);
@@ -73,7 +63,7 @@ describe('container filesystem endpoints', () => {
   });
 
   test('archive HEAD and GET: stat header (both names), files, directories, /. contents, symlinks', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const head = expectStatus(await svcd.request('HEAD', `/containers/${id}/archive?path=/srv/a`), 200);
     const stat = JSON.parse(
       Buffer.from(head.headers['x-svc-container-path-stat'] as string, 'base64').toString(),
@@ -108,7 +98,7 @@ describe('container filesystem endpoints', () => {
   });
 
   test('archive PUT: extraction confined to the container, noOverwriteDirNonDir, 403 read-only', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const body = await tarOf([
       [{ name: 'up/', type: 'directory' }],
       [{ name: 'up/f.txt' }, 'uploaded'],
@@ -170,7 +160,7 @@ describe('container filesystem endpoints', () => {
   });
 
   test('copy (API 1.23 and before) returns a tar of the resource; gone from 1.24', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const res = expectStatus(
       await svcd.request('POST', `/v1.23/containers/${id}/copy`, { body: { Resource: '/tmp/added' } }),
       200,
@@ -184,7 +174,7 @@ describe('container filesystem endpoints', () => {
   });
 
   test('top lists the container processes with ps_args', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const top = expectStatus(await svcd.request('GET', `/containers/${id}/top`), 200).json<{
       Titles: string[];
       Processes: string[][];
@@ -200,7 +190,7 @@ describe('container filesystem endpoints', () => {
   });
 
   test('commit: a new image with the layer and the changes; a container from it sees the files', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const q = new URLSearchParams({
       container: id,
       repo: 'committed',
@@ -234,7 +224,7 @@ describe('container filesystem endpoints', () => {
   });
 
   test('resize needs a tty container that runs', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const tty = await run(svcd, { Tty: true, Cmd: ['sleep', '300'] });
     expectStatus(await svcd.request('POST', `/containers/${tty}/resize?h=40&w=100`), 200);
     expectStatus(await svcd.request('POST', `/containers/${await create(svcd, {})}/resize?h=40&w=100`), 409);

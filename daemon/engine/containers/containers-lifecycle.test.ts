@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { EngineEvent } from '../../api/event-types';
-import {
-  create,
-  type Engine,
-  expectStatus,
-  inspect,
-  run,
-  startEngine,
-  stopEngine,
-} from './testing/containers-fixture';
+import { create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 describe('container lifecycle', () => {
-  let engine: Engine;
-  before(async () => {
-    engine = await startEngine();
-  });
-  after(() => stopEngine(engine));
+  const suite = useEngine();
 
   test('start answers 204 then 304; stop 204 then 304; State follows', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const id = await create(svcd, { Cmd: ['sleep', '300'], StopSignal: 'SIGKILL' });
     assert.equal((await inspect(svcd, id)).State.Status, 'created');
     expectStatus(await svcd.request('POST', `/containers/${id}/start`), 204);
@@ -39,7 +27,7 @@ describe('container lifecycle', () => {
   });
 
   test('stop sends StopSignal, then SIGKILL after t seconds', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     // busybox as PID 1 ignores SIGTERM: only the SIGKILL after t ends it.
     const id = await run(svcd, { Cmd: ['sleep', '300'] });
     const t0 = Date.now();
@@ -55,7 +43,7 @@ describe('container lifecycle', () => {
   });
 
   test('kill: signal names and numbers, default SIGKILL waits for the exit, 409 when not running', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const id = await run(svcd, {
       Cmd: ['sh', '-c', "trap 'exit 10' HUP; trap 'exit 12' USR2; while :; do sleep 0.1; done"],
     });
@@ -79,7 +67,7 @@ describe('container lifecycle', () => {
   });
 
   test('pause and unpause freeze and thaw the processes', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const id = await run(svcd, { Cmd: ['sleep', '300'] });
     expectStatus(await svcd.request('POST', `/containers/${id}/pause`), 204);
     let state = (await inspect(svcd, id)).State;
@@ -100,7 +88,7 @@ describe('container lifecycle', () => {
   });
 
   test('restart runs the container again', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const id = await run(svcd, { Cmd: ['sleep', '300'] });
     const first = (await inspect(svcd, id)).State;
     expectStatus(await svcd.request('POST', `/containers/${id}/restart?t=0`), 204);
@@ -114,7 +102,7 @@ describe('container lifecycle', () => {
   });
 
   test('wait: not-running, next-exit, removed, and Error only from 1.34', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const created = await create(svcd, { Cmd: ['sh', '-c', 'exit 5'] });
     // not-running answers at once for a created container.
     assert.deepEqual((await svcd.request('POST', `/containers/${created}/wait`)).json(), {
@@ -136,7 +124,7 @@ describe('container lifecycle', () => {
   });
 
   test('rename: 204, 409 on a taken name, 400 on an invalid one; events carry the names', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const a = await create(svcd, {}, 'rename-a');
     await create(svcd, {}, 'rename-b');
     expectStatus(await svcd.request('POST', `/containers/rename-a/rename?name=rename-b`), 409);
@@ -163,7 +151,7 @@ describe('container lifecycle', () => {
   });
 
   test('update changes the cgroup limits of the running task and the restart policy', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const id = await run(svcd, { Cmd: ['sleep', '300'] });
     const res = await svcd.request('POST', `/containers/${id}/update`, {
       body: {
@@ -191,7 +179,7 @@ describe('container lifecycle', () => {
   });
 
   test('delete: 409 while running, force kills; v removes anonymous volumes', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const id = await run(svcd, { Cmd: ['sleep', '300'], Volumes: { '/data': {} } });
     const info = await inspect(svcd, id);
     const volume = info.Mounts[0].Source;
@@ -204,7 +192,7 @@ describe('container lifecycle', () => {
   });
 
   test('events: create, start, die with exitCode, destroy, with image, name and labels', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const since = (Date.now() / 1000).toFixed(3);
     const id = await run(svcd, { Cmd: ['sh', '-c', 'exit 7'], Labels: { team: 'blue' } }, 'evented');
     await svcd.request('POST', `/containers/${id}/wait`);

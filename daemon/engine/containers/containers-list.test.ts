@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { ContainerSummary } from '../../api/container-summary-types';
-import {
-  create,
-  type Engine,
-  expectStatus,
-  inspect,
-  run,
-  startEngine,
-  stopEngine,
-} from './testing/containers-fixture';
+import { create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 describe('container list, inspect and prune', () => {
-  let engine: Engine;
+  const suite = useEngine();
   const ids: Record<string, string> = {};
   before(async () => {
-    engine = await startEngine();
-    const { svcd } = engine;
+    const { svcd } = suite();
     ids.created = await create(svcd, { Labels: { tier: 'db' }, ExposedPorts: { '80/tcp': {} } }, 'l-created');
     ids.exited = await run(svcd, { Cmd: ['sh', '-c', 'exit 3'], Labels: { tier: 'web' } }, 'l-exited');
     await svcd.request('POST', `/containers/${ids.exited}/wait`);
@@ -28,10 +19,9 @@ describe('container list, inspect and prune', () => {
     ids.paused = await run(svcd, { Cmd: ['sleep', '300'] }, 'l-paused');
     await svcd.request('POST', `/containers/${ids.paused}/pause`);
   });
-  after(() => stopEngine(engine));
 
   async function list(query: string): Promise<ContainerSummary[]> {
-    return expectStatus(await engine.svcd.request('GET', `/containers/json${query}`), 200).json<
+    return expectStatus(await suite().svcd.request('GET', `/containers/json${query}`), 200).json<
       ContainerSummary[]
     >();
   }
@@ -64,7 +54,7 @@ describe('container list, inspect and prune', () => {
     assert.equal(by['/l-running'].Command, 'sleep 300');
     assert.deepEqual(by['/l-created'].Ports, [{ PrivatePort: 80, Type: 'tcp' }]);
     assert.equal(by['/l-running'].Mounts[0].Destination, '/vol');
-    assert.equal(by['/l-running'].ImageID, engine.imageId);
+    assert.equal(by['/l-running'].ImageID, suite().imageId);
     assert.equal(typeof by['/l-running'].SizeRw, 'number');
     assert.ok((by['/l-running'].SizeRootFs ?? 0) > 1_000_000, 'image layers counted');
     assert.equal((await list('?all=1'))[0].SizeRw, undefined);
@@ -83,7 +73,7 @@ describe('container list, inspect and prune', () => {
     ]);
     assert.deepEqual(namesOf(await list(`?all=1&${filter({ label: ['tier', 'extra'] })}`)), ['/l-running']);
     assert.equal((await list(`?all=1&${filter({ ancestor: ['busybox'] })}`)).length, 4);
-    assert.equal((await list(`?all=1&${filter({ ancestor: [engine.imageId] })}`)).length, 4);
+    assert.equal((await list(`?all=1&${filter({ ancestor: [suite().imageId] })}`)).length, 4);
     assert.equal((await list(`?all=1&${filter({ ancestor: ['nosuch'] })}`)).length, 0);
     assert.deepEqual(namesOf(await list(`?all=1&${filter({ before: ['l-exited'] })}`)), ['/l-created']);
     assert.deepEqual(namesOf(await list(`?all=1&${filter({ since: ['l-running'] })}`)), ['/l-paused']);
@@ -95,12 +85,15 @@ describe('container list, inspect and prune', () => {
     assert.equal((await list(`?all=1&${filter({ health: ['none'] })}`)).length, 4);
     assert.equal((await list(`?all=1&${filter({ isolation: ['default'] })}`)).length, 4);
     assert.equal((await list(`?all=1&${filter({ network: ['default'] })}`)).length, 4);
-    expectStatus(await engine.svcd.request('GET', `/containers/json?${filter({ bogus: ['x'] })}`), 400);
-    expectStatus(await engine.svcd.request('GET', `/containers/json?${filter({ status: ['sleepy'] })}`), 400);
+    expectStatus(await suite().svcd.request('GET', `/containers/json?${filter({ bogus: ['x'] })}`), 400);
+    expectStatus(
+      await suite().svcd.request('GET', `/containers/json?${filter({ status: ['sleepy'] })}`),
+      400,
+    );
   });
 
   test('inspect: ID prefix and name resolve; an ambiguous prefix is refused; size=1 adds sizes', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const info = await inspect(svcd, 'l-running');
     assert.equal(info.Id, ids.running);
     assert.equal(info.State.Running, true);
@@ -120,7 +113,7 @@ describe('container list, inspect and prune', () => {
   });
 
   test('prune removes stopped containers and reports the space', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const res = expectStatus(await svcd.request('POST', '/containers/prune'), 200).json<{
       ContainersDeleted: string[];
       SpaceReclaimed: number;

@@ -1,24 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import {
-  type Engine,
-  eventually,
-  expectStatus,
-  inspect,
-  run,
-  startEngine,
-  stopEngine,
-} from './testing/containers-fixture';
+import { describe, test } from 'node:test';
+import { eventually, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 describe('svcd killed with -9 while containers run', () => {
-  let engine: Engine;
-  before(async () => {
-    engine = await startEngine();
-  });
-  after(() => stopEngine(engine));
+  const suite = useEngine();
 
   test('running containers survive, exits while svcd was down are recorded, policies still apply', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const long = await run(svcd, { Cmd: ['sleep', '300'] }, 'long');
     const short = await run(svcd, { Cmd: ['sh', '-c', 'sleep 1; exit 9'] }, 'short');
     const restarting = await run(
@@ -66,7 +54,7 @@ describe('svcd killed with -9 while containers run', () => {
   });
 
   test('a restart of svcd by SIGTERM keeps containers running too', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const id = await run(svcd, { Cmd: ['sleep', '300'] });
     await svcd.stop();
     await svcd.start();

@@ -1,29 +1,17 @@
 import assert from 'node:assert/strict';
 import { buffer } from 'node:stream/consumers';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { TarWriter } from '../../lib/tar/tar-writer';
 import type { EngineEvent } from '../../api/event-types';
-import {
-  type Engine,
-  eventually,
-  expectStatus,
-  inspect,
-  run,
-  startEngine,
-  stopEngine,
-} from './testing/containers-fixture';
+import { eventually, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 describe('restart policies, OOM and healthchecks', () => {
-  let engine: Engine;
-  before(async () => {
-    engine = await startEngine();
-  });
-  after(() => stopEngine(engine));
+  const suite = useEngine();
 
   async function eventsOf(id: string, since: number): Promise<EngineEvent[]> {
     const filters = encodeURIComponent(JSON.stringify({ container: [id] }));
     const until = (Date.now() / 1000 + 0.2).toFixed(3);
-    const res = await engine.svcd.request(
+    const res = await suite().svcd.request(
       'GET',
       `/events?since=${since.toFixed(3)}&until=${until}&filters=${filters}`,
     );
@@ -36,7 +24,7 @@ describe('restart policies, OOM and healthchecks', () => {
   }
 
   test('on-failure:2 restarts twice, with growing delays, then stays exited', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const since = Date.now() / 1000;
     const id = await run(svcd, {
       Cmd: ['sh', '-c', 'exit 3'],
@@ -61,7 +49,7 @@ describe('restart policies, OOM and healthchecks', () => {
   });
 
   test('on-failure does not restart a clean exit; always does; stop ends it', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const clean = await run(svcd, { Cmd: ['true'], HostConfig: { RestartPolicy: { Name: 'on-failure' } } });
     await svcd.request('POST', `/containers/${clean}/wait`);
     await new Promise((r) => setTimeout(r, 300));
@@ -83,7 +71,7 @@ describe('restart policies, OOM and healthchecks', () => {
   });
 
   test('a container over its 32 MiB memory limit is OOM-killed and says so', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const since = Date.now() / 1000;
     const id = await run(svcd, {
       // Grows a shell variable to 64 MiB.
@@ -104,7 +92,7 @@ describe('restart policies, OOM and healthchecks', () => {
   });
 
   test('healthcheck: starting, then healthy, with a log and health_status events', async () => {
-    const { svcd } = engine;
+    const { svcd } = suite();
     const since = Date.now() / 1000;
     const id = await run(svcd, {
       Cmd: ['sleep', '300'],
@@ -157,7 +145,7 @@ describe('restart policies, OOM and healthchecks', () => {
   });
 
   test("healthcheck NONE disables the image's check", async () => {
-    const id = await run(engine.svcd, { Cmd: ['sleep', '300'], Healthcheck: { Test: ['NONE'] } });
-    assert.equal((await inspect(engine.svcd, id)).State.Health, undefined);
+    const id = await run(suite().svcd, { Cmd: ['sleep', '300'], Healthcheck: { Test: ['NONE'] } });
+    assert.equal((await inspect(suite().svcd, id)).State.Health, undefined);
   });
 });

@@ -2,6 +2,7 @@
 // helpers, and a cleanup that force-removes containers before svcd stops (their shims would
 // otherwise outlive the test).
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
 import type { EngineResponse } from '../../../testing/engine-client';
 import type { ContainerInspect } from '../../../api/container-summary-types';
@@ -30,6 +31,19 @@ export async function stopEngine(engine: Engine | undefined): Promise<void> {
   if (!engine) return;
   await removeAllContainers(engine.svcd).catch(() => undefined);
   await destroySvcd(engine.svcd);
+}
+
+/** Inside a describe(): an engine started before its tests and cleaned up after them. */
+export function useEngine(): () => Engine {
+  let engine: Engine | undefined;
+  before(async () => {
+    engine = await startEngine();
+  });
+  after(() => stopEngine(engine));
+  return () => {
+    if (!engine) throw new Error('the engine is not started');
+    return engine;
+  };
 }
 
 export function expectStatus(res: EngineResponse, status: number, what = ''): EngineResponse {

@@ -84,6 +84,16 @@ export class ContainerIO extends EventEmitter {
     return io;
   }
 
+  /** Closes once the shim has closed its ends (all output read), or after `graceMs` at the latest. */
+  closeWhenDrained(graceMs = 2000): void {
+    if (this.readers.every((r) => r.destroyed)) return this.close();
+    const timer = setTimeout(() => this.close(), graceMs);
+    this.once('end', () => {
+      clearTimeout(timer);
+      this.close();
+    });
+  }
+
   close(): void {
     for (const reader of this.readers) reader.destroy();
     this.stdin?.destroy();

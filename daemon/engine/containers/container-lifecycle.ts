@@ -284,13 +284,12 @@ export class ContainerLifecycle {
 
   private async recordExit(container: Container, exit: Exit): Promise<void> {
     const record = container.record;
-    const deleted = await this.ctx.client.tasks.delete(container.id).catch(() => undefined);
-    const exitCode = deleted?.exitStatus ?? exit.exitStatus;
+    const exitCode = exit.exitStatus;
     container.stopHealth?.();
     container.stopHealth = undefined;
-    container.io?.close();
+    container.io?.closeWhenDrained();
     container.io = undefined;
-    markExited(record.State, { exitCode, exitedAt: deleted?.exitedAt ?? exit.exitedAt });
+    markExited(record.State, { exitCode, exitedAt: exit.exitedAt });
     publishContainerEvent(this.ctx, container, 'die', { exitCode: String(exitCode) });
     const restart = shouldRestart({
       policy: record.HostConfig.RestartPolicy,
@@ -301,6 +300,9 @@ export class ContainerLifecycle {
     if (restart) this.scheduleRestart(container);
     await saveRecord(this.ctx, container).catch(() => undefined);
     container.notifyExit(exitCode, '');
+    // After the waiters: the shim's teardown is not theirs to wait for. It runs under the
+    // container's lock, so a start or removal asked meanwhile comes after it.
+    void container.exclusive(() => this.ctx.client.tasks.delete(container.id).catch(() => undefined));
     if (!restart && record.HostConfig.AutoRemove) this.onAutoRemove(container);
   }
 

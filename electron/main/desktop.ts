@@ -9,6 +9,8 @@ import {
   type DesktopPaths,
 } from './supervisor/default-services';
 import { Supervisor } from './supervisor/supervisor';
+import { SettingsFile } from './desktop-settings';
+import { stopRunningContainers } from './stop-containers';
 
 export interface DesktopOptions extends Partial<DesktopPaths> {
   /** Gateway port; 0 picks a free one. */
@@ -41,14 +43,17 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   const dataDir = options.dataDir ?? defaultDataDir();
   const specs = desktopServices({ ...options, root, dataDir });
   const supervisor = new Supervisor(specs);
+  const settings = new SettingsFile(dataDir);
   const engine = specs[0].health;
   const registry = specs[1].health;
+  const engineSocket = engine.kind === 'unix' ? engine.socketPath : '';
   const gateway = await startGateway({
-    engineSocket: engine.kind === 'unix' ? engine.socketPath : '',
+    engineSocket,
     registryUrl: registry.kind === 'http' ? new URL(registry.url).origin : '',
     rendererDir: join(root, 'renderer', 'dist'),
     port: options.port,
     services: supervisor,
+    settings,
   });
   void supervisor.start();
   return {
@@ -56,6 +61,12 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     gateway,
     async stop() {
       await gateway.close();
+      const svcd = supervisor.state('svcd');
+      // Only an engine we started is ours to empty; an adopted one belongs to someone else.
+      if (settings.read().stopContainersOnQuit && svcd?.status === 'up' && !svcd.adopted) {
+        const failures = await stopRunningContainers(engineSocket);
+        for (const f of failures) process.stderr.write(`svc-desktop: could not stop ${f}\n`);
+      }
       await supervisor.stop();
     },
   };

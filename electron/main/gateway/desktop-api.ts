@@ -15,11 +15,24 @@ export interface ServiceControl {
   off(event: 'state', listener: (s: ServiceState) => void): unknown;
 }
 
-export function handleDesktopApi(req: IncomingMessage, res: ServerResponse, services: ServiceControl): void {
+/** The app's preferences (SettingsFile satisfies it). */
+export interface SettingsStore {
+  read(): object;
+  update(patch: Record<string, unknown>): object;
+}
+
+export function handleDesktopApi(
+  req: IncomingMessage,
+  res: ServerResponse,
+  services: ServiceControl,
+  settings?: SettingsStore,
+): void {
   const url = new URL(req.url ?? '/', 'http://gateway');
   const parts = url.pathname.split('/').filter(Boolean); // ['api', ...]
   const route = `${req.method} /${parts.slice(1, 2).join('/')}`;
   if (route === 'GET /state' && parts.length === 2) return sendJson(res, 200, snapshot(services));
+  if (settings && route === 'GET /settings') return sendJson(res, 200, settings.read());
+  if (settings && route === 'PUT /settings') return void updateSettings(req, res, settings);
   if (route === 'GET /state' && parts[2] === 'stream') return streamState(req, res, services);
   if (parts[1] === 'services' && parts.length === 4) {
     const name = decodeURIComponent(parts[2]);
@@ -68,4 +81,22 @@ function sendLog(res: ServerResponse, service: ServiceState, tail: string | null
     'cache-control': 'no-store',
   });
   createReadStream(service.logFile, { start, end: Math.max(start, size - 1) }).pipe(res);
+}
+
+async function updateSettings(
+  req: IncomingMessage,
+  res: ServerResponse,
+  settings: SettingsStore,
+): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  let patch: unknown;
+  try {
+    patch = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return sendError(res, 400, 'settings must be a JSON object');
+  }
+  if (typeof patch !== 'object' || patch === null)
+    return sendError(res, 400, 'settings must be a JSON object');
+  sendJson(res, 200, settings.update(patch as Record<string, unknown>));
 }

@@ -32,6 +32,8 @@ function startExec(ws: WebSocket, engineSocket: string, id: string): void {
   });
   const body = JSON.stringify({ Detach: false, Tty: true });
   const req = http.request({
+    // A hijacked connection is never returned to a pool.
+    agent: false,
     socketPath: engineSocket,
     method: 'POST',
     path: `/exec/${encodeURIComponent(id)}/start`,

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startGateway, type Gateway } from './gateway';
 import { Supervisor } from '../supervisor/supervisor';
+import { SettingsFile } from '../desktop-settings';
 
 // A stand-in engine on a unix socket with just the behaviours the gateway must carry: a slow
 // chunked stream, a body echo, a WebSocket attach and a hijackable exec start.
@@ -42,6 +43,8 @@ before(async () => {
     }
     const exec = /^\/exec\/([^/]+)\/start$/.exec(req.url ?? '');
     if (exec?.[1] === 'e1' && req.headers.upgrade === 'tcp') {
+      // An upgraded socket is half-open on its own: end our side when the gateway ends its.
+      sock.on('end', () => sock.end());
       let body = '';
       sock.once('data', (d) => {
         body = d.toString();
@@ -88,6 +91,7 @@ before(async () => {
     registryUrl: `http://127.0.0.1:${(registry.address() as AddressInfo).port}`,
     rendererDir,
     services: supervisor,
+    settings: new SettingsFile(join(dir, 'data')),
   });
 });
 
@@ -96,6 +100,7 @@ after(async () => {
   await supervisor.stop();
   engine.closeAllConnections();
   await new Promise((r) => engine.close(r));
+  registry.closeAllConnections();
   await new Promise((r) => registry.close(r));
   rmSync(dir, { recursive: true, force: true });
 });
@@ -258,5 +263,22 @@ describe('gateway desktop API', () => {
     await reader.cancel();
     const missing = await fetch(gw.url + '/api/services/nope/log', { headers: auth() });
     assert.equal(missing.status, 404);
+  });
+});
+
+describe('gateway settings API', () => {
+  test('reads and updates the app settings, refusing a body that is not JSON', async () => {
+    const get = await fetch(gw.url + '/api/settings', { headers: auth() });
+    assert.deepEqual(await get.json(), { stopContainersOnQuit: false });
+    const put = await fetch(gw.url + '/api/settings', {
+      method: 'PUT',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ stopContainersOnQuit: true }),
+    });
+    assert.deepEqual(await put.json(), { stopContainersOnQuit: true });
+    const bad = await fetch(gw.url + '/api/settings', { method: 'PUT', headers: auth(), body: 'nope' });
+    assert.equal(bad.status, 400);
+    const unauth = await fetch(gw.url + '/api/settings', { method: 'PUT', body: '{}' });
+    assert.equal(unauth.status, 401);
   });
 });

@@ -4,8 +4,9 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { checkAccess } from './access';
-import { handleDesktopApi, type ServiceControl } from './desktop-api';
+import { handleDesktopApi, type ServiceControl, type SettingsStore } from './desktop-api';
 import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
 import { proxyHttp } from './http-proxy';
 import { refuseUpgrade, sendError } from './responses';
@@ -15,6 +16,8 @@ import { proxyUpgrade } from './upgrade-proxy';
 
 export interface GatewayOptions extends Upstreams {
   services: ServiceControl;
+  /** The app's preferences, served on /api/settings. */
+  settings?: SettingsStore;
   /** The built renderer; absent in tests that only proxy. */
   rendererDir?: string;
   /** 0 (default) picks a free port. */
@@ -34,6 +37,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const token = options.token ?? randomBytes(32).toString('base64url');
   const origins = new Set<string>();
   let origin = '';
+  // Our own pool of upstream connections, so closing the gateway leaves none behind.
+  const agent = new http.Agent({ keepAlive: true });
 
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
@@ -42,11 +47,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (!route && !isApi) return serveStatic(req, res, options.rendererDir ?? '', origin);
     const verdict = checkAccess(req, token, origins);
     if (!verdict.ok) return sendError(res, verdict.status, verdict.message);
-    if (isApi) return handleDesktopApi(req, res, options.services);
-    proxyHttp(req, res, route!, options);
+    if (isApi) return handleDesktopApi(req, res, options.services, options.settings);
+    proxyHttp(req, res, route!, options, agent);
   });
 
+  // Upgraded connections leave the server's own tracking; closing the gateway ends them too.
+  const upgraded = new Set<Duplex>();
   server.on('upgrade', (req, socket, head) => {
+    upgraded.add(socket);
+    socket.on('close', () => upgraded.delete(socket));
     socket.on('error', () => socket.destroy());
     const pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
     const verdict = checkAccess(req, token, origins);
@@ -73,6 +82,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        agent.destroy();
+        for (const s of upgraded) s.destroy();
       }),
   };
 }

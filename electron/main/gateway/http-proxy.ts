@@ -16,10 +16,16 @@ export function proxyHttp(
   res: ServerResponse,
   route: Route,
   upstreams: Upstreams,
+  agent: http.Agent,
 ): void {
   const opts = upstreamOptions(route, upstreams, upstreamPath(req.url ?? '/', route.prefix));
   const upstream = http.request(
-    { ...opts, method: req.method, headers: { ...forwardRequestHeaders(req.headers), ...opts.headers } },
+    {
+      ...opts,
+      agent,
+      method: req.method,
+      headers: { ...forwardRequestHeaders(req.headers), ...opts.headers },
+    },
     (up) => {
       res.writeHead(up.statusCode ?? 502, up.statusMessage, forwardResponseHeaders(up.headers, route.prefix));
       // Headers go out now: a quiet stream (events) must not look like a hung request.

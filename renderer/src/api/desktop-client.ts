@@ -1,5 +1,5 @@
 // The gateway's own API: supervisor state, the servers' logs, restart.
-import { getJson, request, withToken } from './gateway';
+import { getJson, request, sendJson, withToken } from './gateway';
 
 export type ServiceStatus = 'starting' | 'up' | 'restarting' | 'down' | 'failed';
 
@@ -33,4 +33,13 @@ export const desktop = {
     (await request(`/api/services/${encodeURIComponent(name)}/log?tail=${bytes}`)).text(),
   logDownloadUrl: (name: string) => withToken(`/api/services/${encodeURIComponent(name)}/log`),
   restart: (name: string) => request(`/api/services/${encodeURIComponent(name)}/restart`, { method: 'POST' }),
+};
+
+export interface DesktopSettings {
+  stopContainersOnQuit: boolean;
+}
+
+export const desktopSettings = {
+  read: () => getJson<DesktopSettings>('/api/settings'),
+  update: (patch: Partial<DesktopSettings>) => sendJson<DesktopSettings>('PUT', '/api/settings', patch),
 };

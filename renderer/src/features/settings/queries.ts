@@ -1,6 +1,6 @@
 // Diagnostics for the settings screen. Resource use is sampled only while this screen is open.
-import { useQuery } from '@tanstack/react-query';
-import { desktop } from '../../api/desktop-client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { desktop, desktopSettings } from '../../api/desktop-client';
 import { engine } from '../../api/engine-client';
 import { useEngineUp } from '../../app/use-desktop-state';
 
@@ -18,4 +18,14 @@ export function useEngineInfo() {
     version: useQuery({ queryKey: ['version', {}], queryFn: engine.version, enabled: up }),
     info: useQuery({ queryKey: ['info', {}], queryFn: engine.info, enabled: up }),
   };
+}
+
+export function useDesktopSettings() {
+  const qc = useQueryClient();
+  const query = useQuery({ queryKey: ['settings', {}], queryFn: desktopSettings.read });
+  const update = useMutation({
+    mutationFn: desktopSettings.update,
+    onSuccess: (next) => qc.setQueryData(['settings', {}], next),
+  });
+  return { query, update };
 }

@@ -6,12 +6,13 @@ import { ErrorMessage } from '../../../app/error-message';
 import { bytes } from '../../../app/format';
 import { useTheme, type ThemeChoice } from '../../../app/theme';
 import { useService } from '../../../app/use-desktop-state';
-import { useEngineInfo, useServiceLog, useUsage } from '../queries';
+import { useDesktopSettings, useEngineInfo, useServiceLog, useUsage } from '../queries';
 
 export function Settings() {
   const { theme, setTheme } = useTheme();
   const { version, info } = useEngineInfo();
   const usage = useUsage();
+  const prefs = useDesktopSettings();
   return (
     <section className="screen settings">
       <header className="toolbar">
@@ -24,6 +25,20 @@ export function Settings() {
             <input type="radio" name="theme" checked={theme === t} onChange={() => setTheme(t)} /> {t}
           </label>
         ))}
+      </fieldset>
+      <fieldset>
+        <legend>On quit</legend>
+        <label>
+          <input
+            type="checkbox"
+            checked={prefs.query.data?.stopContainersOnQuit ?? false}
+            disabled={!prefs.query.data || prefs.update.isPending}
+            onChange={(e) => prefs.update.mutate({ stopContainersOnQuit: e.target.checked })}
+          />{' '}
+          Stop running containers when the app quits (otherwise they keep running and the engine picks them up
+          again at the next start)
+        </label>
+        <ErrorMessage error={prefs.query.error ?? prefs.update.error} />
       </fieldset>
       <h2>Resource use</h2>
       <UsageTable usage={usage.data?.usage ?? {}} />

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { EngineEvent } from '../../api/event-types';
-import { create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
+import { containerEvents, create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 describe('container lifecycle', () => {
   const suite = useEngine();
@@ -133,17 +132,7 @@ describe('container lifecycle', () => {
     assert.equal((await inspect(svcd, a)).Name, '/rename-c');
     expectStatus(await svcd.request('GET', `/containers/rename-a/json`), 404);
     expectStatus(await svcd.request('GET', `/containers/rename-c/json`), 200);
-    const since = Math.floor(Date.now() / 1000) - 60;
-    const until = Math.floor(Date.now() / 1000) + 1;
-    const events = await svcd.request(
-      'GET',
-      `/events?since=${since}&until=${until}&filters=${encodeURIComponent(JSON.stringify({ container: [a] }))}`,
-    );
-    const list = events
-      .text()
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as EngineEvent);
+    const list = await containerEvents(svcd, a, Date.now() / 1000 - 60);
     const rename = list.find((e) => e.Action === 'rename');
     assert.equal(rename?.Actor.Attributes.oldName, '/rename-a');
     assert.equal(rename?.Actor.Attributes.name, 'rename-c');
@@ -193,20 +182,11 @@ describe('container lifecycle', () => {
 
   test('events: create, start, die with exitCode, destroy, with image, name and labels', async () => {
     const { svcd } = suite();
-    const since = (Date.now() / 1000).toFixed(3);
+    const since = Date.now() / 1000;
     const id = await run(svcd, { Cmd: ['sh', '-c', 'exit 7'], Labels: { team: 'blue' } }, 'evented');
     await svcd.request('POST', `/containers/${id}/wait`);
     expectStatus(await svcd.request('DELETE', `/containers/${id}`), 204);
-    const until = (Date.now() / 1000 + 0.5).toFixed(3);
-    const res = await svcd.request(
-      'GET',
-      `/events?since=${since}&until=${until}&filters=${encodeURIComponent(JSON.stringify({ container: [id] }))}`,
-    );
-    const list = res
-      .text()
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as EngineEvent);
+    const list = await containerEvents(svcd, id, since);
     assert.deepEqual(
       list.map((e) => e.Action),
       ['create', 'start', 'die', 'destroy'],

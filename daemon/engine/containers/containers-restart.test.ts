@@ -2,26 +2,17 @@ import assert from 'node:assert/strict';
 import { buffer } from 'node:stream/consumers';
 import { describe, test } from 'node:test';
 import { TarWriter } from '../../lib/tar/tar-writer';
-import type { EngineEvent } from '../../api/event-types';
-import { eventually, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
+import {
+  containerEvents,
+  eventually,
+  expectStatus,
+  inspect,
+  run,
+  useEngine,
+} from './testing/containers-fixture';
 
 describe('restart policies, OOM and healthchecks', () => {
   const suite = useEngine();
-
-  async function eventsOf(id: string, since: number): Promise<EngineEvent[]> {
-    const filters = encodeURIComponent(JSON.stringify({ container: [id] }));
-    const until = (Date.now() / 1000 + 0.2).toFixed(3);
-    const res = await suite().svcd.request(
-      'GET',
-      `/events?since=${since.toFixed(3)}&until=${until}&filters=${filters}`,
-    );
-    return res
-      .text()
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as EngineEvent);
-  }
 
   test('on-failure:2 restarts twice, with growing delays, then stays exited', async () => {
     const { svcd } = suite();
@@ -39,7 +30,7 @@ describe('restart policies, OOM and healthchecks', () => {
     assert.equal(info.State.ExitCode, 3);
     await new Promise((r) => setTimeout(r, 600));
     assert.equal((await inspect(svcd, id)).RestartCount, 2);
-    const starts = (await eventsOf(id, since))
+    const starts = (await containerEvents(suite().svcd, id, since))
       .filter((e) => e.Action === 'start')
       .map((e) => e.timeNano / 1e6);
     assert.equal(starts.length, 3);
@@ -87,7 +78,7 @@ describe('restart policies, OOM and healthchecks', () => {
     const state = (await inspect(svcd, id)).State;
     assert.equal(state.OOMKilled, true);
     assert.equal(state.ExitCode, 137);
-    const actions = (await eventsOf(id, since)).map((e) => e.Action);
+    const actions = (await containerEvents(suite().svcd, id, since)).map((e) => e.Action);
     assert.ok(actions.includes('oom'), actions.join(','));
   });
 
@@ -137,7 +128,7 @@ describe('restart policies, OOM and healthchecks', () => {
     );
     assert.equal(healthy.State.Health?.FailingStreak, 0);
     assert.ok(healthy.State.Health!.Log.length <= 5);
-    const actions = (await eventsOf(id, since)).map((e) => e.Action);
+    const actions = (await containerEvents(suite().svcd, id, since)).map((e) => e.Action);
     assert.ok(
       actions.includes('health_status: unhealthy') && actions.includes('health_status: healthy'),
       actions.join(','),

@@ -6,6 +6,7 @@ import { after, before } from 'node:test';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
 import type { EngineResponse } from '../../../testing/engine-client';
 import type { ContainerInspect } from '../../../api/container-summary-types';
+import type { EngineEvent } from '../../../api/event-types';
 import { importBusybox } from '../../images/testing/busybox-image';
 
 export interface Engine {
@@ -74,6 +75,25 @@ export async function run(
 
 export async function inspect<T = ContainerInspect>(svcd: SvcdInstance, id: string): Promise<T> {
   return expectStatus(await svcd.request('GET', `/containers/${id}/json`), 200, 'inspect').json<T>();
+}
+
+/** The container's events since `sinceSec` (Unix seconds) until now. */
+export async function containerEvents(
+  svcd: SvcdInstance,
+  id: string,
+  sinceSec: number,
+): Promise<EngineEvent[]> {
+  const filters = encodeURIComponent(JSON.stringify({ container: [id] }));
+  const until = (Date.now() / 1000 + 0.2).toFixed(3);
+  const res = await svcd.request(
+    'GET',
+    `/events?since=${sinceSec.toFixed(3)}&until=${until}&filters=${filters}`,
+  );
+  return res
+    .text()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as EngineEvent);
 }
 
 /** Polls until `check` holds or the time is up. */

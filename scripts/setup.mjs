@@ -9,7 +9,6 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quiet = process.argv.includes('--quiet');
-const withBench = process.argv.includes('--bench');
 
 // Debian packages by purpose; each is checked with dpkg-query, installed only when absent.
 const debianPackages = [
@@ -23,8 +22,9 @@ const debianPackages = [
   'docker-registry', // Distribution 2.8, the peer the registry client is tested against
   'skopeo', // a real registry client for the registry tests
   'apache2-utils', // htpasswd for auth tests
+  'podman', // a real engine pushing to and pulling from svc-registry
+  'docker.io', // Docker Engine 20.10: a real client of svc-registry, and the bench peer
 ];
-const benchPackages = ['docker.io'];
 
 function log(msg) {
   if (!quiet) process.stdout.write(`setup: ${msg}\n`);
@@ -48,8 +48,7 @@ function ensureDebian() {
     log('not a Debian system: install containerd, runc, CNI plugins, iptables and chromium yourself');
     return;
   }
-  const wanted = withBench ? [...debianPackages, ...benchPackages] : debianPackages;
-  const missing = missingDebian(wanted);
+  const missing = missingDebian(debianPackages);
   if (missing.length === 0) return;
   const cmd = `apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`;
   if (process.getuid && process.getuid() !== 0) {

@@ -47,7 +47,17 @@ export class ContainerLifecycle {
   /** Prepares a fresh spec at start when it depends on other containers (container:<x> modes). */
   beforeStart: (container: Container) => Promise<void> = async () => undefined;
 
+  /**
+   * Called with each new IO of a container (every start, and the re-attach after an svcd
+   * restart): the json-file log writer and attach subscribe to its output here.
+   */
+  readonly ioListeners = new Set<(container: Container, io: ContainerIO) => void>();
+
   constructor(private readonly ctx: EngineContext) {}
+
+  private announceIO(container: Container, io: ContainerIO): void {
+    for (const listener of this.ioListeners) listener(container, io);
+  }
 
   private stopSignal(container: Container): number {
     const s = container.record.Config.StopSignal;
@@ -86,6 +96,7 @@ export class ContainerLifecycle {
         openStdin: !!record.Config.OpenStdin,
         tty: !!record.Config.Tty,
       });
+      this.announceIO(container, io);
       container.starting = true;
       container.pendingExit = undefined;
       await client.tasks.create(id, { ...(io.paths as TaskIO), rootfs: [] });
@@ -339,6 +350,7 @@ export class ContainerLifecycle {
       openStdin: !!record.Config.OpenStdin,
       tty: !!record.Config.Tty,
     });
+    this.announceIO(container, container.io);
     container.runStartedAt = Date.parse(record.State.StartedAt);
     record.State.Pid = pid;
     markPaused(record.State, paused);

@@ -198,4 +198,18 @@ describe('container lifecycle', () => {
       assert.equal(e.Actor.Attributes.team, 'blue');
     }
   });
+
+  test('output is read as it comes: a container writing megabytes to stdout and stderr ends', async () => {
+    const { svcd } = suite();
+    const id = await run(svcd, {
+      Cmd: ['sh', '-c', 'head -c 2000000 /dev/zero; head -c 2000000 /dev/zero >&2'],
+    });
+    const res = await svcd.request('POST', `/containers/${id}/wait`);
+    assert.equal(res.json<{ StatusCode: number }>().StatusCode, 0);
+    const tty = await run(svcd, { Tty: true, Cmd: ['sh', '-c', 'head -c 2000000 /dev/zero'] });
+    assert.equal(
+      (await svcd.request('POST', `/containers/${tty}/wait`)).json<{ StatusCode: number }>().StatusCode,
+      0,
+    );
+  });
 });

@@ -56,6 +56,18 @@ async function filterLatency(page: Page): Promise<number> {
   return samples.reduce((a, b) => a + b, 0) / samples.length;
 }
 
+/** CPU use of the app's own process (supervisor + gateway) over a quiet period. */
+async function idleCpu(app: WebApp, ms: number): Promise<number> {
+  const sample = async () => {
+    const res = await fetch(`${app.base}/api/state`, { headers: { authorization: `Bearer ${app.token}` } });
+    const { usage } = (await res.json()) as { usage: { app: { cpuSeconds: number } } };
+    return usage.app.cpuSeconds;
+  };
+  const before = await sample();
+  await new Promise((r) => setTimeout(r, ms));
+  return (((await sample()) - before) / (ms / 1000)) * 100;
+}
+
 async function run(_options: BenchOptions): Promise<BenchRow[]> {
   const missing = missingPrerequisite();
   if (missing) {
@@ -94,6 +106,13 @@ async function run(_options: BenchOptions): Promise<BenchRow[]> {
       target: '< 2000 ms',
     });
     await waitForServices(app);
+    rows.push({
+      name: 'desktop: app main process CPU while idle with the UI open (10 s)',
+      unit: '%',
+      ours: await idleCpu(app, 10_000),
+      higherIsBetter: false,
+      target: '< 1 %',
+    });
     const why = await createMany(app);
     if (why) {
       process.stderr.write(`desktop bench: no ${MANY}-container row (${why})\n`);

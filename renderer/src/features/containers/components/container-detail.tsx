@@ -1,5 +1,5 @@
 // One container: Summary, Logs, Terminal, Stats, Files, as tabs in the route.
-import { TerminalView } from '../../../terminals/terminal-view';
+import { lazy, Suspense } from 'react';
 import { ErrorMessage } from '../../../app/error-message';
 import { containerName } from '../../../app/format';
 import { navigate } from '../../../app/router';
@@ -8,6 +8,11 @@ import { FilesTab } from './files-tab';
 import { LogsTab } from './logs-tab';
 import { StatsTab } from './stats-tab';
 import { SummaryTab } from './summary-tab';
+
+// xterm.js is a third of the bundle: it loads when a terminal is first opened.
+const TerminalView = lazy(() =>
+  import('../../../terminals/terminal-view').then((m) => ({ default: m.TerminalView })),
+);
 
 const TABS = ['summary', 'logs', 'terminal', 'stats', 'files'] as const;
 
@@ -49,7 +54,11 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
       <div className="tabpanel" role="tabpanel">
         {c.data && current === 'summary' ? <SummaryTab c={c.data} /> : null}
         {c.data && current === 'logs' ? <LogsTab id={id} tty={tty} /> : null}
-        {c.data && current === 'terminal' ? <TerminalView containerId={id} running={running} /> : null}
+        {c.data && current === 'terminal' ? (
+          <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+            <TerminalView containerId={id} running={running} />
+          </Suspense>
+        ) : null}
         {c.data && current === 'stats' ? <StatsTab id={id} running={running} /> : null}
         {c.data && current === 'files' ? <FilesTab id={id} /> : null}
       </div>

@@ -116,7 +116,24 @@ export class Rpc {
     return this.method<ServerStreamMethod>(service, method)(request, this.metadata());
   }
 
-  duplex<Req, Res>(service: ServiceName, method: string): ClientDuplexStream<Req, Res> {
-    return this.method<DuplexMethod>(service, method)(this.metadata()) as ClientDuplexStream<Req, Res>;
+  /** A bidi stream; `serialize` replaces the generated request encoder (given as `encode`). */
+  duplex<Req, Res>(
+    service: ServiceName,
+    method: string,
+    serialize?: (req: Req, encode: (req: object) => Buffer) => Buffer,
+  ): ClientDuplexStream<Req, Res> {
+    if (!serialize) {
+      return this.method<DuplexMethod>(service, method)(this.metadata()) as ClientDuplexStream<Req, Res>;
+    }
+    const definition = serviceConstructor(service).service[method];
+    const encode = definition.requestSerialize as (req: object) => Buffer;
+    return this.connection
+      .client(service)
+      .makeBidiStreamRequest(
+        definition.path,
+        (req: Req) => serialize(req, encode),
+        definition.responseDeserialize as (bytes: Buffer) => Res,
+        this.metadata(),
+      );
   }
 }

@@ -16,6 +16,7 @@ import type { ResolvedMount } from '../../runtime/oci-spec/mount-types';
 import { mergeCommand, processArgs } from '../../runtime/oci-spec/process-args';
 import { validateCreate } from '../../runtime/oci-spec/validate-create';
 import { Container } from './container';
+import { ContainerIO } from './container-io';
 import { writeContainerFiles } from './container-files';
 import { checkNetworkMode } from './container-network';
 import { type ContainerRecord, freshState, nowRfc3339Nano } from './container-record';
@@ -79,10 +80,20 @@ export async function createContainer(
   const name = pickName(ctx, validated.name);
   ctx.registry.reserveName(name, id);
   const undo: Undo[] = [async () => ctx.registry.releaseName(name, id)];
+  let ioReady: Promise<unknown> | undefined;
   try {
     const dir = ctx.paths.dir(id);
     await mkdir(dir, { recursive: true, mode: 0o710 });
     undo.push(() => rm(dir, { recursive: true, force: true }));
+    // The FIFOs are made while the root filesystem is being prepared.
+    ioReady = ContainerIO.prepare({
+      dir: ctx.paths.io(id),
+      openStdin: !!config.OpenStdin,
+      tty: !!config.Tty,
+    }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     const rootfsPath = ctx.paths.rootfs(id);
     const initKey = await ctx.rootfs.create(id, image.chainId, rootfsPath);
     undo.push(() => ctx.rootfs.remove(id, rootfsPath, initKey, initShared(ctx, initKey)));
@@ -102,6 +113,8 @@ export async function createContainer(
     };
     const hostname = config.Hostname || defaultHostname(id, hostConfig, ctx.host);
     await writeContainerFiles(files, { config, hostConfig, hostname, hostNetwork: network.kind === 'host' });
+    const ioFailure = await ioReady;
+    if (ioFailure) throw ioFailure;
 
     const args = processArgs(mergeCommand(config, undefined));
     const record: ContainerRecord = {
@@ -143,6 +156,7 @@ export async function createContainer(
     publishContainerEvent(ctx, container, 'create');
     return { Id: id, Warnings: warnings };
   } catch (err) {
+    await ioReady;
     for (const step of undo.reverse()) await step().catch(() => undefined);
     throw err;
   }

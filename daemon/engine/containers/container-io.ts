@@ -3,7 +3,7 @@
 // re-attaches after a restart); the json-file log writer and attach subscribe to 'data'.
 import { execFile } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdir, rm } from 'node:fs/promises';
+import { lstat, mkdir, rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -40,14 +40,32 @@ export class ContainerIO extends EventEmitter {
     super();
   }
 
-  /** Fresh FIFOs for a new run of the task. */
-  static async create(opts: ContainerIOOptions): Promise<ContainerIO> {
-    await rm(opts.dir, { recursive: true, force: true });
-    await mkdir(opts.dir, { recursive: true, mode: 0o700 });
+  /**
+   * Makes the container's FIFOs unless they exist. Done at create, so a start spawns no
+   * process; they serve every run (each run's output is drained before its IO closes).
+   */
+  static async prepare(opts: ContainerIOOptions): Promise<void> {
     const paths = ContainerIO.pathsOf(opts);
-    // One mkfifo for all of them: a process spawn per FIFO is a visible part of a start.
-    await createFifos([paths.stdin, paths.stdout, paths.stderr].filter((p): p is string => !!p));
-    return ContainerIO.open(paths);
+    const all = [paths.stdin, paths.stdout, paths.stderr].filter((p): p is string => !!p);
+    const missing: string[] = [];
+    for (const path of all) {
+      const isFifo = await lstat(path).then(
+        (s) => s.isFIFO(),
+        () => false,
+      );
+      if (!isFifo) missing.push(path);
+    }
+    if (missing.length === 0) return;
+    await mkdir(opts.dir, { recursive: true, mode: 0o700 });
+    await Promise.all(missing.map((path) => rm(path, { force: true })));
+    // One mkfifo for all of them: a process spawn is a visible part of a create.
+    await createFifos(missing);
+  }
+
+  /** The FIFOs, opened for a new run of the task. */
+  static async create(opts: ContainerIOOptions): Promise<ContainerIO> {
+    await ContainerIO.prepare(opts);
+    return ContainerIO.open(ContainerIO.pathsOf(opts));
   }
 
   /** The FIFOs of a task that kept running while svcd was away. */

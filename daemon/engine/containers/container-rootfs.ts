@@ -73,9 +73,13 @@ export async function unmount(target: string): Promise<void> {
   }
 }
 
+/** How long an unused init layer is kept for the next container of its image. */
+const initLayerLingerMs = 60_000;
+
 export class ContainerRootfs {
   /** Serialises creation and removal of the shared init layers. */
   private initLock: Promise<unknown> = Promise.resolve();
+  private readonly lingering = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly client: ContainerdClient) {}
 
@@ -89,6 +93,8 @@ export class ContainerRootfs {
   private ensureInitLayer(parent: string): Promise<string> {
     const snapshots = this.client.snapshots;
     const initKey = initSnapshotKey(parent);
+    clearTimeout(this.lingering.get(initKey));
+    this.lingering.delete(initKey);
     return this.withInitLock(async () => {
       const exists = await snapshots.stat(initKey).then(
         () => true,
@@ -142,22 +148,39 @@ export class ContainerRootfs {
   }
 
   /**
-   * Unmounts and removes the writable layer, and the init layer when no other container uses
-   * it (`initShared`); each step tolerates what an earlier failure left.
+   * Unmounts and removes the writable layer. The init layer goes a while after its last
+   * container (`initShared` false), unless another container comes for it: until then it keeps
+   * the image's layers from containerd's garbage collection, which takes them after.
    */
   async remove(id: string, target: string, initKey: string, initShared: boolean): Promise<void> {
     await unmount(target);
-    const snapshots = this.client.snapshots;
-    const gone = (err: unknown) => {
+    await this.client.snapshots.remove(id).catch((err: unknown) => {
       if (!(err instanceof NotFoundError)) throw err;
-    };
-    await snapshots.remove(id).catch(gone);
+    });
     if (initShared) return;
-    await this.withInitLock(() =>
-      snapshots.remove(initKey).catch((err: unknown) => {
+    clearTimeout(this.lingering.get(initKey));
+    const timer = setTimeout(() => {
+      this.lingering.delete(initKey);
+      void this.removeInitLayer(initKey).catch(() => undefined);
+    }, initLayerLingerMs);
+    timer.unref();
+    this.lingering.set(initKey, timer);
+  }
+
+  private removeInitLayer(initKey: string): Promise<void> {
+    return this.withInitLock(() =>
+      this.client.snapshots.remove(initKey).catch((err: unknown) => {
         // Another container was created on it meanwhile: it stays.
         if (!(err instanceof NotFoundError) && !(err instanceof ConflictError)) throw err;
       }),
     );
+  }
+
+  /** Removes the init layers no container stands on (left by an svcd that stopped). */
+  async sweepInitLayers(inUse: Set<string>): Promise<void> {
+    for (const info of await this.client.snapshots.list()) {
+      if (info.name.startsWith('svc-init:') && !inUse.has(info.name))
+        await this.removeInitLayer(info.name).catch(() => undefined);
+    }
   }
 }

@@ -118,6 +118,9 @@ export class ContainersService {
       this.ctx.registry.add(container);
     }
     await this.monitor.start();
+    await this.ctx.rootfs
+      .sweepInitLayers(new Set(this.ctx.registry.all().map((c) => c.record.InitSnapshotKey)))
+      .catch((err: Error) => this.ctx.log.warn('init layer sweep failed', { error: err.message }));
     for (const c of this.ctx.registry.all()) {
       const r = c.record;
       const s = r.State;
@@ -299,15 +302,14 @@ export class ContainersService {
     await saveRecord(this.ctx, container);
     try {
       await this.lifecycle.deleteStaleTask(container.id);
-      await client.containers.delete(container.id).catch((err: unknown) => {
-        if (!(err instanceof NotFoundError)) throw err;
-      });
-      await rootfs.remove(
-        container.id,
-        r.Rootfs,
-        r.InitSnapshotKey,
-        initShared(this.ctx, r.InitSnapshotKey, container.id),
-      );
+      const shared = initShared(this.ctx, r.InitSnapshotKey, container.id);
+      // With the task gone, containerd's record and the root filesystem go independently.
+      await Promise.all([
+        client.containers.delete(container.id).catch((err: unknown) => {
+          if (!(err instanceof NotFoundError)) throw err;
+        }),
+        rootfs.remove(container.id, r.Rootfs, r.InitSnapshotKey, shared),
+      ]);
       if (removeVolumes) for (const v of r.AnonymousVolumes) await this.ctx.volumes.remove(v);
       await store.delete(container.id);
       await rm(this.ctx.paths.dir(container.id), { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -133,9 +133,10 @@ describe('container create', () => {
     assert.equal(info.NetworkSettings.IPAddress, '');
   });
 
-  test('Binds (rw and ro), Tmpfs, anonymous and named volumes', async () => {
+  test('Binds (rw and ro), Tmpfs, anonymous and named volumes', async (t) => {
     const { svcd } = suite();
     const dir = mkdtempSync(join(tmpdir(), 'svc-bind-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'in.txt'), 'hello');
     const id = await run(svcd, {
       Cmd: [

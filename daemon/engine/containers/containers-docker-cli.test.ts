@@ -2,23 +2,32 @@
 // streams issue; everything else of the containers surface is driven here.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { useEngine } from './testing/containers-fixture';
 
 const run = promisify(execFile);
 
 describe('docker CLI against svcd', () => {
+  const scratchDirs: string[] = [];
+  const scratch = (prefix: string) => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    scratchDirs.push(dir);
+    return dir;
+  };
+  after(() => {
+    for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+  });
   const suite = useEngine();
   let docker: (...args: string[]) => Promise<string>;
   before(async () => {
     const env = {
       ...process.env,
       DOCKER_HOST: `unix://${suite().svcd.socket}`,
-      DOCKER_CONFIG: mkdtempSync(join(tmpdir(), 'docker-cfg-')),
+      DOCKER_CONFIG: scratch('docker-cfg-'),
     };
     docker = async (...args) => (await run('docker', args, { env, encoding: 'utf8' })).stdout.trim();
   });
@@ -94,7 +103,7 @@ describe('docker CLI against svcd', () => {
   test('diff, export, cp both ways, commit', async () => {
     await docker('run', '-d', '--name', 'fs', 'busybox', 'sh', '-c', 'echo hello > /tmp/made; sleep 300');
     await new Promise((r) => setTimeout(r, 300));
-    const dir = mkdtempSync(join(tmpdir(), 'docker-cp-'));
+    const dir = scratch('docker-cp-');
     writeFileSync(join(dir, 'local.txt'), 'from host');
     await docker('cp', join(dir, 'local.txt'), 'fs:/tmp/');
     await docker('cp', 'fs:/tmp/made', join(dir, 'made'));

@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 import { registrySuite } from './registry';
 import { imagesSuite } from './images';
+import { containersSuite } from './containers';
 
 const suites: Record<string, BenchSuite> = {
   registry: registrySuite,
   images: imagesSuite,
+  containers: containersSuite,
 };
 
 function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; only?: string[] } {

@@ -82,7 +82,9 @@ async function pullOne(
       },
     });
     const blobs: Descriptor[] = [pulled.target, pulled.manifest, pulled.config, ...pulled.layers];
-    for (const blob of new Set(blobs.map((b) => b.digest))) await sink.addSource(blob, ref.domain, ref.path);
+    await Promise.all(
+      [...new Set(blobs.map((b) => b.digest))].map((b) => sink.addSource(b, ref.domain, ref.path)),
+    );
     const image: ImageContent = {
       id: pulled.config.digest,
       target: pulled.target,

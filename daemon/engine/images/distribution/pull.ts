@@ -94,8 +94,11 @@ export async function pullImage(options: PullOptions): Promise<PulledImage> {
   const configBytes = await client.readBlob(repo, manifest.config, signal);
   const image = JSON.parse(configBytes.toString('utf8')) as ImageConfig;
   if (top.parsed.kind !== 'index' && options.platform) checkPlatform(image, wanted);
+  // The config is stored while the layers download; manifests only once all they name is there.
+  const configStored = storeBytes(sink, manifest.config, configBytes, signal);
+  configStored.catch(() => {});
   const existingLayers = await fetchAndUnpack(options, image, manifest.layers);
-  await storeBytes(sink, manifest.config, configBytes, signal);
+  await configStored;
   await storeBytes(sink, chosen.descriptor, chosen.bytes, signal);
   if (top !== chosen) await storeBytes(sink, top.descriptor, top.bytes, signal);
   return {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { busyboxRootfsTar } from '../images/testing/busybox-image';
+import { busyboxRootfsTar, importBusybox } from '../images/testing/busybox-image';
 import { create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 describe('container create', () => {
@@ -40,6 +40,21 @@ describe('container create', () => {
     assert.match(info.Created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
     expectStatus(await svcd.request('GET', '/containers/web/json'), 200);
     expectStatus(await svcd.request('GET', '/containers//web/json'), 404);
+  });
+
+  test('an image a container uses is not removed without force, by its only name or by ID', async () => {
+    const { svcd } = suite();
+    const imageId = await importBusybox(svcd, 'solo:1');
+    await create(svcd, { Image: 'solo:1' });
+    const byName = expectStatus(await svcd.request('DELETE', '/images/solo:1'), 409);
+    assert.match(
+      byName.json<{ message: string }>().message,
+      /unable to remove repository reference "solo:1" \(must force\) - container [0-9a-f]{12} is using its referenced image/,
+    );
+    expectStatus(await svcd.request('DELETE', `/images/${imageId}`), 409);
+    const forced = expectStatus(await svcd.request('DELETE', '/images/solo:1?force=1'), 200);
+    assert.deepEqual(forced.json(), [{ Untagged: 'solo:1' }]);
+    expectStatus(await svcd.request('GET', `/images/${imageId}/json`), 200);
   });
 
   test('errors: bad name 400, taken name 409, no image 404, bad hostname and healthcheck 400', async () => {

@@ -240,6 +240,12 @@ export class ImageService {
             ),
           ];
       remaining = remaining.filter((n) => !drop.includes(n));
+      if (remaining.length === 0 && users.length > 0 && !options.force) {
+        // Untagging would leave a container's image dangling: Docker asks for force.
+        throw new ConflictError(
+          `conflict: unable to remove repository reference "${refOrId}" (must force) - container ${users[0].slice(0, 12)} is using its referenced image ${shortId(image.id)}`,
+        );
+      }
       if (remaining.length > 0 || users.length > 0) {
         // A container still needs the image: it stays, without names.
         if (remaining.length === 0) await this.store.createDangling(image);

@@ -20,14 +20,6 @@ export async function startEngine(): Promise<Engine> {
   return { svcd, imageId };
 }
 
-export async function removeAllContainers(svcd: SvcdInstance): Promise<void> {
-  const res = await svcd.request('GET', '/containers/json?all=1');
-  if (res.status !== 200) return;
-  for (const c of res.json<Array<{ Id: string }>>()) {
-    await svcd.request('DELETE', `/containers/${c.Id}?force=1&v=1`);
-  }
-}
-
 export async function stopEngine(engine: Engine | undefined): Promise<void> {
   // destroySvcd force-removes the suite's containers before it stops svcd.
   await destroySvcd(engine?.svcd);

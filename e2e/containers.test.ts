@@ -78,6 +78,50 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
     assert.deepEqual(await list.json(), []);
   });
 
+  test('tags the image, pushes it to the embedded registry with progress, and browses it there', async () => {
+    await page.keyboard.press('Alt+2');
+    const target = image.replace('e2e/busybox:1.0', 'e2e/retagged:2.0');
+    await page
+      .getByRole('row', { name: new RegExp(image) })
+      .getByRole('button', { name: 'Tag…' })
+      .click();
+    const tag = page.getByRole('dialog', { name: /^Tag / });
+    await tag.getByLabel('New name').fill(target);
+    await tag.getByRole('button', { name: 'Tag', exact: true }).click();
+    const row = page.getByRole('row', { name: new RegExp(target) });
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Push…' }).click();
+    const push = page.getByRole('dialog', { name: /^Push / });
+    await push.getByRole('button', { name: 'Push', exact: true }).click();
+    await push.getByText(/digest: sha256:/).waitFor({ timeout: 60_000 });
+    await session.shot('image-push');
+    await push.getByRole('button', { name: 'Close' }).click();
+    await page.keyboard.press('Alt+5');
+    await page.getByTestId('repositories').getByRole('link', { name: 'e2e/retagged' }).click();
+    await page.getByTestId('tags').getByRole('link', { name: '2.0' }).waitFor();
+  });
+
+  test('explains a 409 when removing an image a container uses', async () => {
+    const created = await fetch(`${app.base}/engine/containers/create?name=e2e-user`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ Image: image, Cmd: ['true'] }),
+    });
+    assert.equal(created.status, 201);
+    await page.keyboard.press('Alt+2');
+    // Removing one of two names only untags; the last name of an image a container uses is refused.
+    const retagged = page.getByRole('row', { name: /e2e\/retagged:2\.0/ });
+    await retagged.getByRole('button', { name: 'Remove' }).click();
+    await retagged.waitFor({ state: 'detached' });
+    await page
+      .getByRole('row', { name: new RegExp(image) })
+      .getByRole('button', { name: 'Remove' })
+      .click();
+    await page.getByRole('alert').filter({ hasText: 'Could not remove the image' }).waitFor();
+    await page.getByText('A container uses this image').waitFor();
+    await session.shot('image-remove-409');
+  });
+
   test('the events timeline shows what the engine reported', async () => {
     await page.keyboard.press('Alt+6');
     await page.getByRole('heading', { name: 'Events' }).waitFor();

@@ -14,9 +14,14 @@ export function ImageList() {
   const up = useEngineUp();
   const images = useImages();
   const { remove } = useImageMutations();
-  const rows = (images.data ?? []).filter((i) =>
-    `${(i.RepoTags ?? []).join(' ')} ${i.Id}`.toLowerCase().includes(ui.search.toLowerCase()),
-  );
+  // One row per name, as `docker images` shows them: push and remove act on that name.
+  const rows = (images.data ?? [])
+    .flatMap((image) => {
+      // An untagged image is listed with the legacy name "<none>:<none>": it has no name to act on.
+      const names = (image.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
+      return (names.length ? names : [undefined]).map((name) => ({ image, name }));
+    })
+    .filter(({ image, name }) => `${name ?? ''} ${image.Id}`.toLowerCase().includes(ui.search.toLowerCase()));
   const explanation = explainRemoveError(remove.error);
   return (
     <section className="screen">
@@ -39,7 +44,7 @@ export function ImageList() {
       <table className="table">
         <thead>
           <tr>
-            <th>Tags</th>
+            <th>Name</th>
             <th>Id</th>
             <th>Size</th>
             <th>Created</th>
@@ -47,38 +52,37 @@ export function ImageList() {
           </tr>
         </thead>
         <tbody>
-          {rows.map((i) => {
-            const name = i.RepoTags?.[0];
-            return (
-              <tr key={i.Id}>
-                <td>{(i.RepoTags ?? ['<none>']).join(', ')}</td>
-                <td>
-                  <code>{shortId(i.Id)}</code>
-                </td>
-                <td>{bytes(i.Size)}</td>
-                <td>{ago(i.Created)}</td>
-                <td className="actions">
-                  <button onClick={() => ui.showHistory(i.Id)}>History</button>
-                  <button onClick={() => ui.open({ kind: 'tag', id: i.Id })}>Tag…</button>
-                  <button disabled={!name} onClick={() => name && ui.open({ kind: 'push', name })}>
-                    Push…
+          {rows.map(({ image: i, name }) => (
+            <tr key={`${i.Id} ${name ?? ''}`}>
+              <td>{name ?? '<none>'}</td>
+              <td>
+                <code>{shortId(i.Id)}</code>
+              </td>
+              <td>{bytes(i.Size)}</td>
+              <td>{ago(i.Created)}</td>
+              <td className="actions">
+                <button onClick={() => ui.showHistory(i.Id)}>History</button>
+                <button onClick={() => ui.open({ kind: 'tag', id: i.Id })}>Tag…</button>
+                <button disabled={!name} onClick={() => name && ui.open({ kind: 'push', name })}>
+                  Push…
+                </button>
+                <button
+                  className="danger"
+                  onClick={() => remove.mutate({ id: name ?? i.Id, force: false })}
+                  title={
+                    name ? `Remove the name ${name} (the image goes with its last name)` : 'Remove the image'
+                  }
+                >
+                  Remove
+                </button>
+                {explanation && remove.variables?.id === (name ?? i.Id) ? (
+                  <button className="danger" onClick={() => remove.mutate({ id: name ?? i.Id, force: true })}>
+                    Force remove
                   </button>
-                  <button
-                    className="danger"
-                    onClick={() => remove.mutate({ id: name ?? i.Id, force: false })}
-                    title="Remove (a 409 is explained above)"
-                  >
-                    Remove
-                  </button>
-                  {explanation && remove.variables?.id === (name ?? i.Id) ? (
-                    <button className="danger" onClick={() => remove.mutate({ id: i.Id, force: true })}>
-                      Force remove
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            );
-          })}
+                ) : null}
+              </td>
+            </tr>
+          ))}
         </tbody>
       </table>
       {images.isSuccess && rows.length === 0 ? <p className="muted">No images. Pull one.</p> : null}

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tarReader, type TarEntry } from '../renderer/src/api/tar-reader';
 import { demuxer } from '../renderer/src/api/stdcopy';
-import { createBody, splitCommand } from '../renderer/src/features/containers/create-body';
+import { createBody, emptyRunForm, splitCommand } from '../renderer/src/features/containers/create-body';
 import { fold } from '../renderer/src/features/images/progress';
 
 function frame(stream: number, text: string): Buffer {
@@ -67,16 +67,7 @@ describe('stdcopy demuxer', () => {
 });
 
 describe('run form', () => {
-  const base = {
-    image: 'busybox',
-    name: '',
-    command: '',
-    env: '',
-    ports: '',
-    volumes: '',
-    restart: 'no',
-    tty: true,
-  };
+  const base = { ...emptyRunForm, image: 'busybox' };
 
   test('builds the create body docker run would', () => {
     const body = createBody({

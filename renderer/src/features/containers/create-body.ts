@@ -13,6 +13,17 @@ export interface RunForm {
   tty: boolean;
 }
 
+export const emptyRunForm: RunForm = {
+  image: '',
+  name: '',
+  command: '',
+  env: '',
+  ports: '',
+  volumes: '',
+  restart: 'no',
+  tty: true,
+};
+
 const lines = (s: string) =>
   s
     .split('\n')

@@ -2,23 +2,12 @@
 import { useState, type FormEvent } from 'react';
 import { ErrorMessage } from '../../../app/error-message';
 import { navigate } from '../../../app/router';
-import { createBody, type RunForm } from '../create-body';
+import { createBody, emptyRunForm, type RunForm } from '../create-body';
 import { useRunContainer } from '../queries';
 import { Dialog } from '../../../app/dialog';
 
-const empty: RunForm = {
-  image: '',
-  name: '',
-  command: '',
-  env: '',
-  ports: '',
-  volumes: '',
-  restart: 'no',
-  tty: true,
-};
-
 export function RunDialog({ onClose }: { onClose: () => void }) {
-  const [form, setForm] = useState(empty);
+  const [form, setForm] = useState(emptyRunForm);
   const [invalid, setInvalid] = useState<unknown>();
   const run = useRunContainer();
   const field = (k: keyof RunForm) => ({

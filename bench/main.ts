@@ -9,11 +9,13 @@ import type { BenchOptions, BenchRow, BenchSuite } from './types';
 import { registrySuite } from './registry';
 import { imagesSuite } from './images';
 import { containersSuite } from './containers';
+import { desktopSuite } from './desktop';
 
 const suites: Record<string, BenchSuite> = {
   registry: registrySuite,
   images: imagesSuite,
   containers: containersSuite,
+  desktop: desktopSuite,
 };
 
 function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; only?: string[] } {

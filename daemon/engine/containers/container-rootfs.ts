@@ -134,6 +134,11 @@ export class ContainerRootfs {
     await mountSnapshot(await this.client.snapshots.mounts(id), target);
   }
 
+  /** Unmounts a rootfs no task uses, so a stopped svcd leaves no mounts behind. */
+  async release(target: string): Promise<void> {
+    await unmount(target).catch(() => undefined);
+  }
+
   async upperDir(id: string): Promise<string> {
     return upperDirOf(await this.client.snapshots.mounts(id));
   }

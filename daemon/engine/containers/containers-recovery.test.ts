@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { eventually, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
+import { readFileSync } from 'node:fs';
+import { create, eventually, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 describe('svcd killed with -9 while containers run', () => {
   const suite = useEngine();
@@ -61,5 +62,24 @@ describe('svcd killed with -9 while containers run', () => {
     assert.equal((await inspect(svcd, id)).State.Status, 'running');
     const info = await svcd.request('GET', '/info');
     assert.ok(info.json<{ ContainersRunning: number }>().ContainersRunning >= 1);
+  });
+
+  test('a stopped svcd leaves only running containers mounted; the others mount again when needed', async () => {
+    const { svcd } = suite();
+    const created = await create(svcd, { Cmd: ['true'] });
+    const running = await run(svcd, { Cmd: ['sleep', '300'] });
+    expectStatus(await svcd.request('GET', `/containers/${created}/archive?path=/etc/hostname`), 200);
+    await svcd.stop();
+    const mounted = readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' ')[4])
+      .filter((m) => m?.startsWith(`${svcd.dataRoot}/`) && m.endsWith('/rootfs'));
+    assert.ok(!mounted.some((m) => m.includes(created)), mounted.join('\n'));
+    assert.ok(
+      mounted.some((m) => m.includes(running)),
+      mounted.join('\n'),
+    );
+    await svcd.start();
+    expectStatus(await svcd.request('GET', `/containers/${created}/archive?path=/etc/hostname`), 200);
   });
 });

@@ -181,6 +181,8 @@ export class ContainersService {
   get(ref: string): Container {
     return this.ctx.registry.get(ref);
   }
+      // A live task keeps its rootfs; the others' are mounted again on demand (ensureMounted).
+      if (!c.record.State.Running) await this.ctx.rootfs.release(c.record.Rootfs);
 
   create(req: CreateRequest): Promise<ContainerCreateResponse> {
     return createContainer(this.ctx, req);

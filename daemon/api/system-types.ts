@@ -1,4 +1,5 @@
 // Wire shapes of the system endpoints (GET /version, /info, /system/df), as Docker 1.41 has them.
+import type { ImageSummary } from './image-types';
 
 export interface ComponentVersion {
   Name: string;
@@ -95,22 +96,9 @@ export interface InfoResponse {
   Warnings: string[];
 }
 
-export interface ImageSummaryDf {
-  Id: string;
-  ParentId: string;
-  RepoTags: string[];
-  RepoDigests: string[];
-  Created: number;
-  Size: number;
-  SharedSize: number;
-  VirtualSize: number;
-  Labels: Record<string, string> | null;
-  Containers: number;
-}
-
 export interface SystemDfResponse {
   LayersSize: number;
-  Images: ImageSummaryDf[];
+  Images: ImageSummary[];
   Containers: unknown[];
   Volumes: unknown[];
   BuildCache: unknown[];

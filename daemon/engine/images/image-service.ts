@@ -12,7 +12,6 @@ import type {
   ImageSummary,
   OciImageConfig,
 } from '../../api/image-types';
-import type { ImageSummaryDf } from '../../api/system-types';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { EventsService } from '../events/events-service';
 import { imagePredicate, isDangling, type Filters } from './image-filters';
@@ -309,7 +308,7 @@ export class ImageService {
   }
 
   /** Images for /info and /system/df: sizes, shared sizes, container counts. */
-  async diskUsage(): Promise<{ layersSize: number; images: ImageSummaryDf[] }> {
+  async diskUsage(): Promise<{ layersSize: number; images: ImageSummary[] }> {
     const images = await this.store.list();
     const perImage = await Promise.all(images.map((i) => this.store.layerSizes(i)));
     const users = new Map<string, number>();
@@ -320,7 +319,7 @@ export class ImageService {
         layerSizes.set(l.chain, l.size);
       }
     }
-    const out: ImageSummaryDf[] = [];
+    const out: ImageSummary[] = [];
     for (const [i, image] of images.entries()) {
       const summary = imageSummary(
         image,

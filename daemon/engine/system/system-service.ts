@@ -2,7 +2,8 @@
 // the runtime components and what the engine holds.
 import { readdirSync } from 'node:fs';
 import { MAX_API_VERSION, MIN_API_VERSION } from '../../api/versions';
-import type { ImageSummaryDf, InfoResponse, SystemDfResponse, VersionResponse } from '../../api/system-types';
+import type { ImageSummary } from '../../api/image-types';
+import type { InfoResponse, SystemDfResponse, VersionResponse } from '../../api/system-types';
 import type { ProductInfo } from '../../lib/product';
 import { goArch, type HostFacts } from './host-facts';
 
@@ -22,7 +23,7 @@ export interface ContainerCounts {
 /** What the engine holds, as the other services report it. */
 export interface SystemInventory {
   containerCounts(): Promise<ContainerCounts>;
-  imagesForDiskUsage(): Promise<{ layersSize: number; images: ImageSummaryDf[] }>;
+  imagesForDiskUsage(): Promise<{ layersSize: number; images: ImageSummary[] }>;
   containersForDiskUsage(): Promise<unknown[]>;
   volumesForDiskUsage(): Promise<unknown[]>;
 }

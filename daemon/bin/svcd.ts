@@ -19,6 +19,11 @@ import { imagesRoutes } from '../server/routers/images/routes';
 import { containersForDiskUsage, startContainersEngine } from '../engine/containers/containers-engine';
 import type { ContainersService } from '../engine/containers/containers-service';
 import { containersRoutes } from '../server/routers/containers/routes';
+import { AttachService } from '../engine/attach/attach-service';
+import { ExecService } from '../engine/exec/exec-service';
+import { StatsService } from '../engine/stats/stats-service';
+import { containerStreamsRoutes } from '../server/routers/container-streams/routes';
+import { execRoutes } from '../server/routers/exec/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 
 /** The containerd namespace every svcd object lives in. */
@@ -87,6 +92,9 @@ async function start(argv: string[], running: Running): Promise<string> {
     log: log.child('containers'),
   });
   running.containers = containers;
+  const attach = new AttachService(containers);
+  const stats = new StatsService(containers);
+  const exec = new ExecService(containers);
   const system = new SystemService({
     product,
     host: readHostFacts(),
@@ -110,6 +118,13 @@ async function start(argv: string[], running: Running): Promise<string> {
       ...eventsRoutes(events),
       ...imagesRoutes(images),
       ...containersRoutes(containers),
+      ...containerStreamsRoutes({
+        tty: (ref) => attach.tty(ref),
+        logs: (ref, req) => attach.logs(ref, req),
+        attach: (ref, req) => attach.attach(ref, req),
+        stats: (ref, req) => stats.stats(ref, req),
+      }),
+      ...execRoutes(exec),
     ],
     logger: log.child('api'),
     serverHeader: `Svc/${product.version} (linux)`,

@@ -32,6 +32,16 @@ export class ContainerPaths {
     return join(this.dir(id), 'hostname');
   }
 
+  /** The json-file log, named as Docker names it. */
+  log(id: string): string {
+    return join(this.dir(id), `${id}-json.log`);
+  }
+
+  /** FIFOs of the container's execs, one directory each. */
+  execIo(id: string, execId: string): string {
+    return join(this.dir(id), 'exec', execId);
+  }
+
   healthIo(id: string): string {
     return join(this.dir(id), 'health');
   }

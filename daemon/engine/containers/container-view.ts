@@ -44,7 +44,12 @@ function sandboxKey(record: ContainerRecord): string {
   return record.State.Pid > 0 && record.NetworkMode !== 'host' ? `/proc/${record.State.Pid}/ns/net` : '';
 }
 
-export function inspectView(record: ContainerRecord, sizes: Sizes, execIds: string[]): ContainerInspect {
+export function inspectView(
+  record: ContainerRecord,
+  sizes: Sizes,
+  execIds: string[],
+  logPath = '',
+): ContainerInspect {
   return {
     Id: record.Id,
     Created: record.Created,
@@ -55,8 +60,7 @@ export function inspectView(record: ContainerRecord, sizes: Sizes, execIds: stri
     ResolvConfPath: record.Files.resolvConfPath,
     HostnamePath: record.Files.hostnamePath,
     HostsPath: record.Files.hostsPath,
-    // The json-file log writer comes with the logs issue; until then no log file exists.
-    LogPath: '',
+    LogPath: logPath,
     Name: record.Name,
     RestartCount: record.RestartCount,
     Driver: 'overlayfs',

@@ -31,6 +31,7 @@ import type { CommitOptions } from './container-commit';
 import { applyLegacyHostConfig, createContainer, type CreateRequest, initShared } from './container-create';
 import type { ContainerImageStore } from './container-images';
 import { ContainerLifecycle } from './container-lifecycle';
+import { ContainerLogs } from './container-logs';
 import { listContainers, type ListOptions } from './container-list';
 import { ContainerPaths } from './container-paths';
 import type { ContainerRecord } from './container-record';
@@ -64,6 +65,9 @@ export type WaitCondition = 'not-running' | 'next-exit' | 'removed';
 export class ContainersService {
   readonly ctx: EngineContext;
   readonly lifecycle: ContainerLifecycle;
+  readonly logs: ContainerLogs;
+  /** The exec instances of a container, for inspect's ExecIDs (set by the exec service). */
+  execIdsOf: (containerId: string) => string[] = () => [];
   private readonly monitor: TaskEventMonitor;
   private readonly commitImage: ContainersServiceDeps['commit'];
 
@@ -83,6 +87,8 @@ export class ContainersService {
     };
     this.commitImage = deps.commit;
     this.lifecycle = new ContainerLifecycle(this.ctx);
+    this.logs = new ContainerLogs(this.ctx);
+    this.lifecycle.ioListeners.add((c, io) => this.logs.onIO(c, io));
     this.lifecycle.onAutoRemove = (c) =>
       void this.remove(c.id, { force: false, volumes: true }).catch(() => undefined);
     this.lifecycle.beforeStart = async (c) => {
@@ -175,14 +181,14 @@ export class ContainersService {
       c.stopHealth?.();
       c.cancelRestart?.();
       c.io?.close();
+      // A live task keeps its rootfs; the others' are mounted again on demand (ensureMounted).
+      if (!c.record.State.Running) await this.ctx.rootfs.release(c.record.Rootfs);
     }
   }
 
   get(ref: string): Container {
     return this.ctx.registry.get(ref);
   }
-      // A live task keeps its rootfs; the others' are mounted again on demand (ensureMounted).
-      if (!c.record.State.Running) await this.ctx.rootfs.release(c.record.Rootfs);
 
   create(req: CreateRequest): Promise<ContainerCreateResponse> {
     return createContainer(this.ctx, req);
@@ -321,6 +327,7 @@ export class ContainersService {
       throw err;
     }
     registry.remove(container);
+    this.logs.forget(container);
     publishContainerEvent(this.ctx, container, 'destroy');
     container.notifyRemoved();
   }
@@ -346,7 +353,12 @@ export class ContainersService {
 
   async inspect(ref: string, size: boolean): Promise<ContainerInspect> {
     const container = this.get(ref);
-    return inspectView(container.record, size ? await this.sizes(container) : {}, []);
+    return inspectView(
+      container.record,
+      size ? await this.sizes(container) : {},
+      this.execIdsOf(container.id),
+      this.logs.path(container),
+    );
   }
 
   list(opts: ListOptions): Promise<ContainerSummary[]> {

@@ -67,7 +67,8 @@ export class EventsService {
       (sub.sinceNano === undefined || BigInt(e.timeNano) >= sub.sinceNano) &&
       (sub.untilNano === undefined || BigInt(e.timeNano) <= sub.untilNano);
     try {
-      if (sub.sinceNano !== undefined) {
+      // Either bound asks for the past, as dockerd does: `until` alone replays from the start.
+      if (sub.sinceNano !== undefined || sub.untilNano !== undefined) {
         for (const e of this.journal) {
           if (queue.includes(e)) break;
           if (inWindow(e) && eventMatches(e, sub.filters)) yield e;

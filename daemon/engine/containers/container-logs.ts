@@ -1,0 +1,155 @@
+// Every run of a container writes its output to the json-file log (unless its driver is `none`),
+// and the logs API and attach's `logs=1` read it back, following across restarts until the
+// container stops for good.
+import { PassThrough } from 'node:stream';
+import { InvalidParameterError, NotImplementedError } from '../../api/errors';
+import { JsonFileWriter } from '../logs/json-file-writer';
+import { readJsonFileLogBatches, type LogMessage } from '../logs/json-file-reader';
+import { logAttributes, parseJsonFileOptions } from '../logs/log-options';
+import type { Container } from './container';
+import type { ContainerIO } from './container-io';
+import { isRunning } from './container-state';
+import type { EngineContext } from './engine-context';
+
+export interface LogsOptions {
+  stdout: boolean;
+  stderr: boolean;
+  /** Nanoseconds since the epoch; 0 or undefined: no bound. */
+  since?: bigint;
+  until?: bigint;
+  /** Last N lines; undefined or negative: all. */
+  tail?: number;
+  follow: boolean;
+  /** The client went away. */
+  signal: AbortSignal;
+}
+
+export interface LogsStream {
+  tty: boolean;
+  batches: AsyncIterable<LogMessage[]>;
+}
+
+function logDriver(container: Container): string {
+  return container.record.HostConfig.LogConfig?.Type || 'json-file';
+}
+
+export class ContainerLogs {
+  /** Per container, the writing of its latest run: resolves once that run's output is in the file. */
+  private readonly written = new Map<string, Promise<void>>();
+
+  constructor(private readonly ctx: EngineContext) {}
+
+  path(container: Container): string {
+    return logDriver(container) === 'json-file' ? this.ctx.paths.log(container.id) : '';
+  }
+
+  /** The ioListener: copies this run's stdout and stderr into the log, after the previous run's. */
+  onIO(container: Container, io: ContainerIO): void {
+    if (logDriver(container) !== 'json-file') return;
+    const out = new PassThrough();
+    const err = new PassThrough();
+    io.on('data', (stream: 'stdout' | 'stderr', chunk: Buffer) =>
+      (stream === 'stdout' ? out : err).write(chunk),
+    );
+    io.once('end', () => {
+      out.end();
+      err.end();
+    });
+    const previous = this.written.get(container.id) ?? Promise.resolve();
+    const done = previous.then(() =>
+      this.copy(container, out, err).catch((e: Error) => {
+        this.ctx.log.warn('cannot write the container log', { id: container.id, error: e.message });
+        out.resume();
+        err.resume();
+      }),
+    );
+    this.written.set(container.id, done);
+  }
+
+  private async copy(container: Container, out: PassThrough, err: PassThrough): Promise<void> {
+    const r = container.record;
+    const options = parseJsonFileOptions(r.HostConfig.LogConfig?.Config ?? {});
+    const attrs = logAttributes(options, {
+      id: r.Id,
+      name: r.Name,
+      imageId: r.Image,
+      imageName: r.Config.Image ?? '',
+      labels: r.Config.Labels ?? {},
+      env: r.Config.Env ?? [],
+    });
+    const writer = await JsonFileWriter.open(this.ctx.paths.log(container.id), options, attrs);
+    try {
+      await Promise.all([writer.copyFrom(out, 'stdout'), writer.copyFrom(err, 'stderr')]);
+    } finally {
+      await writer.close();
+    }
+  }
+
+  /** Resolves once what the container printed so far is in the file. */
+  whenWritten(container: Container): Promise<void> {
+    return this.written.get(container.id) ?? Promise.resolve();
+  }
+
+  forget(container: Container): void {
+    this.written.delete(container.id);
+  }
+
+  read(container: Container, options: LogsOptions): LogsStream {
+    if (logDriver(container) !== 'json-file')
+      throw new NotImplementedError('configured logging driver does not support reading');
+    if (!options.stdout && !options.stderr)
+      throw new InvalidParameterError('You must choose at least one stream');
+    const stopped = options.follow ? this.stopSignal(container, options.signal) : undefined;
+    const maxFile = parseJsonFileOptions(container.record.HostConfig.LogConfig?.Config ?? {}).maxFile;
+    const source = readJsonFileLogBatches(this.ctx.paths.log(container.id), {
+      since: options.since,
+      until: options.until,
+      tail: options.tail,
+      follow: options.follow,
+      stopped,
+      signal: options.signal,
+      maxFile,
+    });
+    const wanted = (m: LogMessage) => (m.source === 'stdout' ? options.stdout : options.stderr);
+    const both = options.stdout && options.stderr;
+    async function* batches(): AsyncGenerator<LogMessage[]> {
+      for await (const batch of source) {
+        const kept = both ? batch : batch.filter(wanted);
+        if (kept.length > 0) yield kept;
+      }
+    }
+    return { tty: !!container.record.Config.Tty, batches: batches() };
+  }
+
+  /**
+   * Aborted once the container is stopped for good (not running, no restart on its way) and its
+   * last output is in the file: a follower keeps going across restarts and then ends.
+   */
+  private stopSignal(container: Container, gone: AbortSignal): AbortSignal {
+    const stop = new AbortController();
+    const left = new Promise<void>((resolve) => {
+      if (gone.aborted) resolve();
+      gone.addEventListener('abort', () => resolve(), { once: true });
+    });
+    const active = () => {
+      const s = container.record.State;
+      return isRunning(s) || s.Status === 'restarting' || container.starting;
+    };
+    void (async () => {
+      for (;;) {
+        if (active()) {
+          const exited = await Promise.race([container.nextExit().then(() => true), left.then(() => false)]);
+          if (!exited) return;
+        }
+        // A restart in progress holds the container's lock: wait for it before judging.
+        await container.exclusive(async () => undefined);
+        if (active()) continue;
+        await this.whenWritten(container);
+        if (active()) continue;
+        stop.abort();
+        return;
+      }
+    })();
+    return stop.signal;
+  }
+}

@@ -1,0 +1,163 @@
+// One exec instance: what was asked at create, and once started its process's stdio (FIFOs read
+// through ContainerIO), its exit and the client streams attached to it.
+import { EventEmitter } from 'node:events';
+import { rm } from 'node:fs/promises';
+import type { OciProcess } from '../../runtime/oci-spec/oci-types';
+import type { Container } from '../containers/container';
+import { ContainerIO, type StdStream } from '../containers/container-io';
+import { type EngineContext, publishContainerEvent } from '../containers/engine-context';
+import type { ExecInspect, ExecProcessConfig } from './exec-types';
+
+export interface ExecSettings {
+  id: string;
+  container: Container;
+  process: OciProcess;
+  processConfig: ExecProcessConfig;
+  attachStdin: boolean;
+  attachStdout: boolean;
+  attachStderr: boolean;
+  detachKeys: string;
+}
+
+/**
+ * Emits `data` (stream, chunk) for the attached streams and `end` once the process has exited and
+ * its output is read: a client seeing the end may inspect the exit code at once.
+ */
+export class ExecInstance extends EventEmitter {
+  running = false;
+  exitCode: number | null = null;
+  pid = 0;
+  started = false;
+  private io?: ContainerIO;
+
+  constructor(
+    private readonly ctx: EngineContext,
+    readonly settings: ExecSettings,
+  ) {
+    super();
+  }
+
+  get id(): string {
+    return this.settings.id;
+  }
+
+  get stdinAttached(): boolean {
+    return this.settings.attachStdin;
+  }
+
+  get detachKeys(): string {
+    return this.settings.detachKeys;
+  }
+
+  get tty(): boolean {
+    return this.settings.processConfig.tty;
+  }
+
+  private get dir(): string {
+    return this.ctx.paths.execIo(this.settings.container.id, this.id);
+  }
+
+  /** The event action, as Docker writes it: `exec_start: sh -c date` (with a space when no args). */
+  private action(verb: string): string {
+    const p = this.settings.processConfig;
+    return `${verb}: ${p.entrypoint} ${p.arguments.join(' ')}`;
+  }
+
+  announceCreate(): void {
+    publishContainerEvent(this.ctx, this.settings.container, this.action('exec_create'), { execID: this.id });
+  }
+
+  /** Starts the process; resolves once it runs. `detached`: nobody reads its output. */
+  async start(detached: boolean): Promise<void> {
+    const { client } = this.ctx;
+    const containerId = this.settings.container.id;
+    this.started = true;
+    this.running = true;
+    publishContainerEvent(this.ctx, this.settings.container, this.action('exec_start'), { execID: this.id });
+    const io = await ContainerIO.create({
+      dir: this.dir,
+      openStdin: this.settings.attachStdin && !detached,
+      tty: this.tty,
+    });
+    this.io = io;
+    const wanted = (s: StdStream) =>
+      s === 'stdout' ? this.settings.attachStdout : this.settings.attachStderr;
+    if (!detached) io.on('data', (s: StdStream, chunk: Buffer) => wanted(s) && this.emit('data', s, chunk));
+    const drained = new Promise<void>((resolve) => io.once('end', resolve));
+    try {
+      await client.tasks.exec(containerId, this.id, this.settings.process, io.paths);
+      const exited = client.tasks.wait(containerId, this.id);
+      this.pid = await client.tasks.start(containerId, this.id);
+      void exited
+        .then(
+          (e) => e.exitStatus,
+          () => 126,
+        )
+        .then((code) => this.finish(code, io, drained));
+    } catch (err) {
+      await client.tasks.deleteProcess(containerId, this.id).catch(() => undefined);
+      void this.finish(126, io, drained);
+      throw err;
+    }
+  }
+
+  private async finish(exitCode: number, io: ContainerIO, drained: Promise<void>): Promise<void> {
+    io.closeWhenDrained();
+    await drained;
+    await this.ctx.client.tasks.deleteProcess(this.settings.container.id, this.id).catch(() => undefined);
+    await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
+    this.exitCode = exitCode;
+    this.running = false;
+    publishContainerEvent(this.ctx, this.settings.container, 'exec_die', {
+      execID: this.id,
+      exitCode: String(exitCode),
+    });
+    this.emit('exit');
+    this.emit('end');
+  }
+
+  writeStdin(chunk: Buffer): void {
+    this.io?.stdin?.write(chunk);
+  }
+
+  /** The client's stdin ended: the process reads end-of-file. */
+  endStdin(): void {
+    const stdin = this.io?.stdin;
+    if (!stdin || stdin.writableEnded) return;
+    stdin.end(() => {
+      void this.ctx.client.tasks.closeIO(this.settings.container.id, this.id).catch(() => undefined);
+    });
+  }
+
+  /** The detach keys were typed: the process keeps running without the client. */
+  detach(): void {
+    publishContainerEvent(this.ctx, this.settings.container, 'exec_detach', { execID: this.id });
+    this.close();
+  }
+
+  /** The client went away. */
+  close(): void {
+    this.removeAllListeners('data');
+  }
+
+  async resize(height: number, width: number): Promise<void> {
+    await this.ctx.client.tasks.resizePty(this.settings.container.id, width, height, this.id);
+  }
+
+  inspect(withPid: boolean): ExecInspect {
+    const s = this.settings;
+    return {
+      ID: this.id,
+      Running: this.running,
+      ExitCode: this.exitCode,
+      ProcessConfig: s.processConfig,
+      OpenStdin: s.attachStdin,
+      OpenStderr: s.attachStderr,
+      OpenStdout: s.attachStdout,
+      CanRemove: false,
+      ContainerID: s.container.id,
+      DetachKeys: s.detachKeys,
+      ...(withPid ? { Pid: this.pid } : {}),
+    };
+  }
+}

@@ -1,0 +1,133 @@
+// Exec: processes added to a running container (POST /containers/{id}/exec, /exec/{id}/start,
+// resize and inspect). Instances live in memory, as dockerd keeps them, until their container goes.
+import { randomBytes } from 'node:crypto';
+import { ConflictError, InvalidParameterError, NotFoundError, SystemError } from '../../api/errors';
+import { ociCapabilities, resolveCapabilities } from '../../runtime/oci-spec/capabilities';
+import type { OciSpec } from '../../runtime/oci-spec/oci-types';
+import { resolveUser } from '../../runtime/oci-spec/process-user';
+import type { Container } from '../containers/container';
+import { isRunning } from '../containers/container-state';
+import type { ContainersService } from '../containers/containers-service';
+import { ExecInstance } from './exec-instance';
+import type { ExecCreateBody } from './exec-types';
+
+/** Env entries of `extra` replace those of `base` with the same name, the rest are appended. */
+function mergeEnv(base: string[], extra: string[]): string[] {
+  const name = (e: string) => (e.includes('=') ? e.slice(0, e.indexOf('=')) : e);
+  const out = [...base];
+  for (const e of extra) {
+    const i = out.findIndex((b) => name(b) === name(e));
+    if (i >= 0) out[i] = e;
+    else out.push(e);
+  }
+  return out;
+}
+
+export interface ExecCreateOptions {
+  /** Env and WorkingDir are read only from the API versions that have them. */
+  env: boolean;
+  workingDir: boolean;
+  /** 409 for a stopped or paused container (1.21 and later; a server error before). */
+  stateConflict: boolean;
+}
+
+export class ExecService {
+  private readonly execs = new Map<string, ExecInstance>();
+
+  constructor(private readonly containers: ContainersService) {
+    containers.execIdsOf = (containerId) => this.idsOf(containerId);
+  }
+
+  /** Exec instances of the container not yet finished (inspect's ExecIDs). */
+  idsOf(containerId: string): string[] {
+    return [...this.execs.values()]
+      .filter((e) => e.settings.container.id === containerId && e.exitCode === null)
+      .map((e) => e.id);
+  }
+
+  private checkRunning(container: Container, conflict: boolean): void {
+    const s = container.record.State;
+    const fail = (message: string) => {
+      throw conflict ? new ConflictError(message) : new SystemError(message);
+    };
+    if (!isRunning(s)) fail(`Container ${container.id} is not running`);
+    if (s.Paused) fail(`Container ${container.id} is paused, unpause the container before exec`);
+    if (s.Restarting) fail(`Container ${container.id} is restarting, wait until the container is running`);
+  }
+
+  async create(ref: string, body: ExecCreateBody, options: ExecCreateOptions): Promise<{ Id: string }> {
+    const container = this.containers.get(ref);
+    const cmd = typeof body.Cmd === 'string' ? [body.Cmd] : (body.Cmd ?? []);
+    if (cmd.length === 0) throw new InvalidParameterError('No exec command specified');
+    this.checkRunning(container, options.stateConflict);
+    const { ctx } = this.containers;
+    const spec = (await ctx.client.containers.get(container.id)).spec as OciSpec;
+    const record = container.record;
+    const tty = !!body.Tty;
+    const env = mergeEnv(
+      tty ? mergeEnv(spec.process.env, ['TERM=xterm']) : spec.process.env,
+      options.env ? (body.Env ?? []) : [],
+    );
+    const caps = body.Privileged
+      ? ociCapabilities(resolveCapabilities({ privileged: true, available: ctx.host.capabilities }))
+      : spec.process.capabilities;
+    const id = randomBytes(32).toString('hex');
+    const exec = new ExecInstance(ctx, {
+      id,
+      container,
+      process: {
+        ...spec.process,
+        args: cmd,
+        terminal: tty,
+        env,
+        cwd: (options.workingDir && body.WorkingDir) || spec.process.cwd,
+        user: body.User
+          ? resolveUser(record.Rootfs, body.User, record.HostConfig.GroupAdd)
+          : spec.process.user,
+        capabilities: caps,
+      },
+      processConfig: {
+        tty,
+        entrypoint: cmd[0],
+        arguments: cmd.slice(1),
+        privileged: !!body.Privileged,
+        user: body.User ?? '',
+      },
+      attachStdin: !!body.AttachStdin,
+      attachStdout: !!body.AttachStdout,
+      attachStderr: !!body.AttachStderr,
+      detachKeys: body.DetachKeys ?? '',
+    });
+    this.execs.set(id, exec);
+    exec.announceCreate();
+    return { Id: id };
+  }
+
+  get(id: string): ExecInstance {
+    const exec = this.execs.get(id);
+    if (exec && exec.settings.container.removed) this.execs.delete(id);
+    else if (exec) return exec;
+    throw new NotFoundError(`No such exec instance: ${id}`);
+  }
+
+  /** Starts the process; the instance is the session (its output, its stdin). */
+  async start(id: string, detach: boolean, stateConflict: boolean): Promise<ExecInstance> {
+    const exec = this.get(id);
+    if (exec.running) throw new ConflictError(`Error: Exec command ${id} is already running`);
+    if (exec.started) throw new ConflictError(`Error: Exec command ${id} has already run`);
+    this.checkRunning(exec.settings.container, stateConflict);
+    await exec.start(detach);
+    return exec;
+  }
+
+  async resize(id: string, height: number, width: number): Promise<void> {
+    const exec = this.get(id);
+    if (!exec.tty) throw new InvalidParameterError(`exec ${id} has no terminal to resize`);
+    if (!exec.running) throw new ConflictError(`Exec ${id} is not running`);
+    await exec.resize(height, width);
+  }
+
+  inspect(id: string, withPid: boolean) {
+    return this.get(id).inspect(withPid);
+  }
+}

@@ -1,0 +1,38 @@
+// Wire shapes of the exec endpoints (POST /containers/{id}/exec, GET /exec/{id}/json).
+
+export interface ExecCreateBody {
+  AttachStdin?: boolean;
+  AttachStdout?: boolean;
+  AttachStderr?: boolean;
+  DetachKeys?: string;
+  Tty?: boolean;
+  Cmd?: string | string[] | null;
+  Env?: string[] | null;
+  WorkingDir?: string;
+  User?: string;
+  Privileged?: boolean;
+}
+
+export interface ExecProcessConfig {
+  tty: boolean;
+  entrypoint: string;
+  arguments: string[];
+  privileged: boolean;
+  user: string;
+}
+
+export interface ExecInspect {
+  ID: string;
+  Running: boolean;
+  /** null until the process has exited. */
+  ExitCode: number | null;
+  ProcessConfig: ExecProcessConfig;
+  OpenStdin: boolean;
+  OpenStderr: boolean;
+  OpenStdout: boolean;
+  CanRemove: boolean;
+  ContainerID: string;
+  DetachKeys: string;
+  /** Host PID of the process (API 1.25 and later); 0 before it starts. */
+  Pid?: number;
+}

@@ -1,0 +1,27 @@
+// A batch of log messages as the bytes of the logs stream: one buffer per batch, each message in
+// its frame (or raw with a TTY), so 200,000 lines are a few hundred writes, not 400,000.
+import type { LogMessage } from '../../../engine/logs/json-file-reader';
+import { formatLogMessage, type LogFormatOptions } from '../../../engine/logs/log-format';
+import { frameHeaderSize, StdStream } from '../../streams/stdcopy';
+
+export function encodeLogBatch(batch: LogMessage[], framed: boolean, format: LogFormatOptions): Buffer {
+  const plain = !format.timestamps && !format.details;
+  const texts = batch.map((m) => (plain ? m.line : formatLogMessage(m, format)));
+  let size = 0;
+  for (const t of texts) size += Buffer.byteLength(t) + (framed ? frameHeaderSize : 0);
+  const out = Buffer.allocUnsafe(size);
+  let off = 0;
+  for (let i = 0; i < texts.length; i++) {
+    if (framed) {
+      const len = Buffer.byteLength(texts[i]);
+      out[off] = batch[i].source === 'stdout' ? StdStream.stdout : StdStream.stderr;
+      out[off + 1] = 0;
+      out[off + 2] = 0;
+      out[off + 3] = 0;
+      out.writeUInt32BE(len, off + 4);
+      off += frameHeaderSize;
+    }
+    off += out.write(texts[i], off);
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+import { InvalidParameterError } from '../../../api/errors';
+import { supports } from '../../../api/versions';
+import type { ExecCreateBody } from '../../../engine/exec/exec-types';
+import { readJson } from '../../http/body';
+import { sendJson, sendStatus } from '../../http/respond';
+import type { Handler } from '../../router';
+import { parseDetachKeys } from '../../streams/detach-keys';
+import { hijack } from '../../streams/hijack';
+import { StreamMultiplexer } from '../../streams/stdcopy';
+import { EarlyOutput, serveSession } from '../../streams/stdio-session';
+import type { ExecBackend } from './backend';
+
+export function execHandlers(b: ExecBackend): Record<string, Handler> {
+  return {
+    create: async ({ req, res, params, version }) => {
+      const body = (await readJson<ExecCreateBody>(req)) ?? {};
+      if (body.DetachKeys) parseDetachKeys(body.DetachKeys);
+      const created = await b.create(params.id, body, {
+        env: supports(version, 'execEnv'),
+        workingDir: supports(version, 'execWorkingDir'),
+        stateConflict: supports(version, 'execStateConflict'),
+      });
+      sendJson(res, 201, { ...created, Warnings: [] });
+    },
+
+    start: async ({ req, res, params, version }) => {
+      const body = (await readJson<{ Detach?: boolean; Tty?: boolean }>(req)) ?? {};
+      const exec = b.get(params.id);
+      const detachKeys = parseDetachKeys(exec.detachKeys);
+      if (body.Detach) {
+        await b.start(params.id, true, supports(version, 'execStateConflict'));
+        return sendStatus(res, 200);
+      }
+      // Listening before the start: a short command may print and exit before the hijack.
+      const early = new EarlyOutput(exec);
+      try {
+        await b.start(params.id, false, supports(version, 'execStateConflict'));
+      } catch (err) {
+        early.release();
+        throw err;
+      }
+      const conn = hijack(req, res);
+      await serveSession(early, {
+        conn: conn.conn,
+        close: () => conn.close(),
+        closed: conn.closed,
+        mux: new StreamMultiplexer(conn.conn, !exec.tty),
+        stdin: exec.stdinAttached,
+        detachKeys,
+      });
+    },
+
+    resize: async ({ res, params, query }) => {
+      const h = query.int('h');
+      const w = query.int('w');
+      if (h === undefined || w === undefined) throw new InvalidParameterError('h and w are required');
+      await b.resize(params.id, h, w);
+      res.writeHead(201, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': 0 });
+      res.end();
+    },
+
+    inspect: async ({ res, params, version }) =>
+      sendJson(res, 200, b.inspect(params.id, supports(version, 'execPid'))),
+  };
+}

@@ -3,6 +3,7 @@
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { InvalidParameterError, SystemError } from '../../../api/errors';
+import type { HttpResponse } from '../../../lib/http-client';
 import { ByteReader } from '../../../lib/tar/byte-reader';
 import { manifestAcceptTypes } from '../../../lib/media-types';
 import { registryHost, type Reference } from '../reference';
@@ -49,7 +50,7 @@ export class RegistryClient {
   /** Checks the credentials against the registry (POST /auth): throws UnauthorizedError. */
   async checkAuth(signal?: AbortSignal): Promise<void> {
     const res = await this.transport.fetch('/v2/', { scopes: [], signal });
-    await res.body?.cancel();
+    res.discard();
     if (!res.ok) throw await registryError(res, `login to ${this.host}`);
   }
 
@@ -112,8 +113,8 @@ export class RegistryClient {
       scopes: [pullScope(repo)],
       signal: options.signal,
     });
-    if (!res.ok || !res.body) throw await registryError(res, `blob ${desc.digest} in ${this.host}/${repo}`);
-    const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
+    if (!res.ok) throw await registryError(res, `blob ${desc.digest} in ${this.host}/${repo}`);
+    const { body } = res;
     const verifier = new VerifyingStream(
       { digest: desc.digest, size: desc.size >= 0 ? desc.size : undefined },
       options.onBytes,
@@ -139,8 +140,13 @@ export class RegistryClient {
       stream.destroy();
       throw err;
     }
-    // A sink that returned without reading to a clean end must not pass for verified content.
-    await ended;
+    // A sink that returned without reading to a clean end must not pass for verified content,
+    // unless it stopped because the blob got there meanwhile (a concurrent pull of it committed).
+    try {
+      await ended;
+    } catch (err) {
+      if (stream.errored || !(await sink.has(desc.digest))) throw err;
+    }
   }
 
   /** Reads a small blob (an image config) into memory, verified. */
@@ -187,7 +193,7 @@ export class RegistryClient {
       scopes: [pushScope(repo), pullScope(from)],
       signal,
     });
-    await res.body?.cancel();
+    res.discard();
     if (res.status === 201) return { mounted: true };
     if (res.status === 202) return { mounted: false, location: this.location(res) };
     throw await registryError(res, `mount of ${digest} from ${from} into ${this.host}/${repo}`);
@@ -200,7 +206,7 @@ export class RegistryClient {
       scopes: [pushScope(repo)],
       signal,
     });
-    await res.body?.cancel();
+    res.discard();
     if (res.status !== 202) throw await registryError(res, `upload to ${this.host}/${repo}`);
     return this.location(res);
   }
@@ -235,7 +241,7 @@ export class RegistryClient {
           scopes,
           signal,
         });
-        await res.body?.cancel();
+        res.discard();
         if (res.status !== 202)
           throw await registryError(res, `upload of ${desc.digest} to ${this.host}/${repo}`);
         location = this.location(res);
@@ -258,7 +264,7 @@ export class RegistryClient {
       scopes,
       signal,
     });
-    await res.body?.cancel();
+    res.discard();
     if (verifier.errored) throw verifier.errored;
     if (res.status !== 201)
       throw await registryError(res, `upload of ${desc.digest} to ${this.host}/${repo}`);
@@ -281,7 +287,7 @@ export class RegistryClient {
       scopes: [pushScope(repo)],
       signal,
     });
-    await res.body?.cancel();
+    res.discard();
     if (res.status !== 201 && res.status !== 200 && res.status !== 202) {
       throw await registryError(res, `manifest ${this.host}/${repo}:${reference}`);
     }
@@ -290,7 +296,11 @@ export class RegistryClient {
   }
 
   /** A request whose body runs through `verifier`: a mismatch is reported as such, not as a network error. */
-  private async sending(verifier: VerifyingStream, url: string, options: RequestOptions): Promise<Response> {
+  private async sending(
+    verifier: VerifyingStream,
+    url: string,
+    options: RequestOptions,
+  ): Promise<HttpResponse> {
     try {
       return await this.transport.fetch(url, options);
     } catch (err) {
@@ -298,7 +308,7 @@ export class RegistryClient {
     }
   }
 
-  private location(res: Response): string {
+  private location(res: HttpResponse): string {
     const location = res.headers.get('location');
     if (!location) throw new SystemError(`registry ${this.host} answered ${res.status} without a Location`);
     return this.transport.url(location).toString();
@@ -315,10 +325,10 @@ async function* slice(reader: ByteReader, length: number): AsyncGenerator<Buffer
   }
 }
 
-async function readLimited(res: Response, limit: number, what: string): Promise<Buffer> {
+async function readLimited(res: HttpResponse, limit: number, what: string): Promise<Buffer> {
   const declared = Number(res.headers.get('content-length') ?? 0);
   if (declared > limit) throw new InvalidParameterError(`${what} is larger than ${limit} bytes`);
-  const bytes = Buffer.from(await res.arrayBuffer());
+  const bytes = await res.buffer();
   if (bytes.length > limit) throw new InvalidParameterError(`${what} is larger than ${limit} bytes`);
   return bytes;
 }

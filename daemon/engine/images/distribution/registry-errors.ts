@@ -21,7 +21,14 @@ export function formatRegistryErrors(errors: RegistryErrorDetail[]): string {
   return errors.map((e) => `${e.code.toLowerCase().replace(/_/g, ' ')}: ${e.message}`).join(', ');
 }
 
-export async function readRegistryErrors(res: Response): Promise<RegistryErrorDetail[]> {
+/** What is read of an error answer. */
+export interface ErrorAnswer {
+  status: number;
+  statusText: string;
+  text(): Promise<string>;
+}
+
+export async function readRegistryErrors(res: ErrorAnswer): Promise<RegistryErrorDetail[]> {
   const text = await res.text().catch(() => '');
   try {
     const body = JSON.parse(text) as { errors?: RegistryErrorDetail[] };
@@ -37,7 +44,7 @@ export async function readRegistryErrors(res: Response): Promise<RegistryErrorDe
 }
 
 /** The typed error for a failed registry answer; `context` prefixes the message. */
-export async function registryError(res: Response, context: string): Promise<SvcError> {
+export async function registryError(res: ErrorAnswer, context: string): Promise<SvcError> {
   const errors = await readRegistryErrors(res);
   const message = `${context}: ${formatRegistryErrors(errors)}`;
   switch (res.status) {

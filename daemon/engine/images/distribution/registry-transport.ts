@@ -3,6 +3,7 @@
 // challenge, as Docker does), and one retry after a fresh challenge.
 import { Readable } from 'node:stream';
 import { UnauthorizedError, UnavailableError } from '../../../api/errors';
+import { httpRequest, type HttpRequestOptions, type HttpResponse } from '../../../lib/http-client';
 import { credentials, type AuthConfig } from './auth-config';
 import { parseWwwAuthenticate, type Challenge } from './www-authenticate';
 import { readRegistryErrors, formatRegistryErrors } from './registry-errors';
@@ -60,14 +61,14 @@ export class RegistryTransport {
   }
 
   /** Sends a request with the credentials the registry asked for; returns any answer but 401. */
-  async fetch(pathOrUrl: string, options: RequestOptions): Promise<Response> {
+  async fetch(pathOrUrl: string, options: RequestOptions): Promise<HttpResponse> {
     await this.ping(options.signal);
     let res = await this.send(pathOrUrl, options);
     if (res.status !== 401) return res;
     const challenge = this.pickChallenge(res.headers.get('www-authenticate'));
     const replayable = !(options.body instanceof Readable);
     if (!challenge || !replayable) throw await this.unauthorized(res);
-    await res.body?.cancel();
+    res.discard();
     this.challenge = challenge;
     this.tokens.clear();
     res = await this.send(pathOrUrl, { ...options, scopes: [...options.scopes, ...scopeOf(challenge)] });
@@ -78,16 +79,16 @@ export class RegistryTransport {
   /** GET /v2/: learns the challenge once, as Docker's endpoint check does. */
   private async ping(signal?: AbortSignal): Promise<void> {
     if (this.pinged) return;
-    let res: Response;
+    let res: HttpResponse;
     try {
-      res = await fetch(this.url('/v2/'), { headers: this.baseHeaders(), signal });
+      res = await httpRequest(this.url('/v2/'), { headers: this.baseHeaders(), signal });
     } catch (err) {
       if (signal?.aborted) throw err;
       throw new UnavailableError(`registry ${this.options.host} is not reachable: ${describe(err)}`, {
         cause: err,
       });
     }
-    await res.body?.cancel();
+    res.discard();
     if (res.status === 401) this.challenge = this.pickChallenge(res.headers.get('www-authenticate'));
     else if (res.status >= 500)
       throw new UnavailableError(`registry ${this.options.host} answered ${res.status} to /v2/`);
@@ -103,22 +104,18 @@ export class RegistryTransport {
     return { 'User-Agent': this.options.userAgent ?? 'svcd' };
   }
 
-  private async send(pathOrUrl: string, options: RequestOptions): Promise<Response> {
+  private async send(pathOrUrl: string, options: RequestOptions): Promise<HttpResponse> {
     const headers: Record<string, string> = { ...this.baseHeaders(), ...options.headers };
     const authorization = await this.authorization(options.scopes, options.signal);
     if (authorization) headers.Authorization = authorization;
     try {
-      const body = options.body instanceof Readable ? webStream(options.body) : options.body;
-      return await fetch(this.url(pathOrUrl), {
+      return await httpRequest(this.url(pathOrUrl), {
         method: options.method ?? 'GET',
         headers,
-        body,
+        body: options.body,
         signal: options.signal,
-        // With a stream body, fetch tees the body to replay it on a redirect unless redirects
-        // are errors: the unread branch held a whole 200 MiB push. Uploads are not redirected.
-        redirect: body instanceof ReadableStream ? 'error' : (options.redirect ?? 'follow'),
-        ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
-      } as RequestInit);
+        redirect: options.redirect ?? 'follow',
+      });
     } catch (err) {
       if (options.signal?.aborted) throw err;
       throw new UnavailableError(`registry ${this.options.host}: ${describe(err)}`, { cause: err });
@@ -150,7 +147,7 @@ export class RegistryTransport {
       throw new UnauthorizedError(`registry ${this.options.host}: bearer challenge without a realm`);
     const service = challenge.params.service;
     const creds = credentials(this.options.auth ?? {});
-    let res: Response;
+    let res: HttpResponse;
     if (this.refreshToken) {
       const form = new URLSearchParams({
         grant_type: 'refresh_token',
@@ -159,7 +156,12 @@ export class RegistryTransport {
       });
       if (service) form.set('service', service);
       if (scopes.length) form.set('scope', scopes.join(' '));
-      res = await this.tokenRequest(realm, { method: 'POST', body: form, signal });
+      res = await this.tokenRequest(realm, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: form.toString(),
+        signal,
+      });
     } else {
       const url = new URL(realm);
       if (service) url.searchParams.set('service', service);
@@ -187,42 +189,19 @@ export class RegistryTransport {
     return { value, expires: Date.now() + Math.max(lifetime - 5, 1) * 1000 };
   }
 
-  private async tokenRequest(url: string, init: RequestInit): Promise<Response> {
+  private async tokenRequest(url: string, init: HttpRequestOptions): Promise<HttpResponse> {
     try {
-      return await fetch(url, {
-        ...init,
-        headers: { ...this.baseHeaders(), ...(init.headers as Record<string, string>) },
-      });
+      return await httpRequest(url, { ...init, headers: { ...this.baseHeaders(), ...init.headers } });
     } catch (err) {
       if (init.signal?.aborted) throw err;
       throw new UnavailableError(`token endpoint ${url} is not reachable: ${describe(err)}`, { cause: err });
     }
   }
 
-  private async unauthorized(res: Response): Promise<UnauthorizedError> {
+  private async unauthorized(res: HttpResponse): Promise<UnauthorizedError> {
     const errors = await readRegistryErrors(res);
     return new UnauthorizedError(formatRegistryErrors(errors));
   }
-}
-
-/**
- * A web stream of a Node stream's chunks as they are. Readable.toWeb copies every chunk (to
- * detach it from Buffer's pool): for a layer upload that doubled the CPU and the garbage, which
- * peaked at ~200 MiB during a 5-layer push. Chunks here are never transferred, only read.
- */
-function webStream(body: Readable): ReadableStream<Uint8Array> {
-  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { value, done } = await chunks.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel(reason) {
-      body.destroy(reason instanceof Error ? reason : undefined);
-      await chunks.return?.();
-    },
-  });
 }
 
 function scopeOf(challenge: Challenge): string[] {
@@ -230,6 +209,10 @@ function scopeOf(challenge: Challenge): string[] {
 }
 
 function describe(err: unknown): string {
-  const cause = (err as { cause?: { message?: string; code?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err as Error).message;
+  const { cause, code, message } = err as {
+    cause?: { message?: string; code?: string };
+    code?: string;
+    message: string;
+  };
+  return cause?.code ?? cause?.message ?? code ?? message;
 }

@@ -1,7 +1,7 @@
 // A BlobSink and BlobSource on a plain directory (`blobs/<alg>/<hex>`), for tests: it commits a
 // blob by rename only after the stream ended cleanly and its digest matched, as a content store does.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -32,17 +32,21 @@ export class DirectoryBlobStore implements BlobSink, BlobSource {
     const ingest = path.join(this.root, 'ingest');
     await mkdir(ingest, { recursive: true });
     const temp = path.join(ingest, randomUUID());
+    // Created before any data flows: a stream that opened the file itself could create it after
+    // a failed write had already removed it.
+    const file = await open(temp, 'w');
     try {
       const verifier = new VerifyingStream({
         digest: desc.digest,
         size: desc.size >= 0 ? desc.size : undefined,
       });
-      await pipeline(stream, verifier, createWriteStream(temp), { signal });
+      await pipeline(stream, verifier, file.createWriteStream(), { signal });
       const target = this.blobPath(desc.digest);
       await mkdir(path.dirname(target), { recursive: true });
       await rename(temp, target);
       this.written.push(desc);
     } finally {
+      await file.close().catch(() => {});
       await rm(temp, { force: true });
     }
   }

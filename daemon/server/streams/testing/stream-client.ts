@@ -2,8 +2,8 @@
 // (or kept raw for a TTY) as it arrives, with waits on what it has printed.
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
-import { requestHijack } from '../../../server/streams/hijack-client';
-import { FrameParser, StdStream } from '../../../server/streams/stdcopy';
+import { requestHijack } from '../hijack-client';
+import { FrameParser, StdStream } from '../stdcopy';
 import type { SvcdInstance } from '../../../testing/svcd-harness';
 
 export class StreamSession {

@@ -95,6 +95,24 @@ describe('logs, stats and events', () => {
     assert.equal(s.stdout, 'run\nrun\n');
   });
 
+  test('logs: survive an svcd restart, output printed while it was away included', async () => {
+    const { svcd } = engine();
+    const id = await run(svcd, { Cmd: ['sh', '-c', 'echo before; sleep 1; echo during; exec sleep 60'] });
+    await eventually(
+      async () => frames((await svcd.request('GET', `/containers/${id}/logs?stdout=1`)).body).length,
+      (n) => n === 1,
+    );
+    await svcd.stop();
+    await new Promise((r) => setTimeout(r, 1500));
+    await svcd.start();
+    const lines = await eventually(
+      async () =>
+        frames((await svcd.request('GET', `/containers/${id}/logs?stdout=1`)).body).map(([, t]) => t),
+      (l) => l.length === 2,
+    );
+    assert.deepEqual(lines, ['before\n', 'during\n']);
+  });
+
   test('logs: 200,000 lines read back complete and in order', async () => {
     const { svcd } = engine();
     const id = await run(svcd, { Cmd: ['seq', '1', '200000'] });

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tarReader, type TarEntry } from '../renderer/src/api/tar-reader';
+import { firstFileOf, tarReader, type TarEntry } from '../renderer/src/api/tar-reader';
 import { demuxer } from '../renderer/src/api/stdcopy';
 import { createBody, emptyRunForm, splitCommand } from '../renderer/src/features/containers/create-body';
 import { fold } from '../renderer/src/features/images/progress';
@@ -39,6 +39,23 @@ describe('tar reader', () => {
       assert.equal(byName.get('link')?.linkTarget, 'a.txt');
       assert.equal(byName.get(`sub/${long}/deep.txt`)?.size, 1);
       assert.equal(byName.get(`sub/${long}/`)?.type, 'dir');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('one file out of a tar', () => {
+  test('takes the file contents past a PAX header, and finds none in a folder-only archive', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tar-file-'));
+    try {
+      const body = 'z'.repeat(700) + '\n';
+      writeFileSync(join(dir, `${'n'.repeat(110)}.txt`), body);
+      mkdirSync(join(dir, 'empty'));
+      const tar = execFileSync('tar', ['-c', '--format=pax', '-C', dir, `${'n'.repeat(110)}.txt`]);
+      assert.equal(Buffer.from(firstFileOf(new Uint8Array(tar))!).toString(), body);
+      const folder = execFileSync('tar', ['-c', '--format=gnu', '-C', dir, 'empty']);
+      assert.equal(firstFileOf(new Uint8Array(folder)), undefined);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,5 +1,5 @@
 // Just enough tar for the file browser: read entry headers as a stream arrives (ustar, GNU and
-// PAX long names), never keeping file contents.
+// PAX long names), never keeping file contents; and take the one file out of a single-file archive.
 
 export interface TarEntry {
   name: string;
@@ -68,4 +68,17 @@ export function tarReader(onEntry: (e: TarEntry) => void): (chunk: Uint8Array) =
     }
     buf = joined.slice(off);
   };
+}
+
+/** The contents of the first regular file in a whole archive (a file downloaded through the archive API). */
+export function firstFileOf(tar: Uint8Array): Uint8Array | undefined {
+  for (let off = 0; off + 512 <= tar.length;) {
+    const h = tar.subarray(off, off + 512);
+    if (h.every((x) => x === 0)) return undefined;
+    const size = oct(h, 124, 12);
+    const flag = String.fromCharCode(h[156] || 48);
+    if (flag === '0' || flag === '7') return tar.subarray(off + 512, off + 512 + size);
+    off += 512 + Math.ceil(size / 512) * 512;
+  }
+  return undefined;
 }

@@ -1,12 +1,13 @@
 // Browse a container's files through the archive API: the directory's tar streams in and its
-// direct children are listed as they arrive; download a file or folder (tar); drop files to
+// direct children are listed as they arrive; download a file (as itself) or a folder (tar); drop files to
 // upload them into the current folder.
 import { useEffect, useState, type DragEvent } from 'react';
 import { engine } from '../../../api/engine-client';
-import { tarReader, type TarEntry } from '../../../api/tar-reader';
+import { firstFileOf, tarReader, type TarEntry } from '../../../api/tar-reader';
 import { tarOf } from '../../../api/tar-writer';
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes } from '../../../app/format';
+import { saveFile } from '../../../app/save-file';
 
 function join(dir: string, name: string): string {
   return `${dir.replace(/\/$/, '')}/${name}`;
@@ -66,6 +67,18 @@ export function FilesTab({ id }: { id: string }) {
     }
   };
 
+  // The archive API always answers a tar; a file is taken out of it so the user gets the file.
+  const downloadFile = async (name: string) => {
+    try {
+      const res = await engine.archive(id, join(dir, name));
+      const content = firstFileOf(new Uint8Array(await res.arrayBuffer()));
+      if (!content) throw new Error(`${join(dir, name)} is not a regular file`);
+      saveFile([content as BlobPart], name);
+    } catch (err) {
+      setError(err);
+    }
+  };
+
   const parts = dir.split('/').filter(Boolean);
   return (
     <div className="files" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
@@ -76,7 +89,7 @@ export function FilesTab({ id }: { id: string }) {
             {p}/
           </button>
         ))}
-        <a className="button" href={engine.archiveUrl(id, dir)} download>
+        <a className="button" href={engine.archiveUrl(id, dir)} download={`${parts.at(-1) ?? 'root'}.tar`}>
           Download this folder (tar)
         </a>
         {reading ? (
@@ -119,9 +132,15 @@ export function FilesTab({ id }: { id: string }) {
               </td>
               <td>{new Date(e.mtime * 1000).toLocaleString()}</td>
               <td>
-                <a href={engine.archiveUrl(id, join(dir, e.name))} download>
-                  Download
-                </a>
+                {e.type === 'file' ? (
+                  <button className="link" onClick={() => downloadFile(e.name)}>
+                    Download
+                  </button>
+                ) : (
+                  <a href={engine.archiveUrl(id, join(dir, e.name))} download={`${e.name}.tar`}>
+                    Download (tar)
+                  </a>
+                )}
               </td>
             </tr>
           ))}

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { engine } from '../../../api/engine-client';
 import { demuxer } from '../../../api/stdcopy';
 import { ErrorMessage } from '../../../app/error-message';
+import { saveFile } from '../../../app/save-file';
 import { VirtualList } from '../../../app/virtual-list';
 
 const ROW = 18;
@@ -106,11 +107,7 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
       for (let r = await reader.read(); !r.done; r = await reader.read()) {
         for (const c of demux(r.value)) parts.push(c.data as BlobPart);
       }
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(new Blob(parts, { type: 'text/plain' }));
-      a.download = `${id.slice(0, 12)}.log`;
-      a.click();
-      URL.revokeObjectURL(a.href);
+      saveFile(parts, `${id.slice(0, 12)}.log`, 'text/plain');
     } catch (err) {
       setError(err);
     } finally {

@@ -1,12 +1,17 @@
 // One exec instance: what was asked at create, and once started its process's stdio (FIFOs read
 // through ContainerIO), its exit and the client streams attached to it.
 import { EventEmitter } from 'node:events';
-import { rm } from 'node:fs/promises';
 import type { OciProcess } from '../../runtime/oci-spec/oci-types';
 import type { Container } from '../containers/container';
 import { ContainerIO, type StdStream } from '../containers/container-io';
 import { type EngineContext, publishContainerEvent } from '../containers/engine-context';
 import type { ExecInspect, ExecProcessConfig } from './exec-types';
+
+/** Directories of FIFOs a finished exec leaves for the next one (making FIFOs costs a process). */
+export interface FifoDirs {
+  take(): string | undefined;
+  give(dir: string): void;
+}
 
 export interface ExecSettings {
   id: string;
@@ -29,12 +34,15 @@ export class ExecInstance extends EventEmitter {
   pid = 0;
   started = false;
   private io?: ContainerIO;
+  private dir: string;
 
   constructor(
     private readonly ctx: EngineContext,
     readonly settings: ExecSettings,
+    private readonly fifoDirs: FifoDirs,
   ) {
     super();
+    this.dir = ctx.paths.execIo(settings.container.id, settings.id);
   }
 
   get id(): string {
@@ -51,10 +59,6 @@ export class ExecInstance extends EventEmitter {
 
   get tty(): boolean {
     return this.settings.processConfig.tty;
-  }
-
-  private get dir(): string {
-    return this.ctx.paths.execIo(this.settings.container.id, this.id);
   }
 
   /** The event action, as Docker writes it: `exec_start: sh -c date` (with a space when no args). */
@@ -74,6 +78,7 @@ export class ExecInstance extends EventEmitter {
     this.started = true;
     this.running = true;
     publishContainerEvent(this.ctx, this.settings.container, this.action('exec_start'), { execID: this.id });
+    this.dir = this.fifoDirs.take() ?? this.dir;
     const io = await ContainerIO.create({
       dir: this.dir,
       openStdin: this.settings.attachStdin && !detached,
@@ -104,16 +109,16 @@ export class ExecInstance extends EventEmitter {
   private async finish(exitCode: number, io: ContainerIO, drained: Promise<void>): Promise<void> {
     io.closeWhenDrained();
     await drained;
-    await this.ctx.client.tasks.deleteProcess(this.settings.container.id, this.id).catch(() => undefined);
-    await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
     this.exitCode = exitCode;
     this.running = false;
     publishContainerEvent(this.ctx, this.settings.container, 'exec_die', {
       execID: this.id,
       exitCode: String(exitCode),
     });
-    this.emit('exit');
     this.emit('end');
+    // After the end: the exit code is known, the client need not wait for the shim's cleanup.
+    await this.ctx.client.tasks.deleteProcess(this.settings.container.id, this.id).catch(() => undefined);
+    this.fifoDirs.give(this.dir);
   }
 
   writeStdin(chunk: Buffer): void {

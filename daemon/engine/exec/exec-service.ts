@@ -1,6 +1,7 @@
 // Exec: processes added to a running container (POST /containers/{id}/exec, /exec/{id}/start,
 // resize and inspect). Instances live in memory, as dockerd keeps them, until their container goes.
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { ConflictError, InvalidParameterError, NotFoundError, SystemError } from '../../api/errors';
 import { ociCapabilities, resolveCapabilities } from '../../runtime/oci-spec/capabilities';
 import type { OciSpec } from '../../runtime/oci-spec/oci-types';
@@ -8,7 +9,7 @@ import { resolveUser } from '../../runtime/oci-spec/process-user';
 import type { Container } from '../containers/container';
 import { isRunning } from '../containers/container-state';
 import type { ContainersService } from '../containers/containers-service';
-import { ExecInstance } from './exec-instance';
+import { ExecInstance, type FifoDirs } from './exec-instance';
 import type { ExecCreateBody } from './exec-types';
 
 /** Env entries of `extra` replace those of `base` with the same name, the rest are appended. */
@@ -31,8 +32,14 @@ export interface ExecCreateOptions {
   stateConflict: boolean;
 }
 
+const spareFifoDirs = 4;
+
 export class ExecService {
   private readonly execs = new Map<string, ExecInstance>();
+  /** Per container: FIFO directories of finished execs, ready for the next. */
+  private readonly spare = new Map<string, string[]>();
+  /** Per container: the process spec of its current run (execs start from it). */
+  private readonly specs = new Map<string, { run: number; spec: OciSpec }>();
 
   constructor(private readonly containers: ContainersService) {
     containers.execIdsOf = (containerId) => this.idsOf(containerId);
@@ -61,7 +68,7 @@ export class ExecService {
     if (cmd.length === 0) throw new InvalidParameterError('No exec command specified');
     this.checkRunning(container, options.stateConflict);
     const { ctx } = this.containers;
-    const spec = (await ctx.client.containers.get(container.id)).spec as OciSpec;
+    const spec = await this.specOf(container);
     const record = container.record;
     const tty = !!body.Tty;
     const env = mergeEnv(
@@ -72,35 +79,73 @@ export class ExecService {
       ? ociCapabilities(resolveCapabilities({ privileged: true, available: ctx.host.capabilities }))
       : spec.process.capabilities;
     const id = randomBytes(32).toString('hex');
-    const exec = new ExecInstance(ctx, {
-      id,
-      container,
-      process: {
-        ...spec.process,
-        args: cmd,
-        terminal: tty,
-        env,
-        cwd: (options.workingDir && body.WorkingDir) || spec.process.cwd,
-        user: body.User
-          ? resolveUser(record.Rootfs, body.User, record.HostConfig.GroupAdd)
-          : spec.process.user,
-        capabilities: caps,
+    const exec = new ExecInstance(
+      ctx,
+      {
+        id,
+        container,
+        process: {
+          ...spec.process,
+          args: cmd,
+          terminal: tty,
+          env,
+          cwd: (options.workingDir && body.WorkingDir) || spec.process.cwd,
+          user: body.User
+            ? resolveUser(record.Rootfs, body.User, record.HostConfig.GroupAdd)
+            : spec.process.user,
+          capabilities: caps,
+        },
+        processConfig: {
+          tty,
+          entrypoint: cmd[0],
+          arguments: cmd.slice(1),
+          privileged: !!body.Privileged,
+          user: body.User ?? '',
+        },
+        attachStdin: !!body.AttachStdin,
+        attachStdout: !!body.AttachStdout,
+        attachStderr: !!body.AttachStderr,
+        detachKeys: body.DetachKeys ?? '',
       },
-      processConfig: {
-        tty,
-        entrypoint: cmd[0],
-        arguments: cmd.slice(1),
-        privileged: !!body.Privileged,
-        user: body.User ?? '',
-      },
-      attachStdin: !!body.AttachStdin,
-      attachStdout: !!body.AttachStdout,
-      attachStderr: !!body.AttachStderr,
-      detachKeys: body.DetachKeys ?? '',
-    });
+      this.fifoDirsOf(container),
+    );
     this.execs.set(id, exec);
+    this.forgetRemoved();
     exec.announceCreate();
     return { Id: id };
+  }
+
+  private async specOf(container: Container): Promise<OciSpec> {
+    const cached = this.specs.get(container.id);
+    if (cached?.run === container.runStartedAt) return cached.spec;
+    const spec = (await this.containers.ctx.client.containers.get(container.id)).spec as OciSpec;
+    this.specs.set(container.id, { run: container.runStartedAt, spec });
+    return spec;
+  }
+
+  private fifoDirsOf(container: Container): FifoDirs {
+    return {
+      take: () => this.spare.get(container.id)?.pop(),
+      give: (dir) => {
+        const dirs = this.spare.get(container.id) ?? [];
+        if (container.removed || dirs.length >= spareFifoDirs) {
+          void rm(dir, { recursive: true, force: true }).catch(() => undefined);
+          return;
+        }
+        dirs.push(dir);
+        this.spare.set(container.id, dirs);
+      },
+    };
+  }
+
+  /** Drops what is kept for containers that are gone (their directories went with them). */
+  private forgetRemoved(): void {
+    for (const [id, exec] of this.execs) {
+      if (!exec.settings.container.removed) continue;
+      this.execs.delete(id);
+      this.spare.delete(exec.settings.container.id);
+      this.specs.delete(exec.settings.container.id);
+    }
   }
 
   get(id: string): ExecInstance {

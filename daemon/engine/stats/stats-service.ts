@@ -7,9 +7,11 @@ import { buildSample, emptyCpuStats, emptySample } from './stats-sample';
 import type { StatsSample } from './stats-types';
 
 const intervalMs = 1000;
-// A sample this recent serves as another reader's precpu (a shorter gap is too noisy to use).
-const minPreviousAgeMs = 200;
+// An earlier sample between these ages serves as precpu (a shorter gap is too noisy to use);
+// without one, stream=false takes a second sample this long after the first.
+const minPreviousAgeMs = 100;
 const maxPreviousAgeMs = 5000;
+const primingGapMs = 250;
 
 export interface StatsOptions {
   stream: boolean;
@@ -78,8 +80,9 @@ export class StatsService {
       const age = cached ? Date.now() - cached.at : Infinity;
       if (cached && age >= minPreviousAgeMs && age <= maxPreviousAgeMs)
         return yield this.withPrevious(sample, cached.sample);
-      // No usable earlier read: take another after a tick, as Docker primes its first frame.
-      await sleep(intervalMs, options.signal);
+      // No usable earlier read: prime with this one and read again, as Docker primes its first
+      // frame (it waits for its 1 s collector twice; a quarter second gives CPU figures as sound).
+      await sleep(primingGapMs, options.signal);
       const second = await this.sample(container);
       return yield second ? this.withPrevious(second, sample) : empty();
     }

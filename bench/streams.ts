@@ -1,0 +1,177 @@
+// Streams through the Engine API: reading back 200,000 log lines, exec create+start of `true`,
+// stats (stream=false and one-shot), and how soon /events reports a start; for svcd and, when
+// given, Docker Engine with the same busybox root filesystem.
+import { request } from 'node:http';
+import { busyboxRootfsTar } from '../daemon/engine/images/testing/busybox-image';
+import { engineRequest, type EngineResponse } from '../daemon/testing/engine-client';
+import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
+import type { BenchOptions, BenchRow, BenchSuite } from './types';
+
+const repo = 'svc-bench-streams/busybox';
+const logLines = 200_000;
+const execRuns = 20;
+const statsRuns = 5;
+const eventRuns = 10;
+
+interface Figures {
+  logsMBps: number;
+  execMs: number;
+  statsMs: number;
+  oneShotMs: number;
+  eventMs: number;
+  startMs: number;
+}
+
+async function api(socket: string, method: string, path: string, body?: unknown): Promise<EngineResponse> {
+  const opts =
+    body === undefined
+      ? {}
+      : Buffer.isBuffer(body)
+        ? { body, headers: { 'Content-Type': 'application/x-tar' } }
+        : { body };
+  const res = await engineRequest(socket, method, path, opts);
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${res.text().slice(0, 300)}`);
+  return res;
+}
+
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+}
+
+async function container(socket: string, cmd: string[]): Promise<string> {
+  const body = { Image: repo, Cmd: cmd, HostConfig: { NetworkMode: 'none' } };
+  const id = (await api(socket, 'POST', '/containers/create', body)).json<{ Id: string }>().Id;
+  await api(socket, 'POST', `/containers/${id}/start`);
+  return id;
+}
+
+/** MB/s of log text (frames included) for GET /logs of 200,000 lines, best of three. */
+async function logsRate(socket: string): Promise<number> {
+  const id = await container(socket, [
+    'sh',
+    '-c',
+    `yes 'a log line with some padding text in it' | head -n ${logLines}`,
+  ]);
+  await api(socket, 'POST', `/containers/${id}/wait`);
+  let best = 0;
+  for (let i = 0; i < 3; i++) {
+    const t0 = process.hrtime.bigint();
+    const res = await api(socket, 'GET', `/containers/${id}/logs?stdout=1`);
+    const rate = res.body.length / 1e6 / (ms(t0) / 1000);
+    if (res.body.length < logLines * 40) throw new Error(`logs: only ${res.body.length} bytes`);
+    best = Math.max(best, rate);
+  }
+  await api(socket, 'DELETE', `/containers/${id}?force=1`);
+  return best;
+}
+
+/** Median ms of exec create + attached start of `true` until its stream ends. */
+async function execLatency(socket: string, id: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i <= execRuns; i++) {
+    const t0 = process.hrtime.bigint();
+    const body = { Cmd: ['true'], AttachStdout: true, AttachStderr: true };
+    const exec = (await api(socket, 'POST', `/containers/${id}/exec`, body)).json<{ Id: string }>().Id;
+    await api(socket, 'POST', `/exec/${exec}/start`, { Detach: false, Tty: false });
+    if (i > 0) times.push(ms(t0));
+  }
+  return median(times);
+}
+
+async function statsLatency(socket: string, id: string, query: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < statsRuns; i++) {
+    const t0 = process.hrtime.bigint();
+    await api(socket, 'GET', `/containers/${id}/stats?${query}`);
+    times.push(ms(t0));
+  }
+  return median(times);
+}
+
+/** Waits for the first line of a streaming GET; returns a function giving the time it came. */
+function firstLine(
+  socket: string,
+  path: string,
+): { ready: Promise<void>; arrived: Promise<bigint>; stop: () => void } {
+  let ready!: () => void;
+  let arrived!: (t: bigint) => void;
+  const result = {
+    ready: new Promise<void>((r) => (ready = r)),
+    arrived: new Promise<bigint>((r) => (arrived = r)),
+    stop: () => req.destroy(),
+  };
+  const req = request({ socketPath: socket, path }, (res) => {
+    ready();
+    res.on('data', () => arrived(process.hrtime.bigint()));
+  });
+  req.on('error', () => undefined);
+  req.end();
+  return result;
+}
+
+/** Median ms from asking for a start to the `start` event, and to the start's own answer. */
+async function eventLatency(socket: string): Promise<{ event: number; start: number }> {
+  const events: number[] = [];
+  const starts: number[] = [];
+  for (let i = 0; i < eventRuns; i++) {
+    const body = { Image: repo, Cmd: ['true'], HostConfig: { NetworkMode: 'none' } };
+    const id = (await api(socket, 'POST', '/containers/create', body)).json<{ Id: string }>().Id;
+    const filters = encodeURIComponent(JSON.stringify({ event: ['start'], container: [id] }));
+    const sub = firstLine(socket, `/events?filters=${filters}`);
+    await sub.ready;
+    const t0 = process.hrtime.bigint();
+    await api(socket, 'POST', `/containers/${id}/start`);
+    starts.push(ms(t0));
+    events.push(Number((await sub.arrived) - t0) / 1e6);
+    sub.stop();
+    await api(socket, 'DELETE', `/containers/${id}?force=1`);
+  }
+  return { event: median(events), start: median(starts) };
+}
+
+async function measure(socket: string): Promise<Figures> {
+  const query = new URLSearchParams({ fromSrc: '-', repo, tag: 'latest', changes: 'ENV PATH=/bin' });
+  await api(socket, 'POST', `/images/create?${query}`, await busyboxRootfsTar());
+  const logsMBps = await logsRate(socket);
+  const id = await container(socket, ['sleep', '600']);
+  try {
+    const execMs = await execLatency(socket, id);
+    const statsMs = await statsLatency(socket, id, 'stream=false');
+    const oneShotMs = await statsLatency(socket, id, 'stream=false&one-shot=true');
+    const { event: eventMs, start: startMs } = await eventLatency(socket);
+    return { logsMBps, execMs, statsMs, oneShotMs, eventMs, startMs };
+  } finally {
+    await api(socket, 'DELETE', `/containers/${id}?force=1`).catch(() => undefined);
+  }
+}
+
+async function run(options: BenchOptions): Promise<BenchRow[]> {
+  const svcd = await startSvcd({ dir: options.workDir });
+  let ours: Figures;
+  try {
+    ours = await measure(svcd.socket);
+  } finally {
+    await destroySvcd(svcd);
+  }
+  const theirs = options.dockerHost ? await measure(options.dockerHost.replace(/^unix:\/\//, '')) : undefined;
+  const row = (name: string, unit: string, key: keyof Figures, higherIsBetter: boolean, target: string) => ({
+    name,
+    unit,
+    ours: ours[key],
+    theirs: theirs?.[key],
+    higherIsBetter,
+    target,
+  });
+  return [
+    row(`GET /logs of ${logLines} lines`, 'MB/s', 'logsMBps', true, '>= 3x dockerd'),
+    row('exec create+start of true, median', 'ms', 'execMs', false, '<= 0.5x dockerd'),
+    row('stats stream=false, median', 'ms', 'statsMs', false, 'as dockerd or faster'),
+    row('stats one-shot, median', 'ms', 'oneShotMs', false, '<= 0.1x dockerd'),
+    row('start request to its start event, median', 'ms', 'eventMs', false, '<= the start itself'),
+    row('start request answered, median', 'ms', 'startMs', false, 'reference for the event row'),
+  ];
+}
+
+export const streamsSuite: BenchSuite = { name: 'streams', run };

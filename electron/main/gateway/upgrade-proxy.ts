@@ -1,6 +1,7 @@
 // WebSocket (and other upgrade) requests on /engine/* passed to svcd as they are: the handshake
 // is replayed on a fresh socket connection and then bytes flow both ways untouched.
-// TODO(streams): switch to daemon/server/streams once it lands, if the layer rules allow it.
+// Not requestHijack: that one asks for `Upgrade: tcp`, while here the browser's own WebSocket
+// handshake must reach svcd unchanged so svcd answers its key.
 import net from 'node:net';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';

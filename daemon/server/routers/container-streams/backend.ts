@@ -1,17 +1,11 @@
 // What the container streams router (logs, attach, stats) needs from the engine.
+import type { LogsOptions } from '../../../engine/containers/container-logs';
 import type { LogMessage } from '../../../engine/logs/json-file-reader';
 import type { StatsSample } from '../../../engine/stats/stats-types';
 import type { StdioSession } from '../../streams/stdio-session';
 
-export interface LogsRequest {
-  stdout: boolean;
-  stderr: boolean;
-  since?: bigint;
-  until?: bigint;
-  tail?: number;
-  follow: boolean;
-  signal: AbortSignal;
-}
+/** The engine's logs options (streams, since/until in nanoseconds, tail, follow, signal). */
+export type LogsRequest = LogsOptions;
 
 export interface AttachRequest {
   stdin: boolean;

@@ -8,13 +8,19 @@ import { join } from 'node:path';
 import { repoRoot } from '../lib/product';
 import { engineRequest, type EngineResponse, type RequestOptions } from './engine-client';
 
-/** How to run svcd: from source under tsx when the test itself runs from source, else compiled. */
+/**
+ * How to run svcd: the bin/svcd launcher (with its node flags) when the tests run compiled, and
+ * the same flags under tsx when the test itself runs from source.
+ */
 export function svcdCommand(): { command: string; args: string[] } {
   const root = repoRoot();
   if (__filename.endsWith('.ts')) {
-    return { command: process.execPath, args: ['--import', 'tsx', join(root, 'daemon/bin/svcd.ts')] };
+    return {
+      command: process.execPath,
+      args: ['--initial-old-space-size=64', '--import', 'tsx', join(root, 'daemon/bin/svcd.ts')],
+    };
   }
-  return { command: process.execPath, args: [join(root, 'build/daemon/bin/svcd.js')] };
+  return { command: join(root, 'bin/svcd'), args: [] };
 }
 
 export interface SvcdHarnessOptions {

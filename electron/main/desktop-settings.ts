@@ -1,11 +1,7 @@
 // The app's own preferences, kept as JSON in its data directory (written atomically).
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-
-export interface DesktopSettings {
-  /** Stop running containers when the app quits; off keeps them running (svcd re-attaches). */
-  stopContainersOnQuit: boolean;
-}
+import type { DesktopSettings } from '../../daemon/api/desktop-types';
 
 const defaults: DesktopSettings = { stopContainersOnQuit: false };
 

@@ -2,6 +2,7 @@
 // stream), the servers' log files, a manual restart, and the app's and servers' resource use.
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DesktopState } from '../../../daemon/api/desktop-types';
 import type { ServiceState } from '../supervisor/service-state';
 import { procUsage } from './proc-usage';
 import { sendError, sendJson } from './responses';
@@ -48,7 +49,7 @@ export function handleDesktopApi(
   sendError(res, 404, `no such endpoint: ${req.method} ${url.pathname}`);
 }
 
-function snapshot(services: ServiceControl) {
+function snapshot(services: ServiceControl): DesktopState {
   return {
     services: services.states(),
     usage: {

@@ -1,12 +1,7 @@
 // CPU time and resident memory of a process, from /proc (Linux), so the app can show its own
 // and the engine's cost side by side without polling anything in the background.
 import { readFileSync } from 'node:fs';
-
-export interface ProcUsage {
-  pid: number;
-  cpuSeconds: number;
-  rssBytes: number;
-}
+import type { ProcUsage } from '../../../daemon/api/desktop-types';
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 

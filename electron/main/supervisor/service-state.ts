@@ -1,23 +1,5 @@
-// What the UI and the tray know about one supervised server.
-
-export type ServiceStatus = 'starting' | 'up' | 'restarting' | 'down' | 'failed';
-
-export interface ServiceState {
-  name: string;
-  status: ServiceStatus;
-  /** Why the service is not up (exit code and last stderr line, timeout, give-up…). */
-  reason?: string;
-  pid?: number;
-  /** True when we found the server already answering and did not start it ourselves. */
-  adopted: boolean;
-  /** Restarts after a crash since the supervisor started. */
-  restarts: number;
-  /** Epoch ms of the last status change. */
-  since: number;
-  logFile: string;
-  /** Where the server is reached: unix socket path or base URL. */
-  endpoint: string;
-}
+// A supervised server's state (shared with the renderer through daemon/api) and restart policy.
+export type { ServiceState, ServiceStatus } from '../../../daemon/api/desktop-types';
 
 export interface RestartPolicy {
   /** First delay before a restart; doubles each time up to maxBackoffMs. */

@@ -1,30 +1,8 @@
 // The gateway's own API: supervisor state, the servers' logs, restart.
+import type { DesktopSettings, DesktopState } from '../../../daemon/api/desktop-types';
 import { getJson, request, sendJson, withToken } from './gateway';
 
-export type ServiceStatus = 'starting' | 'up' | 'restarting' | 'down' | 'failed';
-
-export interface ServiceState {
-  name: string;
-  status: ServiceStatus;
-  reason?: string;
-  pid?: number;
-  adopted: boolean;
-  restarts: number;
-  since: number;
-  logFile: string;
-  endpoint: string;
-}
-
-export interface ProcUsage {
-  pid: number;
-  cpuSeconds: number;
-  rssBytes: number;
-}
-
-export interface DesktopState {
-  services: ServiceState[];
-  usage: Record<string, ProcUsage | undefined>;
-}
+export type { ProcUsage, ServiceState } from '../../../daemon/api/desktop-types';
 
 export const desktop = {
   state: () => getJson<DesktopState>('/api/state'),
@@ -34,10 +12,6 @@ export const desktop = {
   logDownloadUrl: (name: string) => withToken(`/api/services/${encodeURIComponent(name)}/log`),
   restart: (name: string) => request(`/api/services/${encodeURIComponent(name)}/restart`, { method: 'POST' }),
 };
-
-export interface DesktopSettings {
-  stopContainersOnQuit: boolean;
-}
 
 export const desktopSettings = {
   read: () => getJson<DesktopSettings>('/api/settings'),

@@ -1,6 +1,7 @@
 // Attach against a real svcd, containerd and runc with the busybox image.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { WebSocket } from 'ws';
 import {
   containerEvents,
   create,
@@ -82,5 +83,28 @@ describe('attach', () => {
     expectStatus(await svcd.request('POST', `/containers/${id}/exec`, { body: { Cmd: ['true'] } }), 409);
     expectStatus(await svcd.request('POST', `/containers/${id}/unpause`), 204);
     expectStatus(await svcd.request('POST', '/containers/nope/attach?stream=1'), 404);
+  });
+  test('attach/ws: stdin in and output out as binary frames (1.28+), text before', async () => {
+    const { svcd } = engine();
+    const id = await run(svcd, { Cmd: ['cat'], OpenStdin: true });
+    for (const [version, binary] of [
+      ['1.41', true],
+      ['1.27', false],
+    ] as const) {
+      const ws = new WebSocket(
+        `ws+unix://${svcd.socket}:/v${version}/containers/${id}/attach/ws?stream=1&stdin=1&stdout=1`,
+      );
+      const got = new Promise<{ text: string; binary: boolean }>((resolve, reject) => {
+        ws.once('message', (data: Buffer, isBinary: boolean) =>
+          resolve({ text: data.toString(), binary: isBinary }),
+        );
+        ws.once('error', reject);
+      });
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      ws.send(`via ws ${version}\n`);
+      assert.deepEqual(await got, { text: `via ws ${version}\n`, binary });
+      ws.close();
+    }
+    expectStatus(await svcd.request('GET', `/containers/${id}/attach/ws?stream=1`), 400);
   });
 });

@@ -10,11 +10,13 @@ import { registrySuite } from './registry';
 import { imagesSuite } from './images';
 import { containersSuite } from './containers';
 import { desktopSuite } from './desktop';
+import { streamsSuite } from './streams';
 
 const suites: Record<string, BenchSuite> = {
   registry: registrySuite,
   images: imagesSuite,
   containers: containersSuite,
+  streams: streamsSuite,
   desktop: desktopSuite,
 };
 

@@ -8,7 +8,8 @@ import { acquirePidLock, LockHeldError, type PidLock } from '../lib/pid-lock';
 import { productInfo } from '../lib/product';
 import { componentsReporter } from '../engine/system/components';
 import { loadEngineId } from '../engine/system/engine-id';
-import { readHostFacts } from '../engine/system/host-facts';
+import { readOsFacts } from '../engine/system/os-facts';
+import { readCgroupSupport } from '../runtime/oci-spec/host-facts';
 import { SystemService } from '../engine/system/system-service';
 import { EventsService } from '../engine/events/events-service';
 import { EngineServer, parseListenAddress } from '../server/server';
@@ -97,7 +98,8 @@ async function start(argv: string[], running: Running): Promise<string> {
   const exec = new ExecService(containers);
   const system = new SystemService({
     product,
-    host: readHostFacts(),
+    host: readOsFacts(),
+    cgroup: await readCgroupSupport(),
     dataRoot,
     engineId: await loadEngineId(dataRoot),
     components: await componentsReporter(() => client.version()),

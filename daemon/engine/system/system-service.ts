@@ -5,7 +5,8 @@ import { MAX_API_VERSION, MIN_API_VERSION } from '../../api/versions';
 import type { ImageSummary } from '../../api/image-types';
 import type { InfoResponse, SystemDfResponse, VersionResponse } from '../../api/system-types';
 import type { ProductInfo } from '../../lib/product';
-import { goArch, type HostFacts } from './host-facts';
+import type { CgroupSupport } from '../../runtime/oci-spec/host-facts';
+import { goArch, type OsFacts } from './os-facts';
 
 export interface ComponentInfo {
   containerd: { version: string; revision: string };
@@ -30,7 +31,8 @@ export interface SystemInventory {
 
 export interface SystemServiceDeps {
   product: ProductInfo;
-  host: HostFacts;
+  host: OsFacts;
+  cgroup: CgroupSupport;
   dataRoot: string;
   engineId: string;
   components: () => Promise<ComponentInfo>;
@@ -77,14 +79,14 @@ export class SystemService {
   }
 
   async info(): Promise<InfoResponse> {
-    const { host, product } = this.deps;
+    const { host, cgroup, product } = this.deps;
     const [counts, images, c] = await Promise.all([
       this.deps.inventory.containerCounts(),
       this.deps.inventory.imagesForDiskUsage(),
       this.deps.components(),
     ]);
     const warnings: string[] = [];
-    if (!host.swapLimit) warnings.push('WARNING: No swap limit support');
+    if (!cgroup.swapLimit) warnings.push('WARNING: No swap limit support');
     if (!host.ipv4Forwarding) warnings.push('WARNING: IPv4 forwarding is disabled');
     if (!host.bridgeNfIptables) warnings.push('WARNING: bridge-nf-call-iptables is disabled');
     const insecure = ['127.0.0.0/8', ...this.deps.insecureRegistries.filter((r) => r.includes('/'))];
@@ -103,15 +105,15 @@ export class SystemService {
         Authorization: null,
         Log: ['json-file', 'none'],
       },
-      MemoryLimit: host.memoryLimit,
-      SwapLimit: host.swapLimit,
-      KernelMemory: host.kernelMemory,
-      CpuCfsPeriod: host.cpuCfs,
-      CpuCfsQuota: host.cpuCfs,
-      CPUShares: host.cpuShares,
-      CPUSet: host.cpuset,
-      PidsLimit: host.pidsLimit,
-      OomKillDisable: host.memoryLimit && host.cgroupVersion === '1',
+      MemoryLimit: cgroup.memoryLimit,
+      SwapLimit: cgroup.swapLimit,
+      KernelMemory: cgroup.kernelMemory,
+      CpuCfsPeriod: cgroup.cpuCfs,
+      CpuCfsQuota: cgroup.cpuCfs,
+      CPUShares: cgroup.cpuShares,
+      CPUSet: cgroup.cpuset,
+      PidsLimit: cgroup.pids,
+      OomKillDisable: cgroup.oomKillDisable,
       IPv4Forwarding: host.ipv4Forwarding,
       BridgeNfIptables: host.bridgeNfIptables,
       BridgeNfIp6tables: host.bridgeNfIp6tables,

@@ -1,8 +1,9 @@
-// Facts about the host that /info and /version report, read once from the kernel and /etc.
+// Facts about the operating system that /info and /version report, read once at startup. What
+// cgroups can enforce is the runtime's to say (runtime/oci-spec/host-facts.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { arch, cpus, hostname, release, totalmem } from 'node:os';
 
-export interface HostFacts {
+export interface OsFacts {
   hostname: string;
   kernelVersion: string;
   operatingSystem: string;
@@ -11,14 +12,6 @@ export interface HostFacts {
   ncpu: number;
   memTotal: number;
   cgroupVersion: '1' | '2';
-  /** Which cgroup v1 controllers this kernel offers limits through. */
-  memoryLimit: boolean;
-  swapLimit: boolean;
-  kernelMemory: boolean;
-  cpuCfs: boolean;
-  cpuShares: boolean;
-  cpuset: boolean;
-  pidsLimit: boolean;
   ipv4Forwarding: boolean;
   bridgeNfIptables: boolean;
   bridgeNfIp6tables: boolean;
@@ -57,10 +50,8 @@ export function goArch(nodeArch = arch()): string {
   );
 }
 
-export function readHostFacts(): HostFacts {
+export function readOsFacts(): OsFacts {
   const os = osRelease();
-  const v1 = (p: string) => existsSync(`/sys/fs/cgroup/${p}`);
-  const unifiedOnly = existsSync('/sys/fs/cgroup/cgroup.controllers');
   return {
     hostname: hostname(),
     kernelVersion: release(),
@@ -69,14 +60,7 @@ export function readHostFacts(): HostFacts {
     architecture: arch() === 'x64' ? 'x86_64' : arch(),
     ncpu: cpus().length,
     memTotal: totalmem(),
-    cgroupVersion: unifiedOnly ? '2' : '1',
-    memoryLimit: unifiedOnly || v1('memory/memory.limit_in_bytes'),
-    swapLimit: unifiedOnly || v1('memory/memory.memsw.limit_in_bytes'),
-    kernelMemory: v1('memory/memory.kmem.limit_in_bytes'),
-    cpuCfs: unifiedOnly || v1('cpu/cpu.cfs_quota_us'),
-    cpuShares: unifiedOnly || v1('cpu/cpu.shares'),
-    cpuset: unifiedOnly || v1('cpuset/cpuset.cpus'),
-    pidsLimit: unifiedOnly || v1('pids'),
+    cgroupVersion: existsSync('/sys/fs/cgroup/cgroup.controllers') ? '2' : '1',
     ipv4Forwarding: readFlag('/proc/sys/net/ipv4/ip_forward'),
     bridgeNfIptables: readFlag('/proc/sys/net/bridge/bridge-nf-call-iptables'),
     bridgeNfIp6tables: readFlag('/proc/sys/net/bridge/bridge-nf-call-ip6tables'),

@@ -137,13 +137,15 @@ export async function destroySvcd(instance: SvcdInstance | undefined): Promise<v
   await cleanupUnder(instance.dir);
 }
 
-/** Kills container shims started by a containerd under `dir`, unmounts what is mounted there, removes it. */
+/** Kills the containerd and shims of a data root under `dir`, unmounts what is mounted there, removes it. */
 export async function cleanupUnder(dir: string): Promise<void> {
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmdline.startsWith('/usr/bin/containerd-shim') && cmdline.includes(`${dir}/`))
+      // Shims, and a containerd whose svcd was killed before the suite ended.
+      if (/^(\/usr\/bin\/)?containerd/.test(cmdline) && cmdline.includes(`${dir}/`)) {
         process.kill(Number(pid), 'SIGKILL');
+      }
     } catch {}
   }
   const mounts = readFileSync('/proc/mounts', 'utf8')

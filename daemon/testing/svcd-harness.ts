@@ -137,15 +137,34 @@ export async function destroySvcd(instance: SvcdInstance | undefined): Promise<v
   await cleanupUnder(instance.dir);
 }
 
-/** Kills the containerd and shims of a data root under `dir`, unmounts what is mounted there, removes it. */
+/** Kills what a data root under `dir` left running, unmounts what is mounted there, removes it. */
 export async function cleanupUnder(dir: string): Promise<void> {
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      // Shims, and a containerd whose svcd was killed before the suite ended.
-      if (/^(\/usr\/bin\/)?containerd/.test(cmdline) && cmdline.includes(`${dir}/`)) {
-        process.kill(Number(pid), 'SIGKILL');
+  const procs = readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .map((pid) => {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+        return {
+          pid: Number(pid),
+          ppid: Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]),
+          cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8'),
+        };
+      } catch {
+        return undefined;
       }
+    })
+    .filter((p) => p !== undefined);
+  // A containerd whose svcd was killed before the suite ended, its shims, and the containers'
+  // init processes (killing an init ends everything in its pid namespace).
+  const owned = new Set(
+    procs
+      .filter((p) => /^(\/usr\/bin\/)?containerd/.test(p.cmdline) && p.cmdline.includes(`${dir}/`))
+      .map((p) => p.pid),
+  );
+  for (const p of procs) if (owned.has(p.ppid)) owned.add(p.pid);
+  for (const pid of owned) {
+    try {
+      process.kill(pid, 'SIGKILL');
     } catch {}
   }
   const mounts = readFileSync('/proc/mounts', 'utf8')

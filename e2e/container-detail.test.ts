@@ -83,6 +83,13 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
     });
     assert.ok(later > first);
     assert.match(await page.locator('.logs .toolbar .muted').first().innerText(), /\d+ lines loaded/);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download full log' }).click(),
+    ]);
+    const log = (await readFile(await download.path())).toString('utf8');
+    assert.match(log, /line 0\r?\n/);
+    assert.match(log, new RegExp(`line ${later}\\r?\\n`));
     await session.shot('container-logs');
   });
 

@@ -1,6 +1,6 @@
 // Image and container flows in web mode against the real svcd: pull from the embedded
 // registry with per-layer progress, run a container from the dialog, see it running, stop and
-// remove it. Logs, terminal, stats and files e2e come when svcd serves those endpoints.
+// remove it. The detail tabs (logs, terminal, stats, files) are in container-detail.test.ts.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';

@@ -69,7 +69,8 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
       )
       .then((res) =>
         readLines(res, tty, (t) => {
-          const parts = (partial.current + t).split('\n');
+          // A TTY's output ends lines with CRLF.
+          const parts = (partial.current + t).split(/\r?\n/);
           partial.current = parts.pop() ?? '';
           for (const p of parts) lines.current.push(p);
           if (!frame) frame = requestAnimationFrame(flush);

@@ -7,6 +7,8 @@ import {
   NotModifiedError,
   SvcError,
 } from '../../api/errors';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { grpcCode } from '../../runtime/containerd/grpc-errors';
 import type { TaskIO } from '../../runtime/containerd/tasks-service';
 import { parseSignal } from '../../runtime/oci-spec/signals';
 import type { Container } from './container';
@@ -90,7 +92,6 @@ export class ContainerLifecycle {
     try {
       await rootfs.ensureMounted(id, record.Rootfs);
       await this.beforeStart(container);
-      await this.deleteStaleTask(id);
       io = await ContainerIO.create({
         dir: paths.io(id),
         openStdin: !!record.Config.OpenStdin,
@@ -99,7 +100,7 @@ export class ContainerLifecycle {
       this.announceIO(container, io);
       container.starting = true;
       container.pendingExit = undefined;
-      await client.tasks.create(id, { ...(io.paths as TaskIO), rootfs: [] });
+      await this.createTask(container, io.paths as TaskIO);
       let pid: number;
       // Taken before the start: a short process may have exited by the time start returns.
       const startedAt = nowRfc3339Nano();
@@ -129,21 +130,47 @@ export class ContainerLifecycle {
     }
   }
 
-  /** Kills and deletes whatever task containerd still has for the container. */
-  async deleteStaleTask(id: string): Promise<void> {
+  /** Creates the task; one left from an earlier run (svcd lost track of it) goes first. */
+  private async createTask(container: Container, io: TaskIO): Promise<void> {
     const { tasks } = this.ctx.client;
     try {
-      const task = await tasks.get(id);
-      if (task.status !== 'STOPPED') {
-        const exited = tasks.wait(id);
-        if (task.status === 'PAUSED') await tasks.resume(id).catch(() => undefined);
-        await tasks.kill(id, SIGKILL, { all: true });
-        await exited;
-      }
-      await tasks.delete(id);
+      await tasks.create(container.id, { ...io, rootfs: [] });
+    } catch (err) {
+      if (grpcCode(err) !== GrpcStatus.ALREADY_EXISTS) throw err;
+      await this.deleteStaleTask(container.id);
+      // The stale task's exit is not this run's.
+      container.pendingExit = undefined;
+      await tasks.create(container.id, { ...io, rootfs: [] });
+    }
+  }
+
+  /**
+   * Kills and deletes whatever task containerd still has for the container. `alongside` runs
+   * once none of its processes is left, concurrently with the task's deletion (the shim's
+   * teardown), which does not touch what svcd mounted.
+   */
+  async deleteStaleTask(id: string, alongside: () => Promise<void> = async () => undefined): Promise<void> {
+    const { tasks } = this.ctx.client;
+    let status: string;
+    try {
+      status = (await tasks.get(id)).status;
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
+      return alongside();
     }
+    if (status !== 'STOPPED') {
+      const exited = tasks.wait(id);
+      if (status === 'PAUSED') await tasks.resume(id).catch(() => undefined);
+      await tasks.kill(id, SIGKILL, { all: true });
+      await exited;
+    }
+    const results = await Promise.allSettled([
+      tasks.delete(id).catch((err: unknown) => {
+        if (!(err instanceof NotFoundError)) throw err;
+      }),
+      alongside(),
+    ]);
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
   }
 
   /** Sends `signal` and, when `waitMs` is given, waits for the exit that long. */

@@ -309,15 +309,13 @@ export class ContainersService {
     markRemoving(r.State);
     await saveRecord(this.ctx, container);
     try {
-      await this.lifecycle.deleteStaleTask(container.id);
       const shared = initShared(this.ctx, r.InitSnapshotKey, container.id);
-      // With the task gone, containerd's record and the root filesystem go independently.
-      await Promise.all([
-        client.containers.delete(container.id).catch((err: unknown) => {
-          if (!(err instanceof NotFoundError)) throw err;
-        }),
+      await this.lifecycle.deleteStaleTask(container.id, () =>
         rootfs.remove(container.id, r.Rootfs, r.InitSnapshotKey, shared),
-      ]);
+      );
+      await client.containers.delete(container.id).catch((err: unknown) => {
+        if (!(err instanceof NotFoundError)) throw err;
+      });
       if (removeVolumes) for (const v of r.AnonymousVolumes) await this.ctx.volumes.remove(v);
       await store.delete(container.id);
       await rm(this.ctx.paths.dir(container.id), { recursive: true, force: true });

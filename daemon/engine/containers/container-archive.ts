@@ -21,6 +21,16 @@ interface Located {
 }
 
 function locate(record: ContainerRecord, abs: string): Located {
+  // /etc/hostname, /etc/hosts and /etc/resolv.conf are svcd's files bind-mounted over the
+  // image's: the container reads those, and so does a copy out of it.
+  const generated = generatedFile(record, abs);
+  if (generated)
+    return {
+      root: posix.dirname(generated),
+      rel: `/${posix.basename(generated)}`,
+      readOnly: false,
+      inVolume: true,
+    };
   let best: Located = {
     root: record.Rootfs,
     rel: abs,
@@ -37,6 +47,15 @@ function locate(record: ContainerRecord, abs: string): Located {
     }
   }
   return best;
+}
+
+function generatedFile(record: ContainerRecord, abs: string): string | undefined {
+  const files: Record<string, string | undefined> = {
+    '/etc/hostname': record.Files.hostnamePath,
+    '/etc/hosts': record.Files.hostsPath,
+    '/etc/resolv.conf': record.Files.resolvConfPath,
+  };
+  return files[abs] || undefined;
 }
 
 const goModeBits = {

@@ -97,6 +97,21 @@ describe('container filesystem endpoints', () => {
     expectStatus(await svcd.request('GET', `/containers/${id}/archive`), 400);
   });
 
+  test('archive GET of /etc/hostname, /etc/hosts and /etc/resolv.conf reads the files the container sees', async () => {
+    const { svcd } = suite();
+    const info = await inspect(svcd, id);
+    const hostname = await names(
+      expectStatus(await svcd.request('GET', `/containers/${id}/archive?path=/etc/hostname`), 200).body,
+    );
+    assert.deepEqual([...hostname], [['hostname', `${info.Config.Hostname}\n`]]);
+    const hosts = await names((await svcd.request('GET', `/containers/${id}/archive?path=/etc/hosts`)).body);
+    assert.match(hosts.get('hosts') ?? '', /127\.0\.0\.1\s+localhost/);
+    const resolv = await names(
+      (await svcd.request('GET', `/containers/${id}/archive?path=/etc/resolv.conf`)).body,
+    );
+    assert.ok(resolv.has('resolv.conf'));
+  });
+
   test('archive PUT: extraction confined to the container, noOverwriteDirNonDir, 403 read-only', async () => {
     const { svcd } = suite();
     const body = await tarOf([

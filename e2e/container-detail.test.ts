@@ -105,8 +105,7 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
       (await rows.allInnerTexts()).some((t) => t.trim() === 'hi') ? true : undefined,
     );
     await session.shot('container-terminal');
-    // A file for the files tab to download. (svcd's archive API serves /etc/hostname from the
-    // image's empty placeholder rather than the container's own file, so that one cannot be used.)
+    // A file for the files tab to download, at the top level where the tab opens.
     await page.keyboard.type('hostname > /hostname.txt');
     await page.keyboard.press('Enter');
     // A busy loop in the background gives the stats tab something to show.

@@ -80,19 +80,34 @@ export async function createContainer(
   const name = pickName(ctx, validated.name);
   ctx.registry.reserveName(name, id);
   const undo: Undo[] = [async () => ctx.registry.releaseName(name, id)];
-  let ioReady: Promise<unknown> | undefined;
+  // Side work done while the root filesystem is prepared; each settles to its error, if any.
+  const sideWork: Array<Promise<unknown>> = [];
+  const alongside = (work: Promise<unknown>) =>
+    sideWork.push(
+      work.then(
+        () => undefined,
+        (err: unknown) => err,
+      ),
+    );
   try {
     const dir = ctx.paths.dir(id);
     await mkdir(dir, { recursive: true, mode: 0o710 });
     undo.push(() => rm(dir, { recursive: true, force: true }));
-    // The FIFOs are made while the root filesystem is being prepared.
-    ioReady = ContainerIO.prepare({
-      dir: ctx.paths.io(id),
-      openStdin: !!config.OpenStdin,
-      tty: !!config.Tty,
-    }).then(
-      () => undefined,
-      (err: unknown) => err,
+    alongside(
+      ContainerIO.prepare({
+        dir: ctx.paths.io(id),
+        openStdin: !!config.OpenStdin,
+        tty: !!config.Tty,
+      }),
+    );
+    const files = {
+      hostsPath: ctx.paths.hosts(id),
+      resolvConfPath: ctx.paths.resolvConf(id),
+      hostnamePath: ctx.paths.hostname(id),
+    };
+    const hostname = config.Hostname || defaultHostname(id, hostConfig, ctx.host);
+    alongside(
+      writeContainerFiles(files, { config, hostConfig, hostname, hostNetwork: network.kind === 'host' }),
     );
     const rootfsPath = ctx.paths.rootfs(id);
     const initKey = await ctx.rootfs.create(id, image.chainId, rootfsPath);
@@ -105,16 +120,8 @@ export async function createContainer(
       if (volume.created && request.Name === '') anonymous.push(volume.Name);
       return volume;
     });
-
-    const files = {
-      hostsPath: ctx.paths.hosts(id),
-      resolvConfPath: ctx.paths.resolvConf(id),
-      hostnamePath: ctx.paths.hostname(id),
-    };
-    const hostname = config.Hostname || defaultHostname(id, hostConfig, ctx.host);
-    await writeContainerFiles(files, { config, hostConfig, hostname, hostNetwork: network.kind === 'host' });
-    const ioFailure = await ioReady;
-    if (ioFailure) throw ioFailure;
+    const failure = (await Promise.all(sideWork)).find((err) => err !== undefined);
+    if (failure) throw failure;
 
     const args = processArgs(mergeCommand(config, undefined));
     const record: ContainerRecord = {
@@ -156,7 +163,7 @@ export async function createContainer(
     publishContainerEvent(ctx, container, 'create');
     return { Id: id, Warnings: warnings };
   } catch (err) {
-    await ioReady;
+    await Promise.all(sideWork);
     for (const step of undo.reverse()) await step().catch(() => undefined);
     throw err;
   }

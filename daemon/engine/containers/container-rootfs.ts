@@ -64,11 +64,14 @@ export async function isMounted(target: string): Promise<boolean> {
   return table.split('\n').some((line) => line.split(' ')[4] === target);
 }
 
-export async function unmount(target: string): Promise<void> {
-  if (!(await isMounted(target))) return;
+/** `known`: svcd mounted it itself, so the mount table need not be read. */
+export async function unmount(target: string, known = false): Promise<void> {
+  if (!known && !(await isMounted(target))) return;
   try {
     await run('umount', [target]);
   } catch {
+    // Someone else unmounted it meanwhile: nothing left to do.
+    if (known && !(await isMounted(target))) return;
     await run('umount', ['-l', target]);
   }
 }
@@ -80,6 +83,11 @@ export class ContainerRootfs {
   /** Serialises creation and removal of the shared init layers. */
   private initLock: Promise<unknown> = Promise.resolve();
   private readonly lingering = new Map<string, NodeJS.Timeout>();
+  /**
+   * Targets this svcd mounted and has not unmounted: their start and removal skip reading the
+   * mount table (which grows with every container).
+   */
+  private readonly mounted = new Set<string>();
 
   constructor(private readonly client: ContainerdClient) {}
 
@@ -121,6 +129,7 @@ export class ContainerRootfs {
     try {
       const mounts = await this.client.snapshots.prepare(id, initKey, gcRoot);
       await mountSnapshot(mounts, target);
+      this.mounted.add(target);
     } catch (err) {
       await this.remove(id, target, initKey, true);
       throw err;
@@ -130,13 +139,19 @@ export class ContainerRootfs {
 
   /** Mounts the rootfs again if it is not (after a host reboot, or a mount lost). */
   async ensureMounted(id: string, target: string): Promise<void> {
-    if (await isMounted(target)) return;
-    await mountSnapshot(await this.client.snapshots.mounts(id), target);
+    if (this.mounted.has(target)) return;
+    if (!(await isMounted(target))) await mountSnapshot(await this.client.snapshots.mounts(id), target);
+    this.mounted.add(target);
+  }
+
+  private async unmount(target: string): Promise<void> {
+    await unmount(target, this.mounted.has(target));
+    this.mounted.delete(target);
   }
 
   /** Unmounts a rootfs no task uses, so a stopped svcd leaves no mounts behind. */
   async release(target: string): Promise<void> {
-    await unmount(target).catch(() => undefined);
+    await this.unmount(target).catch(() => undefined);
   }
 
   async upperDir(id: string): Promise<string> {
@@ -158,7 +173,7 @@ export class ContainerRootfs {
    * the image's layers from containerd's garbage collection, which takes them after.
    */
   async remove(id: string, target: string, initKey: string, initShared: boolean): Promise<void> {
-    await unmount(target);
+    await this.unmount(target);
     await this.client.snapshots.remove(id).catch((err: unknown) => {
       if (!(err instanceof NotFoundError)) throw err;
     });

@@ -34,6 +34,11 @@ export interface Exit {
   exitedAt?: Date;
 }
 
+/** Waits for all of `work`, then throws the first failure. */
+async function allOrFirstError(work: Array<Promise<unknown>>): Promise<void> {
+  for (const r of await Promise.allSettled(work)) if (r.status === 'rejected') throw r.reason;
+}
+
 /** containerd's start errors for a command that cannot run are the client's fault (400), as dockerd says. */
 function startError(err: unknown): SvcError {
   const message = err instanceof Error ? err.message : String(err);
@@ -91,6 +96,7 @@ export class ContainerLifecycle {
     let io: ContainerIO | undefined;
     try {
       await rootfs.ensureMounted(id, record.Rootfs);
+      await container.taskTeardown;
       await this.beforeStart(container);
       io = await ContainerIO.create({
         dir: paths.io(id),
@@ -137,7 +143,7 @@ export class ContainerLifecycle {
       await tasks.create(container.id, { ...io, rootfs: [] });
     } catch (err) {
       if (grpcCode(err) !== GrpcStatus.ALREADY_EXISTS) throw err;
-      await this.deleteStaleTask(container.id);
+      await this.deleteStaleTask(container);
       // The stale task's exit is not this run's.
       container.pendingExit = undefined;
       await tasks.create(container.id, { ...io, rootfs: [] });
@@ -149,8 +155,17 @@ export class ContainerLifecycle {
    * once none of its processes is left, concurrently with the task's deletion (the shim's
    * teardown), which does not touch what svcd mounted.
    */
-  async deleteStaleTask(id: string, alongside: () => Promise<void> = async () => undefined): Promise<void> {
+  async deleteStaleTask(
+    container: Container,
+    alongside: () => Promise<void> = async () => undefined,
+  ): Promise<void> {
     const { tasks } = this.ctx.client;
+    const id = container.id;
+    const teardown = container.taskTeardown;
+    if (teardown) {
+      await allOrFirstError([teardown, alongside()]);
+      return this.deleteStaleTask(container);
+    }
     let status: string;
     try {
       status = (await tasks.get(id)).status;
@@ -164,13 +179,23 @@ export class ContainerLifecycle {
       await tasks.kill(id, SIGKILL, { all: true });
       await exited;
     }
-    const results = await Promise.allSettled([
+    await allOrFirstError([
       tasks.delete(id).catch((err: unknown) => {
         if (!(err instanceof NotFoundError)) throw err;
       }),
       alongside(),
     ]);
-    for (const r of results) if (r.status === 'rejected') throw r.reason;
+  }
+
+  /** Starts deleting the exited task at once, so the shim's teardown overlaps what follows. */
+  private tearDownTask(container: Container): void {
+    const teardown: Promise<void> = this.ctx.client.tasks
+      .delete(container.id)
+      .catch(() => undefined)
+      .then(() => {
+        if (container.taskTeardown === teardown) container.taskTeardown = undefined;
+      });
+    container.taskTeardown = teardown;
   }
 
   /** Sends `signal` and, when `waitMs` is given, waits for the exit that long. */
@@ -329,6 +354,8 @@ export class ContainerLifecycle {
     container.io = undefined;
     markExited(record.State, { exitCode, exitedAt: exit.exitedAt });
     publishContainerEvent(this.ctx, container, 'die', { exitCode: String(exitCode) });
+    // The waiters need not wait for it; a start or removal asked meanwhile does.
+    this.tearDownTask(container);
     const restart = shouldRestart({
       policy: record.HostConfig.RestartPolicy,
       exitCode,
@@ -338,9 +365,6 @@ export class ContainerLifecycle {
     if (restart) this.scheduleRestart(container);
     await saveRecord(this.ctx, container).catch(() => undefined);
     container.notifyExit(exitCode, '');
-    // After the waiters: the shim's teardown is not theirs to wait for. It runs under the
-    // container's lock, so a start or removal asked meanwhile comes after it.
-    void container.exclusive(() => this.ctx.client.tasks.delete(container.id).catch(() => undefined));
     if (!restart && record.HostConfig.AutoRemove) this.onAutoRemove(container);
   }
 

@@ -25,6 +25,8 @@ export class Container {
   /** True from task creation until the start is recorded: an exit seen then waits in pendingExit. */
   starting = false;
   pendingExit?: { exitStatus: number; exitedAt?: Date };
+  /** The deletion of an exited task while it is under way: a start or removal awaits it. */
+  taskTeardown?: Promise<void>;
 
   constructor(public record: ContainerRecord) {}
 

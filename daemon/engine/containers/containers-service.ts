@@ -310,7 +310,7 @@ export class ContainersService {
     await saveRecord(this.ctx, container);
     try {
       const shared = initShared(this.ctx, r.InitSnapshotKey, container.id);
-      await this.lifecycle.deleteStaleTask(container.id, () =>
+      await this.lifecycle.deleteStaleTask(container, () =>
         rootfs.remove(container.id, r.Rootfs, r.InitSnapshotKey, shared),
       );
       await client.containers.delete(container.id).catch((err: unknown) => {

@@ -88,6 +88,8 @@ export class ContainerRootfs {
    * mount table (which grows with every container).
    */
   private readonly mounted = new Set<string>();
+  /** Init layers known to exist (made or seen by this svcd): a create need not ask containerd. */
+  private readonly initLayers = new Set<string>();
 
   constructor(private readonly client: ContainerdClient) {}
 
@@ -104,17 +106,22 @@ export class ContainerRootfs {
     clearTimeout(this.lingering.get(initKey));
     this.lingering.delete(initKey);
     return this.withInitLock(async () => {
+      if (this.initLayers.has(initKey)) return initKey;
       const exists = await snapshots.stat(initKey).then(
         () => true,
         () => false,
       );
-      if (exists) return initKey;
+      if (exists) {
+        this.initLayers.add(initKey);
+        return initKey;
+      }
       const active = `${initKey}-active`;
       await snapshots.remove(active).catch(() => undefined);
       const mounts = await snapshots.prepare(active, parent, gcRoot);
       try {
         await populateInitLayer(upperDirOf(mounts));
         await snapshots.commit(initKey, active, gcRoot);
+        this.initLayers.add(initKey);
       } catch (err) {
         await snapshots.remove(active).catch(() => undefined);
         throw err;
@@ -127,7 +134,13 @@ export class ContainerRootfs {
   async create(id: string, parent: string, target: string): Promise<string> {
     const initKey = await this.ensureInitLayer(parent);
     try {
-      const mounts = await this.client.snapshots.prepare(id, initKey, gcRoot);
+      const mounts = await this.client.snapshots.prepare(id, initKey, gcRoot).catch(async (err: unknown) => {
+        if (!(err instanceof NotFoundError)) throw err;
+        // The init layer went behind svcd's back: made again.
+        this.initLayers.delete(initKey);
+        await this.ensureInitLayer(parent);
+        return this.client.snapshots.prepare(id, initKey, gcRoot);
+      });
       await mountSnapshot(mounts, target);
       this.mounted.add(target);
     } catch (err) {
@@ -188,12 +201,13 @@ export class ContainerRootfs {
   }
 
   private removeInitLayer(initKey: string): Promise<void> {
-    return this.withInitLock(() =>
-      this.client.snapshots.remove(initKey).catch((err: unknown) => {
+    return this.withInitLock(() => {
+      this.initLayers.delete(initKey);
+      return this.client.snapshots.remove(initKey).catch((err: unknown) => {
         // Another container was created on it meanwhile: it stays.
         if (!(err instanceof NotFoundError) && !(err instanceof ConflictError)) throw err;
-      }),
-    );
+      });
+    });
   }
 
   /** Removes the init layers no container stands on (left by an svcd that stopped). */

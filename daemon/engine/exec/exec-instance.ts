@@ -33,6 +33,8 @@ export class ExecInstance extends EventEmitter {
   exitCode: number | null = null;
   pid = 0;
   started = false;
+  /** The terminal size last asked for: one asked before the start is applied at the start. */
+  private size?: { height: number; width: number };
   private io?: ContainerIO;
   private dir: string;
 
@@ -90,9 +92,16 @@ export class ExecInstance extends EventEmitter {
     if (!detached) io.on('data', (s: StdStream, chunk: Buffer) => wanted(s) && this.emit('data', s, chunk));
     const drained = new Promise<void>((resolve) => io.once('end', resolve));
     try {
-      await client.tasks.exec(containerId, this.id, this.settings.process, io.paths);
+      // A size known before the start goes into the spec, so the first program run already sees it.
+      const process = this.size
+        ? { ...this.settings.process, consoleSize: this.size }
+        : this.settings.process;
+      await client.tasks.exec(containerId, this.id, process, io.paths);
       const exited = client.tasks.wait(containerId, this.id);
+      const asked = this.size;
       this.pid = await client.tasks.start(containerId, this.id);
+      if (this.size && this.size !== asked)
+        await this.resize(this.size.height, this.size.width).catch(() => undefined);
       void exited
         .then(
           (e) => e.exitStatus,
@@ -146,7 +155,10 @@ export class ExecInstance extends EventEmitter {
   }
 
   async resize(height: number, width: number): Promise<void> {
-    await this.ctx.client.tasks.resizePty(this.settings.container.id, width, height, this.id);
+    this.size = { height, width };
+    // Before the process exists the size is kept for the start (a terminal opened by a client
+    // sends its size as soon as it connects, which can be ahead of the start).
+    if (this.pid) await this.ctx.client.tasks.resizePty(this.settings.container.id, width, height, this.id);
   }
 
   inspect(withPid: boolean): ExecInspect {

@@ -168,7 +168,7 @@ export class ExecService {
   async resize(id: string, height: number, width: number): Promise<void> {
     const exec = this.get(id);
     if (!exec.tty) throw new InvalidParameterError(`exec ${id} has no terminal to resize`);
-    if (!exec.running) throw new ConflictError(`Exec ${id} is not running`);
+    if (exec.started && !exec.running) throw new ConflictError(`Exec ${id} is not running`);
     await exec.resize(height, width);
   }
 

@@ -124,5 +124,19 @@ describe('exec', () => {
     await t.waitFor('20 70');
     await t.ended;
     expectStatus(await svcd.request('POST', `/exec/${cat}/resize?h=20&w=70`), 400);
+
+    // A terminal sends its size as it connects, which can be before the start: the first
+    // program already sees it.
+    const early = expectStatus(
+      await svcd.request('POST', `/containers/${id}/exec`, {
+        body: { Cmd: ['stty', 'size'], Tty: true, AttachStdout: true },
+      }),
+      201,
+    ).json<{ Id: string }>().Id;
+    expectStatus(await svcd.request('POST', `/exec/${early}/resize?h=41&w=132`), 201);
+    const e = await openStream(svcd, 'POST', `/exec/${early}/start`, false, { Tty: true });
+    await e.waitFor('41 132');
+    await e.ended;
+    expectStatus(await svcd.request('POST', `/exec/${early}/resize?h=20&w=70`), 409);
   });
 });

@@ -1,12 +1,13 @@
 // Starts the app as `npm start` does in web mode (build/electron/main/launch.js --web) on temp
 // data roots, with the real svcd and svc-registry from build/, and stops it afterwards.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { findRepoRoot } from '../electron/main/supervisor/default-services';
+import { cleanupUnder } from '../daemon/testing/svcd-harness';
 
 export const root = findRepoRoot(__dirname);
 export const chromiumPath = '/usr/bin/chromium';
@@ -106,24 +107,10 @@ export async function startWebApp(): Promise<WebApp> {
         child.kill('SIGTERM');
         await exited;
       }
-      unmountUnder(dir);
-      rmSync(dir, { recursive: true, force: true });
+      // Containers keep running when the app quits; the suite's must not outlive it.
+      await cleanupUnder(dir);
     },
   };
-}
-
-/** svcd leaves container rootfs mounts behind when it stops; the temp root cannot go with them. */
-export function unmountUnder(dir: string): void {
-  const mounts = readFileSync('/proc/mounts', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[1])
-    .filter((m) => m?.startsWith(dir + '/'))
-    .sort((a, b) => b.length - a.length);
-  for (const m of mounts) {
-    try {
-      execFileSync('umount', ['-l', m]);
-    } catch {}
-  }
 }
 
 export interface ServiceView {

@@ -7,41 +7,15 @@ import type {
   ImageInspect,
   ImagePruneResponse,
   ImageSummary,
-  JsonMessage,
 } from '../../../api/image-types';
+import type { PullArgs as PullRequest } from '../../../engine/images/image-pull';
+import type { PushArgs as PushRequest } from '../../../engine/images/image-push';
+import type { ImportRequest } from '../../../engine/images/image-service';
+import type { Emit } from '../../../engine/images/progress';
 import type { Filters } from '../../http/query';
 
-export type Emit = (message: JsonMessage) => void;
-
-export interface PullRequest {
-  image: string;
-  tag?: string;
-  platform?: string;
-  /** The X-Registry-Auth header as sent. */
-  auth?: string;
-  emit: Emit;
-  signal: AbortSignal;
-}
-
-export interface PushRequest {
-  name: string;
-  tag?: string;
-  auth?: string;
-  emit: Emit;
-  signal: AbortSignal;
-}
-
-export interface ImportRequest {
-  body?: Readable;
-  fromSrc: string;
-  repo?: string;
-  tag?: string;
-  message?: string;
-  changes: string[];
-  platform?: string;
-  emit: Emit;
-  signal: AbortSignal;
-}
+// The request shapes are the engine's own: the router fills them from the query and headers.
+export type { Emit, ImportRequest, PullRequest, PushRequest };
 
 export interface ImagesBackend {
   list(options: { filters: Filters }): Promise<ImageSummary[]>;

@@ -12,13 +12,13 @@ import type {
   ContainerWaitResponse,
 } from '../../../api/container-summary-types';
 import type {
-  ContainerConfig,
   ContainerCreateBody,
   ContainerCreateResponse,
   HostConfig,
   Resources,
   RestartPolicy,
 } from '../../../api/container-types';
+import type { CommitOptions } from '../../../engine/containers/container-commit';
 import type { Filters } from '../../http/query';
 
 export interface ListRequest {
@@ -30,16 +30,8 @@ export interface ListRequest {
   filters: Filters;
 }
 
-export interface CommitRequest {
-  container: string;
-  repo?: string;
-  tag?: string;
-  comment?: string;
-  author?: string;
-  pause: boolean;
-  changes: string[];
-  config?: ContainerConfig;
-}
+/** Commit's options are the engine's own, with the container they apply to. */
+export type CommitRequest = CommitOptions & { container: string };
 
 export type WaitCondition = 'not-running' | 'next-exit' | 'removed';
 

@@ -1,5 +1,6 @@
 // Start, stop, kill, pause, restart and the handling of exits (restart policies, AutoRemove)
 // for containers whose processes are containerd tasks behind runc shims.
+import { readFile } from 'node:fs/promises';
 import {
   ConflictError,
   InvalidParameterError,
@@ -11,6 +12,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { grpcCode } from '../../runtime/containerd/grpc-errors';
 import type { TaskIO } from '../../runtime/containerd/tasks-service';
 import { parseSignal } from '../../runtime/oci-spec/signals';
+import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 import type { Container } from './container';
 import { nowRfc3339Nano } from './container-record';
 import { ContainerIO } from './container-io';
@@ -348,6 +350,15 @@ export class ContainerLifecycle {
   private async recordExit(container: Container, exit: Exit): Promise<void> {
     const record = container.record;
     const exitCode = exit.exitStatus;
+    // containerd's oom event can arrive after the exit: the cgroup, still there until the task
+    // is deleted, says for sure whether the kernel killed for memory.
+    if (
+      exitCode === 137 &&
+      !record.State.OOMKilled &&
+      (await oomKilled(containerCgroupPath(container.id, record.HostConfig)))
+    ) {
+      this.markOom(container);
+    }
     container.stopHealth?.();
     container.stopHealth = undefined;
     container.io?.closeWhenDrained();
@@ -406,5 +417,15 @@ export class ContainerLifecycle {
     record.State.Pid = pid;
     markPaused(record.State, paused);
     container.stopHealth = startHealthMonitor(this.ctx, container);
+  }
+}
+
+/** Whether the memory cgroup (v1) recorded an OOM kill. */
+async function oomKilled(cgroupPath: string): Promise<boolean> {
+  try {
+    const control = await readFile(`/sys/fs/cgroup/memory${cgroupPath}/memory.oom_control`, 'latin1');
+    return Number(/^oom_kill (\d+)$/m.exec(control)?.[1] ?? 0) > 0;
+  } catch {
+    return false;
   }
 }

@@ -30,6 +30,11 @@ import { validateCreate } from './validate-create';
 
 export const DEFAULT_CGROUP_PARENT = '/svc';
 
+/** The container's cgroup, below HostConfig.CgroupParent or svcd's own parent. */
+export function containerCgroupPath(id: string, hostConfig: HostConfig, defaultParent?: string): string {
+  return posix.join(hostConfig.CgroupParent || defaultParent || DEFAULT_CGROUP_PARENT, id);
+}
+
 export interface ContainerFiles {
   hostsPath?: string;
   resolvConfPath?: string;
@@ -179,10 +184,7 @@ export function buildSpec(input: BuildSpecInput): BuiltSpec {
       namespaces: ociNamespaces(config, hostConfig, input.namespaces ?? {}),
       devices: devices.devices,
       resources: { devices: devices.rules, ...ociResources(hostConfig) },
-      cgroupsPath: posix.join(
-        hostConfig.CgroupParent || input.defaultCgroupParent || DEFAULT_CGROUP_PARENT,
-        input.id,
-      ),
+      cgroupsPath: containerCgroupPath(input.id, hostConfig, input.defaultCgroupParent),
       maskedPaths: privileged ? [] : (hostConfig.MaskedPaths ?? DEFAULT_MASKED_PATHS),
       readonlyPaths: privileged ? [] : (hostConfig.ReadonlyPaths ?? DEFAULT_READONLY_PATHS),
     },

@@ -1,0 +1,169 @@
+// Images cross between svcd and a real Docker Engine 20.10 (a private dockerd on a temp root):
+// `docker save` from one is loaded by `docker load` into the other, which names it the same, gives
+// it the same ID and runs a container from it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
+import {
+  destroyDockerd,
+  dockerdMissing,
+  startDockerd,
+  type DockerdPeer,
+} from '../../../testing/dockerd-peer';
+import type { EngineResponse, RequestOptions } from '../../../testing/engine-client';
+import { importBusybox } from '../../../engine/images/testing/busybox-image';
+import { jsonMessages, streamError } from '../../../engine/images/testing/json-messages';
+import { FrameParser, StdStream } from '../../streams/stdcopy';
+import type { ImageInspect } from '../../../api/image-types';
+
+type Engine = { request(method: string, path: string, opts?: RequestOptions): Promise<EngineResponse> };
+
+let svcd: SvcdInstance;
+let dockerd: DockerdPeer;
+
+function expectStatus(res: EngineResponse, status: number): EngineResponse {
+  assert.equal(res.status, status, res.text());
+  return res;
+}
+
+async function inspect(engine: Engine, name: string): Promise<ImageInspect> {
+  return expectStatus(await engine.request('GET', `/images/${name}/json`), 200).json<ImageInspect>();
+}
+
+/** GET /images/get?names=… (docker save). */
+async function save(engine: Engine, names: string[]): Promise<Buffer> {
+  const query = new URLSearchParams(names.map((n): [string, string] => ['names', n]));
+  const res = expectStatus(await engine.request('GET', `/images/get?${query}`), 200);
+  assert.equal(res.headers['content-type'], 'application/x-tar');
+  return res.body;
+}
+
+/** POST /images/load (docker load); returns the `Loaded image…` lines. */
+async function load(engine: Engine, archive: Buffer): Promise<string[]> {
+  const res = expectStatus(
+    await engine.request('POST', '/images/load', {
+      body: archive,
+      headers: { 'Content-Type': 'application/x-tar' },
+    }),
+    200,
+  );
+  assert.equal(streamError(res), undefined, res.text());
+  return jsonMessages(res)
+    .map((m) => m.stream?.trim() ?? '')
+    .filter((line) => line.startsWith('Loaded image'));
+}
+
+/** Runs `cmd` in a container of `image` without a network; returns its exit code and stdout. */
+async function run(engine: Engine, image: string, cmd: string[]): Promise<{ code: number; out: string }> {
+  const { Id } = expectStatus(
+    await engine.request('POST', '/containers/create', {
+      body: { Image: image, Cmd: cmd, HostConfig: { NetworkMode: 'none' } },
+    }),
+    201,
+  ).json<{ Id: string }>();
+  try {
+    expectStatus(await engine.request('POST', `/containers/${Id}/start`), 204);
+    const { StatusCode } = expectStatus(await engine.request('POST', `/containers/${Id}/wait`), 200).json<{
+      StatusCode: number;
+    }>();
+    const logs = expectStatus(await engine.request('GET', `/containers/${Id}/logs?stdout=1&stderr=1`), 200);
+    const out = new FrameParser()
+      .push(logs.body)
+      .map((f) => (f.stream === StdStream.stderr ? `stderr: ${f.payload}` : f.payload.toString()))
+      .join('');
+    return { code: StatusCode, out };
+  } finally {
+    await engine.request('DELETE', `/containers/${Id}?force=1`);
+  }
+}
+
+/**
+ * A layer made by `engine` itself on top of `base`: a file added and one deleted (a whiteout in
+ * the layer tar), committed as `ref` with `cat /made-by` as its command; returns the image ID.
+ */
+async function commitChange(engine: Engine, base: string, ref: string, text: string): Promise<string> {
+  const { Id } = expectStatus(
+    await engine.request('POST', '/containers/create', {
+      body: {
+        Image: base,
+        Cmd: ['sh', '-c', `echo ${text} > /made-by && rm /etc/group`],
+        HostConfig: { NetworkMode: 'none' },
+      },
+    }),
+    201,
+  ).json<{ Id: string }>();
+  try {
+    expectStatus(await engine.request('POST', `/containers/${Id}/start`), 204);
+    const wait = expectStatus(await engine.request('POST', `/containers/${Id}/wait`), 200);
+    assert.equal(wait.json<{ StatusCode: number }>().StatusCode, 0);
+    const [repo, tag] = ref.split(':');
+    const query = new URLSearchParams({ container: Id, repo, tag });
+    const commit = await engine.request('POST', `/commit?${query}`, { body: { Cmd: ['cat', '/made-by'] } });
+    return expectStatus(commit, 201).json<{ Id: string }>().Id;
+  } finally {
+    await engine.request('DELETE', `/containers/${Id}?force=1`);
+  }
+}
+
+/** What a container of an image made by commitChange shows. */
+async function expectChange(engine: Engine, image: string, text: string): Promise<void> {
+  assert.deepEqual(await run(engine, image, []), { code: 0, out: `${text}\n` });
+  assert.deepEqual(await run(engine, image, ['sh', '-c', 'test -e /etc/group || echo group-gone']), {
+    code: 0,
+    out: 'group-gone\n',
+  });
+}
+
+describe('images between svcd and Docker Engine 20.10', { skip: dockerdMissing() }, () => {
+  before(async () => {
+    [svcd, dockerd] = await Promise.all([startSvcd(), startDockerd()]);
+  });
+
+  after(async () => {
+    await Promise.all([destroySvcd(svcd), destroyDockerd(dockerd)]);
+  });
+
+  test('docker save from svcd, docker load into dockerd, run there', async () => {
+    await importBusybox(svcd, 'svc-rt:1');
+    const made = await commitChange(svcd, 'svc-rt:1', 'svc-rt:2', 'from-svcd');
+    expectStatus(await svcd.request('POST', '/images/svc-rt:2/tag?repo=localhost:5000/svc/rt&tag=two'), 201);
+
+    const names = ['svc-rt:1', 'svc-rt:2', 'localhost:5000/svc/rt:two'];
+    const loaded = await load(dockerd, await save(svcd, names));
+    assert.deepEqual(loaded.sort(), names.map((n) => `Loaded image: ${n}`).sort());
+    for (const name of names) {
+      const [ours, theirs] = await Promise.all([inspect(svcd, name), inspect(dockerd, name)]);
+      assert.equal(theirs.Id, ours.Id, name);
+      assert.deepEqual(theirs.RepoTags.sort(), ours.RepoTags.sort(), name);
+      assert.deepEqual(theirs.RootFS, ours.RootFS, name);
+      assert.deepEqual(theirs.Config.Cmd, ours.Config.Cmd, name);
+    }
+    assert.equal((await inspect(dockerd, 'svc-rt:2')).RootFS.Layers.length, 2);
+    assert.deepEqual(await run(dockerd, 'svc-rt:1', ['echo', 'hi']), { code: 0, out: 'hi\n' });
+    await expectChange(dockerd, 'localhost:5000/svc/rt:two', 'from-svcd');
+
+    // Saved by ID, the archive names nothing: dockerd loads it untagged.
+    assert.deepEqual(await load(dockerd, await save(svcd, [made.slice(7, 19)])), [
+      `Loaded image ID: ${made}`,
+    ]);
+  });
+
+  test('docker save from dockerd of an image it committed, docker load into svcd, run there', async () => {
+    await importBusybox(svcd, 'svc-base:1');
+    await load(dockerd, await save(svcd, ['svc-base:1']));
+    const made = await commitChange(dockerd, 'svc-base:1', 'dockerd-made:1', 'from-dockerd');
+    const theirs = await inspect(dockerd, 'dockerd-made:1');
+    assert.equal(theirs.RootFS.Layers.length, 2);
+
+    const loaded = await load(svcd, await save(dockerd, ['dockerd-made:1']));
+    assert.deepEqual(loaded, ['Loaded image: dockerd-made:1']);
+    const ours = await inspect(svcd, 'dockerd-made:1');
+    assert.equal(ours.Id, made);
+    assert.deepEqual(ours.RepoTags, ['dockerd-made:1']);
+    assert.deepEqual(ours.RootFS, theirs.RootFS);
+    await expectChange(svcd, 'dockerd-made:1', 'from-dockerd');
+
+    expectStatus(await svcd.request('DELETE', '/images/dockerd-made:1'), 200);
+    assert.deepEqual(await load(svcd, await save(dockerd, [made])), [`Loaded image ID: ${made}`]);
+  });
+});

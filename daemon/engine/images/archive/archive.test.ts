@@ -15,6 +15,7 @@ import { MediaTypes } from '../../../lib/media-types';
 import { DirectoryBlobStore } from '../distribution/testing/directory-blob-store';
 import { buildImage, busyboxLayer, layerTar, type TestImage } from '../distribution/testing/test-image';
 import { digestOf } from '../distribution/verifying-stream';
+import { shortId, type ProgressEvent } from '../distribution/types';
 import { saveImages } from './save-archive';
 import { loadArchive } from './load-archive';
 import { spoolUncompressed } from './uncompressed-layers';
@@ -121,6 +122,28 @@ describe('docker save format', () => {
     assert.ok(await sink.has(loaded.target.digest));
     for (const diffId of image.diffIds) assert.ok(await sink.has(diffId));
     assert.deepEqual((await sink.contents()).ingest, []);
+  });
+
+  test('a load may be the first use of the temp dir; progress is for layers only', async () => {
+    const sink = freshStore();
+    const events: ProgressEvent[] = [];
+    const loadOnce = () =>
+      loadArchive(createReadStream(saved), {
+        sink,
+        tempDir: path.join(dir, 'not-made-yet', 'tmp'),
+        onProgress: (e) => events.push(e),
+      });
+    const [loaded] = await loadOnce();
+    assert.equal(loaded.config.digest, image.config.digest);
+    // Docker 20.10 shows the layers only, by diff ID: no line for the config.
+    assert.deepEqual([...new Set(events.map((e) => e.id))], image.diffIds.map(shortId));
+    for (const e of events) assert.equal(e.status, 'Loading layer');
+    const finals = image.diffIds.map((d) => events.findLast((e) => e.id === shortId(d)));
+    for (const last of finals) assert.ok(last && last.current === last.total && last.total! > 0);
+    // Layers already present show as loaded at once.
+    events.length = 0;
+    await loadOnce();
+    assert.deepEqual(events, finals);
   });
 
   test('an archive of Docker 1.10-24 (manifest.json, <id>/layer.tar, a gzipped layer) loads', async () => {

@@ -3,13 +3,13 @@
 // unpacked to a scratch directory first, confined to it, since its entries come in any order.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, open } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InvalidParameterError } from '../../../api/errors';
-import { MediaTypes, isImageIndex, isImageManifest } from '../../../lib/media-types';
+import { MediaTypes, isLayer } from '../../../lib/media-types';
 import { detectCompression, MAGIC_LENGTH } from '../../../lib/tar/decompress';
 import { parseManifest } from '../distribution/manifest';
 import { schema2Manifest, storeBytes } from '../distribution/json-blob';
@@ -69,7 +69,10 @@ async function exists(file: string): Promise<boolean> {
 
 /** Loads every image of the archive; returns them in archive order. */
 export async function loadArchive(input: Readable, options: LoadOptions): Promise<LoadedImage[]> {
-  const scratch = await mkdtemp(path.join(options.tempDir ?? os.tmpdir(), 'svc-load-'));
+  const parent = options.tempDir ?? os.tmpdir();
+  // A daemon's temp dir is made on first use: a load may be the first thing it does.
+  await mkdir(parent, { recursive: true });
+  const scratch = await mkdtemp(path.join(parent, 'svc-load-'));
   try {
     await extractArchive(input, scratch, options.signal);
     if (await exists(path.join(scratch, 'index.json'))) return await loadOciLayout(scratch, options);
@@ -82,26 +85,26 @@ export async function loadArchive(input: Readable, options: LoadOptions): Promis
   }
 }
 
-/** Streams a file into the sink unless it is there, verified against `desc`. */
+/**
+ * Streams a file into the sink unless it is there, verified against `desc`. Progress is for layers
+ * only, as in Docker (a config is no layer, and its ID would read as the image's).
+ */
 async function storeFile(file: string, desc: Descriptor, options: LoadOptions): Promise<void> {
   const { sink, signal, onProgress } = options;
+  const report =
+    onProgress && isLayer(desc.mediaType)
+      ? (current: number) =>
+          onProgress({ id: shortId(desc.digest), status: 'Loading layer', current, total: desc.size })
+      : undefined;
   if (await sink.has(desc.digest)) {
-    onProgress?.({ id: shortId(desc.digest), status: 'Loading layer', current: desc.size, total: desc.size });
+    report?.(desc.size);
     return;
   }
-  const report = (current: number) =>
-    onProgress?.({ id: shortId(desc.digest), status: 'Loading layer', current, total: desc.size });
-  const verifier = new VerifyingStream(desc, onProgress && isLayerLike(desc) ? report : undefined);
+  const verifier = new VerifyingStream(desc, report);
   const reading = pipeline(createReadStream(file), verifier, { signal }).catch(() => {});
   await sink.write(desc, verifier, signal);
   await reading;
   if (verifier.errored) throw verifier.errored;
-}
-
-function isLayerLike(desc: Descriptor): boolean {
-  return (
-    !isImageManifest(desc.mediaType) && !isImageIndex(desc.mediaType) && !desc.mediaType.includes('config')
-  );
 }
 
 async function hashFile(file: string): Promise<{ digest: string; size: number }> {

@@ -11,7 +11,7 @@ import {
   type DockerdPeer,
 } from '../../../testing/dockerd-peer';
 import type { EngineResponse, RequestOptions } from '../../../testing/engine-client';
-import { importBusybox } from '../../../engine/images/testing/busybox-image';
+import { busyboxRootfsTar, importBusybox } from '../../../engine/images/testing/busybox-image';
 import { jsonMessages, streamError } from '../../../engine/images/testing/json-messages';
 import { FrameParser, StdStream } from '../../streams/stdcopy';
 import type { ImageInspect } from '../../../api/image-types';
@@ -123,6 +123,30 @@ describe('images between svcd and Docker Engine 20.10', { skip: dockerdMissing()
     await Promise.all([destroySvcd(svcd), destroyDockerd(dockerd)]);
   });
 
+  // First in the file, so that a load is the first thing this svcd does with images.
+  test('docker import and commit in dockerd, docker save from it, docker load into svcd, run there', async () => {
+    const imported = await dockerd.request('POST', '/images/create?fromSrc=-&repo=dockerd-base&tag=1', {
+      body: await busyboxRootfsTar(),
+      headers: { 'Content-Type': 'application/x-tar' },
+    });
+    assert.equal(streamError(expectStatus(imported, 200)), undefined);
+    const made = await commitChange(dockerd, 'dockerd-base:1', 'dockerd-made:1', 'from-dockerd');
+    const theirs = await inspect(dockerd, 'dockerd-made:1');
+    assert.equal(theirs.RootFS.Layers.length, 2);
+
+    const loaded = await load(svcd, await save(dockerd, ['dockerd-made:1']));
+    assert.deepEqual(loaded, ['Loaded image: dockerd-made:1']);
+    const ours = await inspect(svcd, 'dockerd-made:1');
+    assert.equal(ours.Id, made);
+    assert.deepEqual(ours.RepoTags, ['dockerd-made:1']);
+    assert.deepEqual(ours.RootFS, theirs.RootFS);
+    await expectChange(svcd, 'dockerd-made:1', 'from-dockerd');
+
+    // Saved by ID, the archive names nothing: the image loads untagged.
+    expectStatus(await svcd.request('DELETE', '/images/dockerd-made:1'), 200);
+    assert.deepEqual(await load(svcd, await save(dockerd, [made])), [`Loaded image ID: ${made}`]);
+  });
+
   test('docker save from svcd, docker load into dockerd, run there', async () => {
     await importBusybox(svcd, 'svc-rt:1');
     const made = await commitChange(svcd, 'svc-rt:1', 'svc-rt:2', 'from-svcd');
@@ -142,28 +166,8 @@ describe('images between svcd and Docker Engine 20.10', { skip: dockerdMissing()
     assert.deepEqual(await run(dockerd, 'svc-rt:1', ['echo', 'hi']), { code: 0, out: 'hi\n' });
     await expectChange(dockerd, 'localhost:5000/svc/rt:two', 'from-svcd');
 
-    // Saved by ID, the archive names nothing: dockerd loads it untagged.
     assert.deepEqual(await load(dockerd, await save(svcd, [made.slice(7, 19)])), [
       `Loaded image ID: ${made}`,
     ]);
-  });
-
-  test('docker save from dockerd of an image it committed, docker load into svcd, run there', async () => {
-    await importBusybox(svcd, 'svc-base:1');
-    await load(dockerd, await save(svcd, ['svc-base:1']));
-    const made = await commitChange(dockerd, 'svc-base:1', 'dockerd-made:1', 'from-dockerd');
-    const theirs = await inspect(dockerd, 'dockerd-made:1');
-    assert.equal(theirs.RootFS.Layers.length, 2);
-
-    const loaded = await load(svcd, await save(dockerd, ['dockerd-made:1']));
-    assert.deepEqual(loaded, ['Loaded image: dockerd-made:1']);
-    const ours = await inspect(svcd, 'dockerd-made:1');
-    assert.equal(ours.Id, made);
-    assert.deepEqual(ours.RepoTags, ['dockerd-made:1']);
-    assert.deepEqual(ours.RootFS, theirs.RootFS);
-    await expectChange(svcd, 'dockerd-made:1', 'from-dockerd');
-
-    expectStatus(await svcd.request('DELETE', '/images/dockerd-made:1'), 200);
-    assert.deepEqual(await load(svcd, await save(dockerd, [made])), [`Loaded image ID: ${made}`]);
   });
 });

@@ -110,7 +110,7 @@ export async function createContainer(
       writeContainerFiles(files, { config, hostConfig, hostname, hostNetwork: network.kind === 'host' }),
     );
     const rootfsPath = ctx.paths.rootfs(id);
-    const initKey = await ctx.rootfs.create(id, image.chainId, rootfsPath);
+    const initKey = await ctx.rootfs.create(id, image, rootfsPath);
     undo.push(() => ctx.rootfs.remove(id, rootfsPath, initKey, initShared(ctx, initKey)));
 
     const anonymous: string[] = [];

@@ -9,6 +9,8 @@ export interface ImageForContainer {
   config: ImageConfigLike;
   /** The committed snapshot of the image's top layer, the parent of the container's layers. */
   chainId: string;
+  /** Makes sure that snapshot exists (it is checked only when no container stands on it yet). */
+  unpack: () => Promise<unknown>;
 }
 
 export interface ContainerImageStore {

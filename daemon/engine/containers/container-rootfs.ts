@@ -76,6 +76,12 @@ export async function unmount(target: string, known = false): Promise<void> {
   }
 }
 
+/** The image's committed snapshot, and how to make it if it is missing. */
+export interface ImageSnapshot {
+  chainId: string;
+  unpack: () => Promise<unknown>;
+}
+
 /** How long an unused init layer is kept for the next container of its image. */
 const initLayerLingerMs = 60_000;
 
@@ -99,9 +105,10 @@ export class ContainerRootfs {
     return run;
   }
 
-  /** The init layer on `parent`, made once and shared by the image's containers. */
-  private ensureInitLayer(parent: string): Promise<string> {
+  /** The init layer on the image's snapshot, made once and shared by the image's containers. */
+  private ensureInitLayer(image: ImageSnapshot): Promise<string> {
     const snapshots = this.client.snapshots;
+    const parent = image.chainId;
     const initKey = initSnapshotKey(parent);
     clearTimeout(this.lingering.get(initKey));
     this.lingering.delete(initKey);
@@ -115,6 +122,8 @@ export class ContainerRootfs {
         this.initLayers.add(initKey);
         return initKey;
       }
+      // The init layer keeps the image's snapshots; without it they may be gone, or never made.
+      await image.unpack();
       const active = `${initKey}-active`;
       await snapshots.remove(active).catch(() => undefined);
       const mounts = await snapshots.prepare(active, parent, gcRoot);
@@ -131,14 +140,14 @@ export class ContainerRootfs {
   }
 
   /** Prepares the writable layer on the image's init layer and mounts it; returns the init layer's key. */
-  async create(id: string, parent: string, target: string): Promise<string> {
-    const initKey = await this.ensureInitLayer(parent);
+  async create(id: string, image: ImageSnapshot, target: string): Promise<string> {
+    const initKey = await this.ensureInitLayer(image);
     try {
       const mounts = await this.client.snapshots.prepare(id, initKey, gcRoot).catch(async (err: unknown) => {
         if (!(err instanceof NotFoundError)) throw err;
         // The init layer went behind svcd's back: made again.
         this.initLayers.delete(initKey);
-        await this.ensureInitLayer(parent);
+        await this.ensureInitLayer(image);
         return this.client.snapshots.prepare(id, initKey, gcRoot);
       });
       await mountSnapshot(mounts, target);

@@ -31,6 +31,7 @@ export async function startContainersEngine(deps: ContainersEngineDeps): Promise
           id: image.id,
           name: image.name,
           chainId: image.chainId,
+          unpack: image.unpack,
           config: (image.config.config ?? {}) as ImageConfigLike,
         };
       },

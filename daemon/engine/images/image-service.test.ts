@@ -49,6 +49,7 @@ test('resolveForContainer gives the config and the committed snapshot of the top
   assert.equal(resolved.name, 'docker.io/library/busybox:latest');
   assert.deepEqual(resolved.config.config?.Cmd, ['sh']);
   assert.equal(resolved.chainId, chainIds(resolved.config.rootfs.diff_ids).at(-1));
+  await resolved.unpack();
   const snapshot = await ctd.client.snapshots.stat(resolved.chainId);
   assert.equal(snapshot.kind, 'COMMITTED');
   assert.ok((await ctd.client.snapshots.usage(resolved.chainId)).size > 1_000_000);
@@ -76,5 +77,6 @@ test('an image without layers runs on an empty committed snapshot', async () => 
   );
   const resolved = await service.resolveForContainer('empty');
   assert.equal(resolved.chainId, EMPTY_CHAIN);
+  await resolved.unpack();
   assert.equal((await ctd.client.snapshots.stat(EMPTY_CHAIN)).kind, 'COMMITTED');
 });

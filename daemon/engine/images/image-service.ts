@@ -31,7 +31,7 @@ import {
   withDefaultTag,
   type Reference,
 } from './reference';
-import { unpackLayers } from './unpacker';
+import { topChainId, unpackLayers } from './unpacker';
 
 /** Which containers use an image; the containers engine provides it once it exists. */
 export interface ContainerUsage {
@@ -53,6 +53,8 @@ export interface ResolvedImage {
   config: OciImageConfig;
   /** The committed snapshot holding the image's root filesystem. */
   chainId: string;
+  /** Makes sure that snapshot exists; needed only where nothing stands on it yet. */
+  unpack: () => Promise<unknown>;
   /** The name it was asked by, canonical (`docker.io/library/busybox:latest`), or the ID. */
   name: string;
 }
@@ -93,11 +95,15 @@ export class ImageService {
    */
   async resolveForContainer(ref: string): Promise<ResolvedImage> {
     const image = await this.store.get(ref);
-    const chainId = await withLease(this.deps.client, (leased) =>
-      unpackLayers(leased, image.layers, image.config.rootfs.diff_ids),
-    );
+    const diffIds = image.config.rootfs.diff_ids;
     const named = image.names.find((n) => referenceString(n) === this.canonical(ref));
-    return { id: image.id, config: image.config, chainId, name: named ? referenceString(named) : image.id };
+    return {
+      id: image.id,
+      config: image.config,
+      chainId: topChainId(diffIds),
+      unpack: () => withLease(this.deps.client, (leased) => unpackLayers(leased, image.layers, diffIds)),
+      name: named ? referenceString(named) : image.id,
+    };
   }
 
   private canonical(ref: string): string | undefined {

@@ -44,6 +44,13 @@ export const isDanglingName = (name: string) => name.startsWith(danglingPrefix);
 export class ImageStore {
   private readonly configs = new Map<string, OciImageConfig>();
   private readonly sizes = new Map<string, number>();
+  private readonly resolved = new Map<string, ImageContent>();
+  /**
+   * containerd's image records, as last listed. Only this store writes them, and each write
+   * drops the list; `generation` keeps a listing that overlapped a write from being kept.
+   */
+  private records?: Promise<Image[]>;
+  private generation = 0;
 
   constructor(private readonly client: ContainerdClient) {}
 
@@ -108,10 +115,33 @@ export class ImageStore {
     }
   }
 
+  private listRecords(): Promise<Image[]> {
+    if (this.records) return this.records;
+    const generation = this.generation;
+    const listing = this.client.images.list();
+    this.records = listing;
+    const forget = () => {
+      if (this.records === listing && this.generation !== generation) this.records = undefined;
+    };
+    listing.then(forget, () => {
+      if (this.records === listing) this.records = undefined;
+    });
+    return listing;
+  }
+
+  private async write<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } finally {
+      this.generation++;
+      this.records = undefined;
+    }
+  }
+
   /** Every image, by ID, with its names. */
   async list(): Promise<StoredImage[]> {
     const byId = new Map<string, StoredImage>();
-    for (const record of await this.client.images.list()) {
+    for (const record of await this.listRecords()) {
       let id = record.labels[idLabel];
       let content: ImageContent | undefined;
       if (!id) {
@@ -141,7 +171,19 @@ export class ImageStore {
     return [...byId.values()];
   }
 
+  /** Content is immutable: what a record's target and manifest label resolve to never changes. */
   private async resolveRecord(record: Image): Promise<ImageContent> {
+    const key = `${record.target.digest} ${record.labels[manifestLabel] ?? ''}`;
+    const known = this.resolved.get(key);
+    if (known) return known;
+    const content = await this.resolveRecordContent(record);
+    // An index without the label resolves by which of its manifests are present, which can change.
+    if (record.labels[manifestLabel] || !isImageIndex(record.target.mediaType))
+      this.resolved.set(key, content);
+    return content;
+  }
+
+  private async resolveRecordContent(record: Image): Promise<ImageContent> {
     const manifest = record.labels[manifestLabel];
     if (!manifest || manifest === record.target.digest) return this.resolve(record.target);
     const content = await this.resolve(record.target);
@@ -200,7 +242,15 @@ export class ImageStore {
    * Points `name` (canonical) at the image. An image the name is taken from keeps existing,
    * dangling, when that was its last name. Returns the ID the name pointed at before, if other.
    */
-  async setName(name: string, image: ImageContent, client = this.client): Promise<string | undefined> {
+  setName(name: string, image: ImageContent, client = this.client): Promise<string | undefined> {
+    return this.write(() => this.writeName(name, image, client));
+  }
+
+  private async writeName(
+    name: string,
+    image: ImageContent,
+    client: ContainerdClient,
+  ): Promise<string | undefined> {
     const labels = { [idLabel]: image.id, [manifestLabel]: image.manifest.digest };
     const existing = await client.images.get(name).catch((err: unknown) => {
       if (err instanceof NotFoundError) return undefined;
@@ -228,7 +278,7 @@ export class ImageStore {
         await client.images.create({ name, target: image.target, labels });
       } catch (err) {
         // Another operation named it meanwhile (two pulls of one image): update it instead.
-        if (err instanceof ConflictError) return this.setName(name, image, client);
+        if (err instanceof ConflictError) return this.writeName(name, image, client);
         throw err;
       }
     }
@@ -237,36 +287,46 @@ export class ImageStore {
   }
 
   /** Records an image with no name (an import without repo, a load by ID), unless it has one. */
-  async setDangling(image: ImageContent, client = this.client): Promise<void> {
-    const records = await client.images.list();
-    if (records.some((r) => r.labels[idLabel] === image.id)) return;
-    await this.createDangling(image, client);
+  setDangling(image: ImageContent, client = this.client): Promise<void> {
+    return this.write(async () => {
+      const records = await client.images.list();
+      if (records.some((r) => r.labels[idLabel] === image.id)) return;
+      await this.createDangling(image, client);
+    });
   }
 
   /** Adds the dangling record first, so removing the names afterwards keeps the image. */
-  async createDangling(image: ImageContent, client = this.client): Promise<void> {
-    await client.images
-      .create({
-        name: danglingPrefix + image.id,
-        target: image.target,
-        labels: { [idLabel]: image.id, [manifestLabel]: image.manifest.digest },
-      })
-      .catch((err: unknown) => {
-        if (!(err instanceof ConflictError)) throw err;
-      });
+  createDangling(image: ImageContent, client = this.client): Promise<void> {
+    return this.write(() =>
+      client.images
+        .create({
+          name: danglingPrefix + image.id,
+          target: image.target,
+          labels: { [idLabel]: image.id, [manifestLabel]: image.manifest.digest },
+        })
+        .then(
+          () => undefined,
+          (err: unknown) => {
+            if (!(err instanceof ConflictError)) throw err;
+          },
+        ),
+    );
   }
 
   /** Removes one name; the image goes away with its last record (containerd collects it). */
   async removeName(name: string): Promise<void> {
-    await this.client.images.delete(name);
+    await this.write(() => this.client.images.delete(name));
   }
 
   /** Deletes every record of the image and waits for containerd's garbage collection. */
   async deleteImage(image: StoredImage): Promise<string[]> {
     const chains = chainIds(image.config.rootfs.diff_ids);
-    for (const [i, record] of image.records.entries()) {
-      await this.client.images.delete(record.name, i === image.records.length - 1);
-    }
+    for (const [key, content] of this.resolved) if (content.id === image.id) this.resolved.delete(key);
+    await this.write(async () => {
+      for (const [i, record] of image.records.entries()) {
+        await this.client.images.delete(record.name, i === image.records.length - 1);
+      }
+    });
     const gone: string[] = [];
     for (const chain of chains.reverse()) {
       const still = await this.client.snapshots.stat(chain).then(

@@ -8,6 +8,11 @@ export class ContainerPaths {
     return join(this.dataRoot, 'containers');
   }
 
+  /** The empty root of the task that keeps the shared shim alive (shim-keeper.ts). */
+  get shimKeeperRootfs(): string {
+    return join(this.dataRoot, 'shim-keeper', 'rootfs');
+  }
+
   dir(id: string): string {
     return join(this.containersDir, id);
   }

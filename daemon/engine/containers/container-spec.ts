@@ -10,6 +10,7 @@ import type { OciSpec } from '../../runtime/oci-spec/oci-types';
 import type { ContainerRecord } from './container-record';
 import { isRunning } from './container-state';
 import type { EngineContext } from './engine-context';
+import { SHIM_GROUP } from './shim-keeper';
 
 const sharedModes = ['PidMode', 'IpcMode', 'NetworkMode'] as const;
 const nsFile = { PidMode: 'pid', IpcMode: 'ipc', NetworkMode: 'net' } as const;
@@ -67,5 +68,6 @@ export function containerSpec(ctx: EngineContext, record: ContainerRecord, atSta
     mounts: record.Mounts,
     files: record.Files,
     namespaces,
+    shimGroup: SHIM_GROUP,
   }).spec;
 }

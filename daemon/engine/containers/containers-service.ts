@@ -47,6 +47,7 @@ import { inspectView, type Sizes } from './container-view';
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 import { LocalVolumes } from './local-volumes';
 import { shouldStartAtBoot } from './restart-decision';
+import { ShimKeeper } from './shim-keeper';
 import { TaskEventMonitor } from './task-event-monitor';
 
 export interface ContainersServiceDeps {
@@ -69,6 +70,7 @@ export class ContainersService {
   /** The exec instances of a container, for inspect's ExecIDs (set by the exec service). */
   execIdsOf: (containerId: string) => string[] = () => [];
   private readonly monitor: TaskEventMonitor;
+  private readonly keeper: ShimKeeper;
   private readonly commitImage: ContainersServiceDeps['commit'];
 
   constructor(deps: ContainersServiceDeps) {
@@ -86,6 +88,7 @@ export class ContainersService {
       log: deps.log,
     };
     this.commitImage = deps.commit;
+    this.keeper = new ShimKeeper(this.ctx);
     this.lifecycle = new ContainerLifecycle(this.ctx);
     this.logs = new ContainerLogs(this.ctx);
     this.lifecycle.ioListeners.add((c, io) => this.logs.onIO(c, io));
@@ -100,6 +103,7 @@ export class ContainersService {
       deps.client,
       {
         exit: (id, exitStatus, exitedAt) => {
+          if (id === this.keeper.id) return this.keepShim();
           const c = this.ctx.registry.find(id);
           if (c) void this.lifecycle.handleExit(c, { exitStatus, exitedAt });
         },
@@ -149,8 +153,16 @@ export class ContainersService {
     }
   }
 
+  /** In the background: the first start need not wait for it, and would only spawn the shim itself. */
+  private keepShim(): void {
+    void this.keeper
+      .ensure()
+      .catch((err: Error) => this.ctx.log.warn('shim keeper not created', { error: err.message }));
+  }
+
   /** Makes the records agree with containerd's tasks (after a restart of svcd or containerd). */
   private async reconcile(): Promise<void> {
+    this.keepShim();
     // containerd lists init processes by their ID (the container ID) and leaves containerId empty.
     const tasks = new Map((await this.ctx.client.tasks.list()).map((t) => [t.containerId || t.id, t]));
     for (const c of this.ctx.registry.all()) {
@@ -177,6 +189,7 @@ export class ContainersService {
 
   async close(): Promise<void> {
     await this.monitor.stop();
+    await this.keeper.release();
     for (const c of this.ctx.registry.all()) {
       c.stopHealth?.();
       c.cancelRestart?.();

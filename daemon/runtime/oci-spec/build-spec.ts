@@ -30,6 +30,9 @@ import { validateCreate } from './validate-create';
 
 export const DEFAULT_CGROUP_PARENT = '/svc';
 
+/** The annotation containerd's runc v2 shim reads to serve a container from an existing shim. */
+export const SHIM_GROUP_ANNOTATION = 'io.containerd.runc.v2.group';
+
 /** The container's cgroup, below HostConfig.CgroupParent or svcd's own parent. */
 export function containerCgroupPath(id: string, hostConfig: HostConfig, defaultParent?: string): string {
   return posix.join(hostConfig.CgroupParent || defaultParent || DEFAULT_CGROUP_PARENT, id);
@@ -63,6 +66,8 @@ export interface BuildSpecInput {
   shmPath?: string;
   /** Parent of the container's cgroup when HostConfig.CgroupParent is empty. */
   defaultCgroupParent?: string;
+  /** Containers with the same group share one runc shim (see SHIM_GROUP_ANNOTATION). */
+  shimGroup?: string;
 }
 
 export interface BuiltSpec {
@@ -200,5 +205,6 @@ export function buildSpec(input: BuildSpecInput): BuiltSpec {
   if (sysctl) spec.linux.sysctl = sysctl;
   const propagation = rootfsPropagation(user);
   if (propagation) spec.linux.rootfsPropagation = propagation;
+  if (input.shimGroup) spec.annotations = { [SHIM_GROUP_ANNOTATION]: input.shimGroup };
   return { spec, warnings };
 }

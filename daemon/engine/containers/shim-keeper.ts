@@ -1,0 +1,71 @@
+// One runc shim serves all of svcd's containers (containerd's shim grouping): a start then skips
+// spawning a shim, and the deletion of a task skips waiting for one to exit. A shim exits with
+// its last task, so a task that is created and never started holds it: runc leaves that task's
+// init blocked before exec, running nothing. The cost is one idle shim while no container runs;
+// the gain is also memory, one shim for N containers instead of N.
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { NotFoundError } from '../../api/errors';
+import { MAX_API_VERSION } from '../../api/versions';
+import { grpcCode } from '../../runtime/containerd/grpc-errors';
+import { buildSpec } from '../../runtime/oci-spec/build-spec';
+import type { EngineContext } from './engine-context';
+
+/** The shim group of every container svcd creates. */
+export const SHIM_GROUP = 'svc';
+
+export class ShimKeeper {
+  /** runc's state directory and the cgroup are shared by every containerd using the namespace. */
+  readonly id: string;
+  private ensuring?: Promise<void>;
+
+  constructor(private readonly ctx: EngineContext) {
+    const root = createHash('sha256').update(ctx.paths.dataRoot).digest('hex');
+    this.id = `svc-shim-keeper-${root.slice(0, 16)}`;
+  }
+
+  /** Creates the keeper task unless it is there (at start, and after its shim went away). */
+  ensure(): Promise<void> {
+    this.ensuring ??= this.create().finally(() => (this.ensuring = undefined));
+    return this.ensuring;
+  }
+
+  private async create(): Promise<void> {
+    const { client } = this.ctx;
+    const task = await client.tasks.get(this.id).catch((err: unknown) => {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    });
+    if (task?.status === 'CREATED') return;
+    // Stopped: its shim was killed and containerd recorded the exit.
+    if (task) await client.tasks.delete(this.id).catch(() => undefined);
+    const rootfsPath = this.ctx.paths.shimKeeperRootfs;
+    await mkdir(rootfsPath, { recursive: true, mode: 0o700 });
+    // runc checks at create that the executable exists: the init binary, bound in, never runs.
+    const { spec } = buildSpec({
+      id: this.id,
+      config: { Cmd: ['never-started'] },
+      hostConfig: { NetworkMode: 'none', ReadonlyRootfs: true, PidsLimit: 8, Init: true },
+      rootfsPath,
+      apiVersion: MAX_API_VERSION,
+      host: this.ctx.host,
+      shimGroup: SHIM_GROUP,
+    });
+    await client.containers
+      .create({ id: this.id, spec, labels: { 'svc.role': 'shim-keeper' } })
+      .catch(async (err: unknown) => {
+        if (grpcCode(err) !== GrpcStatus.ALREADY_EXISTS) throw err;
+        await client.containers.update(this.id, { spec });
+      });
+    await client.tasks.create(this.id, { rootfs: [] });
+  }
+
+  /** Lets the shim go when svcd stops: it exits unless containers still run in it. */
+  async release(): Promise<void> {
+    await this.ensuring?.catch(() => undefined);
+    const { client } = this.ctx;
+    await client.tasks.delete(this.id).catch(() => undefined);
+    await client.containers.delete(this.id).catch(() => undefined);
+  }
+}

@@ -165,8 +165,10 @@ export class ContainerLifecycle {
     const id = container.id;
     const teardown = container.taskTeardown;
     if (teardown) {
-      await allOrFirstError([teardown, alongside()]);
-      return this.deleteStaleTask(container);
+      let deleted = false;
+      await allOrFirstError([teardown.then((d) => (deleted = d)), alongside()]);
+      // Once the teardown deleted it, containerd need not be asked again.
+      return deleted ? undefined : this.deleteStaleTask(container);
     }
     let status: string;
     try {
@@ -191,11 +193,15 @@ export class ContainerLifecycle {
 
   /** Starts deleting the exited task at once, so the shim's teardown overlaps what follows. */
   private tearDownTask(container: Container): void {
-    const teardown: Promise<void> = this.ctx.client.tasks
+    const teardown: Promise<boolean> = this.ctx.client.tasks
       .delete(container.id)
-      .catch(() => undefined)
-      .then(() => {
+      .then(
+        () => true,
+        () => false,
+      )
+      .then((deleted) => {
         if (container.taskTeardown === teardown) container.taskTeardown = undefined;
+        return deleted;
       });
     container.taskTeardown = teardown;
   }

@@ -26,7 +26,7 @@ export class Container {
   starting = false;
   pendingExit?: { exitStatus: number; exitedAt?: Date };
   /** The deletion of an exited task while it is under way: a start or removal awaits it. */
-  taskTeardown?: Promise<void>;
+  taskTeardown?: Promise<boolean>;
 
   constructor(public record: ContainerRecord) {}
 

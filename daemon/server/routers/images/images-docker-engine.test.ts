@@ -3,6 +3,9 @@
 // it the same ID and runs a container from it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
 import {
   destroyDockerd,
@@ -15,6 +18,8 @@ import { busyboxRootfsTar, importBusybox } from '../../../engine/images/testing/
 import { jsonMessages, streamError } from '../../../engine/images/testing/json-messages';
 import { FrameParser, StdStream } from '../../streams/stdcopy';
 import type { ImageInspect } from '../../../api/image-types';
+
+const dockerCli = '/usr/local/bin/docker';
 
 type Engine = { request(method: string, path: string, opts?: RequestOptions): Promise<EngineResponse> };
 
@@ -170,4 +175,20 @@ describe('images between svcd and Docker Engine 20.10', { skip: dockerdMissing()
       `Loaded image ID: ${made}`,
     ]);
   });
+
+  test(
+    'as a user types it: docker save from svcd piped into docker load of dockerd',
+    {
+      skip: !existsSync(dockerCli) && 'no docker CLI',
+    },
+    async () => {
+      await importBusybox(svcd, 'cli-rt:1');
+      const { stdout } = await promisify(execFile)('sh', [
+        '-c',
+        `${dockerCli} -H unix://${svcd.socket} save cli-rt:1 | ${dockerCli} -H unix://${dockerd.socket} load`,
+      ]);
+      assert.equal(stdout, 'Loaded image: cli-rt:1\n');
+      assert.equal((await inspect(dockerd, 'cli-rt:1')).Id, (await inspect(svcd, 'cli-rt:1')).Id);
+    },
+  );
 });

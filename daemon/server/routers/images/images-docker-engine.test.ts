@@ -43,7 +43,7 @@ async function save(engine: Engine, names: string[]): Promise<Buffer> {
   return res.body;
 }
 
-/** POST /images/load (docker load); returns the `Loaded image…` lines. */
+/** POST /images/load (docker load); returns the lines it prints (`Loaded image: …`). */
 async function load(engine: Engine, archive: Buffer): Promise<string[]> {
   const res = expectStatus(
     await engine.request('POST', '/images/load', {
@@ -53,9 +53,7 @@ async function load(engine: Engine, archive: Buffer): Promise<string[]> {
     200,
   );
   assert.equal(streamError(res), undefined, res.text());
-  return jsonMessages(res)
-    .map((m) => m.stream?.trim() ?? '')
-    .filter((line) => line.startsWith('Loaded image'));
+  return jsonMessages(res).flatMap((m) => (m.stream ? [m.stream.trim()] : []));
 }
 
 /** Runs `cmd` in a container of `image` without a network; returns its exit code and stdout. */
@@ -191,4 +189,23 @@ describe('images between svcd and Docker Engine 20.10', { skip: dockerdMissing()
       assert.equal((await inspect(dockerd, 'cli-rt:1')).Id, (await inspect(svcd, 'cli-rt:1')).Id);
     },
   );
+
+  test('a load that takes a tag from another image says so, as dockerd does', async () => {
+    await importBusybox(svcd, 'moved:1');
+    const before = await save(svcd, ['moved:1']);
+    const old = (await inspect(svcd, 'moved:1')).Id;
+    await importBusybox(svcd, 'moved:1');
+    const after = await save(svcd, ['moved:1']);
+    const id = (await inspect(svcd, 'moved:1')).Id;
+    assert.notEqual(id, old);
+    await load(dockerd, before);
+    expectStatus(await svcd.request('POST', `/images/${old}/tag?repo=moved&tag=1`), 201);
+    const expected = [
+      `The image moved:1 already exists, renaming the old one with ID ${old} to empty string`,
+      'Loaded image: moved:1',
+    ];
+    assert.deepEqual(await load(dockerd, after), expected);
+    assert.deepEqual(await load(svcd, after), expected);
+    assert.equal((await inspect(dockerd, 'moved:1')).Id, id);
+  });
 });

@@ -56,27 +56,33 @@ async function load(engine: Engine, archive: Buffer): Promise<string[]> {
   return jsonMessages(res).flatMap((m) => (m.stream ? [m.stream.trim()] : []));
 }
 
-/** Runs `cmd` in a container of `image` without a network; returns its exit code and stdout. */
+/** Creates and starts a container of `image` without a network and waits for it to exit. */
+async function runToExit(
+  engine: Engine,
+  image: string,
+  cmd: string[],
+): Promise<{ id: string; code: number }> {
+  const create = await engine.request('POST', '/containers/create', {
+    body: { Image: image, Cmd: cmd, HostConfig: { NetworkMode: 'none' } },
+  });
+  const id = expectStatus(create, 201).json<{ Id: string }>().Id;
+  expectStatus(await engine.request('POST', `/containers/${id}/start`), 204);
+  const wait = expectStatus(await engine.request('POST', `/containers/${id}/wait`), 200);
+  return { id, code: wait.json<{ StatusCode: number }>().StatusCode };
+}
+
+/** Runs `cmd` in a container of `image`; returns its exit code and output (stderr marked). */
 async function run(engine: Engine, image: string, cmd: string[]): Promise<{ code: number; out: string }> {
-  const { Id } = expectStatus(
-    await engine.request('POST', '/containers/create', {
-      body: { Image: image, Cmd: cmd, HostConfig: { NetworkMode: 'none' } },
-    }),
-    201,
-  ).json<{ Id: string }>();
+  const { id, code } = await runToExit(engine, image, cmd);
   try {
-    expectStatus(await engine.request('POST', `/containers/${Id}/start`), 204);
-    const { StatusCode } = expectStatus(await engine.request('POST', `/containers/${Id}/wait`), 200).json<{
-      StatusCode: number;
-    }>();
-    const logs = expectStatus(await engine.request('GET', `/containers/${Id}/logs?stdout=1&stderr=1`), 200);
+    const logs = expectStatus(await engine.request('GET', `/containers/${id}/logs?stdout=1&stderr=1`), 200);
     const out = new FrameParser()
       .push(logs.body)
       .map((f) => (f.stream === StdStream.stderr ? `stderr: ${f.payload}` : f.payload.toString()))
       .join('');
-    return { code: StatusCode, out };
+    return { code, out };
   } finally {
-    await engine.request('DELETE', `/containers/${Id}?force=1`);
+    await engine.request('DELETE', `/containers/${id}?force=1`);
   }
 }
 
@@ -85,26 +91,19 @@ async function run(engine: Engine, image: string, cmd: string[]): Promise<{ code
  * the layer tar), committed as `ref` with `cat /made-by` as its command; returns the image ID.
  */
 async function commitChange(engine: Engine, base: string, ref: string, text: string): Promise<string> {
-  const { Id } = expectStatus(
-    await engine.request('POST', '/containers/create', {
-      body: {
-        Image: base,
-        Cmd: ['sh', '-c', `echo ${text} > /made-by && rm /etc/group`],
-        HostConfig: { NetworkMode: 'none' },
-      },
-    }),
-    201,
-  ).json<{ Id: string }>();
+  const { id, code } = await runToExit(engine, base, [
+    'sh',
+    '-c',
+    `echo ${text} > /made-by && rm /etc/group`,
+  ]);
   try {
-    expectStatus(await engine.request('POST', `/containers/${Id}/start`), 204);
-    const wait = expectStatus(await engine.request('POST', `/containers/${Id}/wait`), 200);
-    assert.equal(wait.json<{ StatusCode: number }>().StatusCode, 0);
+    assert.equal(code, 0);
     const [repo, tag] = ref.split(':');
-    const query = new URLSearchParams({ container: Id, repo, tag });
+    const query = new URLSearchParams({ container: id, repo, tag });
     const commit = await engine.request('POST', `/commit?${query}`, { body: { Cmd: ['cat', '/made-by'] } });
     return expectStatus(commit, 201).json<{ Id: string }>().Id;
   } finally {
-    await engine.request('DELETE', `/containers/${Id}?force=1`);
+    await engine.request('DELETE', `/containers/${id}?force=1`);
   }
 }
 

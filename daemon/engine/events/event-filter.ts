@@ -1,6 +1,7 @@
 // Which events a /events subscriber asked for (the `filters` query of the spec).
 import { InvalidParameterError } from '../../api/errors';
 import type { EngineEvent } from '../../api/event-types';
+import { familiarName, parseReference } from '../images/reference';
 
 export type EventFilters = Map<string, string[]>;
 
@@ -31,6 +32,22 @@ function refersTo(e: EngineEvent, v: string): boolean {
   return e.Actor.ID === v || e.Actor.ID.startsWith(v) || e.Actor.Attributes.name === v;
 }
 
+/** The repository without tag or digest (`busybox` for `busybox:latest`), as Docker compares. */
+function withoutTag(image: string): string {
+  try {
+    return familiarName(parseReference(image));
+  } catch {
+    return image;
+  }
+}
+
+/** Docker's image filter: the ID or image name, each also without its tag, matched exactly. */
+function imageMatches(e: EngineEvent, v: string): boolean {
+  const name = (e.Type === 'image' ? e.Actor.Attributes.name : e.Actor.Attributes.image) ?? '';
+  const id = e.Actor.ID;
+  return [id, name, withoutTag(id), withoutTag(name)].includes(v) || (e.Type === 'image' && refersTo(e, v));
+}
+
 export function eventMatches(e: EngineEvent, f: EventFilters): boolean {
   const attrs = e.Actor.Attributes;
   const ofType = (t: string, values: string[] | undefined) =>
@@ -45,13 +62,7 @@ export function eventMatches(e: EngineEvent, f: EventFilters): boolean {
     ofType('daemon', f.get('daemon')) &&
     ofType('plugin', f.get('plugin')) &&
     anyOf(f.get('scope'), (v) => v === e.scope) &&
-    anyOf(
-      f.get('image'),
-      (v) =>
-        (e.Type === 'image' && refersTo(e, v)) ||
-        attrs.image === v ||
-        (e.Type === 'container' && e.from === v),
-    ) &&
+    anyOf(f.get('image'), (v) => imageMatches(e, v)) &&
     anyOf(f.get('label'), (v) => {
       const eq = v.indexOf('=');
       return eq < 0 ? v in attrs : attrs[v.slice(0, eq)] === v.slice(eq + 1);

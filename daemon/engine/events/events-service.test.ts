@@ -85,4 +85,26 @@ describe('EventsService', () => {
     assert.deepEqual(await sel([['container', ['y']]]), ['bbb222:create']);
     assert.deepEqual(await sel([['container', ['bbb']]]), ['bbb222:create']);
   });
+
+  test('the image filter matches names with or without their tag, as Docker compares them', async () => {
+    const events = new EventsService();
+    const t0 = BigInt(Date.now()) * 1_000_000n;
+    events.publish('image', 'pull', { id: 'busybox:latest', attributes: { name: 'busybox:latest' } });
+    events.publish('image', 'tag', { id: 'sha256:abc', attributes: { name: 'busybox:1.36' } });
+    events.publish('container', 'create', { id: 'c1', attributes: { name: 'one', image: 'busybox' } });
+    events.publish('container', 'create', { id: 'c2', attributes: { name: 'two', image: 'alpine:3' } });
+    const until = BigInt(Date.now()) * 1_000_000n + 50_000_000n;
+    const sel = async (image: string) => {
+      const out: string[] = [];
+      const filters = new Map([['image', [image]]]);
+      const signal = new AbortController().signal;
+      for await (const e of events.subscribe({ sinceNano: t0, untilNano: until, filters, signal }))
+        out.push(`${e.Actor.ID}:${e.Action}`);
+      return out;
+    };
+    assert.deepEqual(await sel('busybox'), ['busybox:latest:pull', 'sha256:abc:tag', 'c1:create']);
+    assert.deepEqual(await sel('busybox:latest'), ['busybox:latest:pull']);
+    assert.deepEqual(await sel('alpine'), ['c2:create']);
+    assert.deepEqual(await sel('sha256:abc'), ['sha256:abc:tag']);
+  });
 });

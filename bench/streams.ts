@@ -1,7 +1,11 @@
 // Streams through the Engine API: reading back 200,000 log lines, exec create+start of `true`,
 // stats (stream=false and one-shot), and how soon /events reports a start; for svcd and, when
 // given, Docker Engine with the same busybox root filesystem.
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { busyboxRootfsTar } from '../daemon/engine/images/testing/busybox-image';
 import { engineRequest, type EngineResponse } from '../daemon/testing/engine-client';
 import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
@@ -16,6 +20,7 @@ const eventRuns = 10;
 interface Figures {
   logsMBps: number;
   execMs: number;
+  runcExecMs: number;
   statsMs: number;
   oneShotMs: number;
   eventMs: number;
@@ -80,6 +85,37 @@ async function execLatency(socket: string, id: string): Promise<number> {
   return median(times);
 }
 
+/** The runc state directory of a container: containerd's, Docker's, or the bench peer's layout. */
+function runcRootOf(socket: string, id: string): string | undefined {
+  const bases = [
+    '/run/containerd/runc',
+    '/run/docker/runtime-runc',
+    join(dirname(socket), 'exec/runtime-runc'),
+  ];
+  for (const base of bases.filter((b) => existsSync(b))) {
+    for (const ns of readdirSync(base)) {
+      if (existsSync(join(base, ns, id, 'state.json'))) return join(base, ns);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Median ms of a bare `runc exec` of `true` in the same container: the floor every engine on
+ * runc stands on (containerd, the shim and the engine come on top).
+ */
+async function runcExecLatency(socket: string, id: string): Promise<number> {
+  const root = runcRootOf(socket, id);
+  if (!root) return NaN;
+  const times: number[] = [];
+  for (let i = 0; i <= execRuns; i++) {
+    const t0 = process.hrtime.bigint();
+    await promisify(execFile)('runc', ['--root', root, 'exec', id, 'true']);
+    if (i > 0) times.push(ms(t0));
+  }
+  return median(times);
+}
+
 async function statsLatency(socket: string, id: string, query: string): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < statsRuns; i++) {
@@ -138,10 +174,11 @@ async function measure(socket: string): Promise<Figures> {
   const id = await container(socket, ['sleep', '600']);
   try {
     const execMs = await execLatency(socket, id);
+    const runcExecMs = await runcExecLatency(socket, id);
     const statsMs = await statsLatency(socket, id, 'stream=false');
     const oneShotMs = await statsLatency(socket, id, 'stream=false&one-shot=true');
     const { event: eventMs, start: startMs } = await eventLatency(socket);
-    return { logsMBps, execMs, statsMs, oneShotMs, eventMs, startMs };
+    return { logsMBps, execMs, runcExecMs, statsMs, oneShotMs, eventMs, startMs };
   } finally {
     await api(socket, 'DELETE', `/containers/${id}?force=1`).catch(() => undefined);
   }
@@ -167,6 +204,13 @@ async function run(options: BenchOptions): Promise<BenchRow[]> {
   return [
     row(`GET /logs of ${logLines} lines`, 'MB/s', 'logsMBps', true, '>= 3x dockerd'),
     row('exec create+start of true, median', 'ms', 'execMs', false, '<= 0.5x dockerd'),
+    row(
+      'bare runc exec of true in that container, median',
+      'ms',
+      'runcExecMs',
+      false,
+      'floor under the exec row',
+    ),
     row('stats stream=false, median', 'ms', 'statsMs', false, 'as dockerd or faster'),
     row('stats one-shot, median', 'ms', 'oneShotMs', false, '<= 0.1x dockerd'),
     row('start request to its start event, median', 'ms', 'eventMs', false, '<= the start itself'),

@@ -1,7 +1,7 @@
 // GET /images/{name}/get, /images/get and POST /images/load: docker-save archives (with the OCI
 // layout beside manifest.json) written from, and read into, containerd's content store.
 import path from 'node:path';
-import { InvalidParameterError, SvcError } from '../../api/errors';
+import { InvalidParameterError, SvcError, SystemError } from '../../api/errors';
 import type { Readable } from 'node:stream';
 import { loadArchive } from './archive/load-archive';
 import { saveImages, type SaveImage } from './archive/save-archive';
@@ -69,7 +69,10 @@ export async function load(
       signal: options.signal,
     }).catch((err: unknown) => {
       // The tar reader's plain errors mean a malformed upload: the client's fault, not ours.
+      // A failed system call (a full disk, a missing directory) is ours.
       if (err instanceof SvcError || options.signal?.aborted) throw err;
+      if (err instanceof Error && 'syscall' in err)
+        throw new SystemError(`load: ${err.message}`, { cause: err });
       throw new InvalidParameterError(`invalid archive: ${err instanceof Error ? err.message : String(err)}`);
     });
     for (const entry of loaded) {

@@ -25,6 +25,9 @@ export function digestHex(digest: Digest): string {
   return digest.slice(digest.indexOf(':') + 1);
 }
 
+/** The digest of an empty tar archive (two zero blocks): a layer that changes nothing. */
+export const EMPTY_TAR_DIGEST: Digest = sha256(Buffer.alloc(1024));
+
 export function sha256(data: string | Uint8Array): Digest {
   return `sha256:${createHash('sha256').update(data).digest('hex')}`;
 }

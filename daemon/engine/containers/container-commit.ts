@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ContainerConfig } from '../../api/container-types';
 import type { OciContainerConfig, OciImageConfig } from '../../api/image-types';
+import { EMPTY_TAR_DIGEST } from '../../lib/digest';
 import { MediaTypes } from '../../lib/media-types';
 import type { ImageService } from '../images/image-service';
 import { applyChanges } from '../images/image-changes';
@@ -59,6 +60,8 @@ export async function commitContainer(
       try {
         const upper = await leased.snapshots.mounts(container.id);
         const layer = await leased.diff.diff(lower, upper, { mediaType: MediaTypes.ociLayer });
+        // Nothing changed: as dockerd, no layer, only a history entry (the image ID matches Docker's).
+        const empty = layer.digest === EMPTY_TAR_DIGEST;
         const created = new Date().toISOString();
         const containerConfig = { ...r.Config, ...(opts.config ?? {}) };
         const config: OciImageConfig = {
@@ -68,7 +71,10 @@ export async function commitContainer(
           container: container.id,
           container_config: imageConfigOf(r.Config),
           config: applyChanges(imageConfigOf(containerConfig), opts.changes),
-          rootfs: { type: 'layers', diff_ids: [...parent.config.rootfs.diff_ids, layer.digest] },
+          rootfs: {
+            type: 'layers',
+            diff_ids: [...parent.config.rootfs.diff_ids, ...(empty ? [] : [layer.digest])],
+          },
           history: [
             ...(parent.config.history ?? []),
             {
@@ -76,11 +82,12 @@ export async function commitContainer(
               author: opts.author ?? '',
               created_by: [r.Path, ...r.Args].join(' '),
               comment: opts.comment ?? '',
+              ...(empty ? { empty_layer: true } : {}),
             },
           ],
         };
         const image = await createImage(images.store, leased, {
-          layers: [...parent.layers, layer],
+          layers: empty ? parent.layers : [...parent.layers, layer],
           config,
           name,
         });

@@ -236,6 +236,19 @@ describe('container filesystem endpoints', () => {
       0,
     );
     expectStatus(await svcd.request('POST', '/commit?container=nope'), 404);
+
+    // A container that changed nothing adds no layer, only history, as dockerd.
+    const untouched = await create(svcd, {});
+    expectStatus(await svcd.request('POST', `/commit?container=${untouched}&repo=same`), 201);
+    type Layers = { RootFS: { Layers: string[] } };
+    const base = expectStatus(await svcd.request('GET', '/images/busybox/json'), 200).json<Layers>();
+    const copy = expectStatus(await svcd.request('GET', '/images/same/json'), 200).json<Layers>();
+    assert.deepEqual(copy.RootFS.Layers, base.RootFS.Layers);
+    type History = Array<{ Size: number }>;
+    const before = expectStatus(await svcd.request('GET', '/images/busybox/history'), 200).json<History>();
+    const after = expectStatus(await svcd.request('GET', '/images/same/history'), 200).json<History>();
+    assert.equal(after.length, before.length + 1);
+    assert.equal(after[0].Size, 0);
   });
 
   test('resize needs a tty container that runs', async () => {

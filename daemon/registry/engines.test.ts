@@ -2,15 +2,15 @@
 // push an image into it and pull it back, each with its own isolated storage.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { http } from './testing/http-client';
 import { writeBusyboxLayout, type OciImage } from './testing/oci-layout';
 import { startRegistry, type RegistryProcess } from './testing/registry-process';
 import { cleanupUnder } from '../testing/svcd-harness';
+import { destroyDockerd, dockerdMissing, startDockerd, type DockerdPeer } from '../testing/dockerd-peer';
 
 const has = (cmd: string, arg = '--version') => spawnSync(cmd, [arg]).status === 0;
 
@@ -77,44 +77,16 @@ describe('podman', { skip: !has('podman') && 'podman is not installed' }, () => 
   });
 });
 
-describe('Docker Engine 20.10', { skip: !has('dockerd') && 'docker.io is not installed' }, () => {
-  let dockerd: ChildProcess;
-  let sock: string;
-  const docker = (...args: string[]) => run('docker', args, { DOCKER_HOST: `unix://${sock}` });
+describe('Docker Engine 20.10', { skip: dockerdMissing() ?? false }, () => {
+  let dockerd: DockerdPeer | undefined;
+  const docker = (...args: string[]) => run('docker', args, { DOCKER_HOST: `unix://${dockerd!.socket}` });
 
+  // A private dockerd on its own containerd; loopback registries are insecure to it by default.
   before(async () => {
-    const dir = join(scratch, 'docker');
-    sock = join(dir, 'docker.sock');
-    // No bridge and no iptables rules: nothing here needs a network, and the host is untouched.
-    dockerd = spawn(
-      'dockerd',
-      [
-        '--data-root',
-        join(dir, 'data'),
-        '--exec-root',
-        join(dir, 'exec'),
-        '--pidfile',
-        join(dir, 'dockerd.pid'),
-        '-H',
-        `unix://${sock}`,
-        '--bridge=none',
-        '--iptables=false',
-        '--ip-masq=false',
-        '--containerd-namespace',
-        'svc-registry-test',
-        '--insecure-registry',
-        '127.0.0.0/8',
-      ],
-      { stdio: 'ignore' },
-    );
-    for (let i = 0; i < 300 && docker('version').status !== 0; i++) await sleep(100);
+    dockerd = await startDockerd();
   });
 
-  after(async () => {
-    const exited = new Promise((r) => dockerd.once('exit', r));
-    dockerd.kill('SIGTERM');
-    await Promise.race([exited, sleep(20000)]);
-  });
+  after(() => destroyDockerd(dockerd));
 
   test('docker push into svc-registry, then docker pull it back', async () => {
     assert.equal(docker('load', '-i', archive).status, 0);

@@ -1,5 +1,6 @@
 // Wire shapes of the system endpoints (GET /version, /info, /system/df), as Docker 1.41 has them.
 import type { ImageSummary } from './image-types';
+import type { Volume } from './volume-types';
 
 export interface ComponentVersion {
   Name: string;
@@ -100,6 +101,6 @@ export interface SystemDfResponse {
   LayersSize: number;
   Images: ImageSummary[];
   Containers: unknown[];
-  Volumes: unknown[];
+  Volumes: Volume[];
   BuildCache: unknown[];
 }

@@ -157,7 +157,7 @@ describe('container create', () => {
       Cmd: [
         'sh',
         '-c',
-        'cat /in/in.txt > /out/copy.txt && ! touch /ro/x 2>/dev/null && mount | grep -q "/scratch type tmpfs" && touch /anon/a /named/n',
+        'cat /in/in.txt > /out/copy.txt && ! touch /ro/x 2>/dev/null && mount | grep -q "/scratch type tmpfs" && echo hello > /anon/a && touch /named/n',
       ],
       Volumes: { '/anon': {} },
       HostConfig: {
@@ -177,6 +177,15 @@ describe('container create', () => {
     assert.equal(byDest['/named'].Name, 'myvol');
     assert.equal(byDest['/anon'].Type, 'volume');
     assert.ok(existsSync(join(byDest['/anon'].Source, 'a')));
+
+    // /system/df counts both volumes, their data and who mounts them.
+    type DfVolume = { Name: string; Driver: string; UsageData: { Size: number; RefCount: number } };
+    const df = expectStatus(await svcd.request('GET', '/system/df'), 200).json<{ Volumes: DfVolume[] }>();
+    const named = df.Volumes.find((v) => v.Name === 'myvol');
+    const anon = df.Volumes.find((v) => v.Name === byDest['/anon'].Name);
+    assert.deepEqual(named?.UsageData, { Size: 0, RefCount: 1 });
+    assert.equal(anon?.Driver, 'local');
+    assert.deepEqual(anon?.UsageData, { Size: 6, RefCount: 1 });
   });
 
   test('a failure halfway leaves nothing behind', async () => {

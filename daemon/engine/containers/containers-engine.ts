@@ -1,6 +1,7 @@
 // Assembles the containers engine for svcd: the service over containerd, tied to the image
 // store (image resolution and commit one way, "which containers use this image" the other).
 import type { ContainerSummary } from '../../api/container-summary-types';
+import type { Volume } from '../../api/volume-types';
 import type { Logger } from '../../lib/logger';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import { readHostFacts } from '../../runtime/oci-spec/host-facts';
@@ -45,6 +46,23 @@ export async function startContainersEngine(deps: ContainersEngineDeps): Promise
 }
 
 /** GET /system/df's containers: every container with its sizes. */
+/** The local volumes with their size and how many containers mount them (/system/df). */
+export async function volumesForDiskUsage(service: ContainersService): Promise<Volume[]> {
+  const mounted = service.ctx.registry
+    .all()
+    .flatMap((c) => c.record.Mounts.filter((m) => m.Type === 'volume').map((m) => m.Name));
+  return (await service.ctx.volumes.list()).map((v) => ({
+    Name: v.Name,
+    Driver: 'local',
+    Mountpoint: v.Mountpoint,
+    CreatedAt: v.CreatedAt,
+    Labels: {},
+    Scope: 'local',
+    Options: {},
+    UsageData: { Size: v.Size, RefCount: mounted.filter((name) => name === v.Name).length },
+  }));
+}
+
 export function containersForDiskUsage(service: ContainersService): Promise<ContainerSummary[]> {
   return service.list({ all: true, size: true, filters: new Map() });
 }

@@ -2,8 +2,8 @@
 // anonymous volumes and named volumes in Binds. The volumes API is another issue's.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { validateVolumeName } from '../../runtime/oci-spec/mount-paths';
 import type { VolumeRequest } from '../../runtime/oci-spec/mount-types';
@@ -14,6 +14,24 @@ const run = promisify(execFile);
 
 async function isEmptyDir(path: string): Promise<boolean> {
   return (await readdir(path)).length === 0;
+}
+
+/** Bytes of the files under `dir`, symbolic links not followed (as `du` counts apparent sizes). */
+async function directorySize(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += await directorySize(path);
+    else total += (await lstat(path).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+export interface LocalVolume {
+  Name: string;
+  Mountpoint: string;
+  CreatedAt: string;
+  Size: number;
 }
 
 export interface VolumeResolution {
@@ -47,6 +65,20 @@ export class LocalVolumes {
       if (isDir) await run('cp', ['-a', `${from}/.`, source]);
     }
     return { Name: name, Source: source, created };
+  }
+
+  /** Every volume on disk with the size of its data. */
+  async list(): Promise<LocalVolume[]> {
+    const names = await readdir(this.paths.volumesDir).catch(() => [] as string[]);
+    const volumes: LocalVolume[] = [];
+    for (const name of names.sort()) {
+      const data = this.paths.volumeData(name);
+      const info = await stat(data).catch(() => undefined);
+      if (!info?.isDirectory()) continue;
+      const CreatedAt = new Date(info.birthtimeMs || info.ctimeMs).toISOString().replace(/\.\d+Z$/, 'Z');
+      volumes.push({ Name: name, Mountpoint: data, CreatedAt, Size: await directorySize(data) });
+    }
+    return volumes;
   }
 
   async remove(name: string): Promise<void> {

@@ -4,6 +4,7 @@ import { readdirSync } from 'node:fs';
 import { MAX_API_VERSION, MIN_API_VERSION } from '../../api/versions';
 import type { ImageSummary } from '../../api/image-types';
 import type { InfoResponse, SystemDfResponse, VersionResponse } from '../../api/system-types';
+import type { Volume } from '../../api/volume-types';
 import type { ProductInfo } from '../../lib/product';
 import type { CgroupSupport } from '../../runtime/oci-spec/host-facts';
 import { goArch, type OsFacts } from './os-facts';
@@ -26,7 +27,7 @@ export interface SystemInventory {
   containerCounts(): Promise<ContainerCounts>;
   imagesForDiskUsage(): Promise<{ layersSize: number; images: ImageSummary[] }>;
   containersForDiskUsage(): Promise<unknown[]>;
-  volumesForDiskUsage(): Promise<unknown[]>;
+  volumesForDiskUsage(): Promise<Volume[]>;
 }
 
 export interface SystemServiceDeps {

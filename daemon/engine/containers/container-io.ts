@@ -73,7 +73,8 @@ export class ContainerIO extends EventEmitter {
     return ContainerIO.open(ContainerIO.pathsOf(opts));
   }
 
-  private static pathsOf(opts: ContainerIOOptions): TaskIO {
+  /** Where the FIFOs of these options are, without making or opening them. */
+  static pathsOf(opts: ContainerIOOptions): TaskIO {
     return {
       stdin: opts.openStdin ? join(opts.dir, 'stdin') : undefined,
       stdout: join(opts.dir, 'stdout'),

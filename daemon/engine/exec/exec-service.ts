@@ -111,6 +111,7 @@ export class ExecService {
     );
     this.execs.set(id, exec);
     this.forgetRemoved();
+    exec.registerEarly();
     exec.announceCreate();
     return { Id: id };
   }

@@ -82,6 +82,25 @@ describe('exec', () => {
     expectStatus(await svcd.request('POST', '/containers/nope/exec', { body: { Cmd: ['true'] } }), 404);
   });
 
+  test('exec created before a restart of its container runs in the new run', async () => {
+    const { svcd } = engine();
+    const id = await run(svcd, { Cmd: ['sleep', '60'] });
+    const body = { Cmd: ['sh', '-c', 'echo in $(cat /proc/1/cmdline | tr "\\0" " ")'], AttachStdout: true };
+    const exec = expectStatus(await svcd.request('POST', `/containers/${id}/exec`, { body }), 201).json<{
+      Id: string;
+    }>().Id;
+    const firstPid = (await inspect(svcd, id)).State.Pid;
+    expectStatus(await svcd.request('POST', `/containers/${id}/restart?t=0`), 204);
+    assert.notEqual((await inspect(svcd, id)).State.Pid, firstPid);
+    const s = await openStream(svcd, 'POST', `/exec/${exec}/start`, true, { Detach: false, Tty: false });
+    await s.ended;
+    assert.equal(s.stdout, 'in sleep 60\n');
+    assert.equal(
+      expectStatus(await svcd.request('GET', `/exec/${exec}/json`), 200).json<ExecInspect>().ExitCode,
+      0,
+    );
+  });
+
   test('exec: stopped container 409, detached start, stdin, tty resize changes stty size', async () => {
     const { svcd } = engine();
     const stopped = await create(svcd, { Cmd: ['true'] });

@@ -13,7 +13,7 @@ import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
 const repo = 'svc-bench-streams/busybox';
 const logLines = 200_000;
-const execRuns = 20;
+const execRuns = 40;
 const statsRuns = 5;
 const eventRuns = 10;
 

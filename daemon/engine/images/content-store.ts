@@ -25,19 +25,13 @@ export class ContentStore implements BlobSink, BlobSource {
   }
 
   async write(desc: Descriptor, stream: Readable, signal?: AbortSignal): Promise<void> {
-    const onAbort = () => stream.destroy(signal?.reason as Error);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      signal?.throwIfAborted();
-      // A ref of its own per write: two pulls of one blob both download it, and the second
-      // commit finds it there (containerd answers AlreadyExists), instead of failing on a lock.
-      await this.client.content.write(`svc-${desc.digest}-${randomBytes(4).toString('hex')}`, stream, {
-        expected: desc.digest,
-        size: desc.size,
-      });
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
+    // A ref of its own per write: two pulls of one blob both download it, and the second
+    // commit finds it there (containerd answers AlreadyExists), instead of failing on a lock.
+    await this.client.content.write(`svc-${desc.digest}-${randomBytes(4).toString('hex')}`, stream, {
+      expected: desc.digest,
+      size: desc.size,
+      signal,
+    });
   }
 
   async open(desc: Descriptor): Promise<Readable> {

@@ -30,6 +30,8 @@ export interface WriteOptions {
   /** The exact size in bytes, also verified at commit. */
   size: number;
   labels?: Labels;
+  /** Cancels the write; the ingest is aborted and the signal's reason thrown. */
+  signal?: AbortSignal;
 }
 
 export interface WriteResult {
@@ -164,11 +166,23 @@ export class ContentService {
     opts: WriteOptions,
   ): Promise<WriteResult> {
     if (!ref) throw new InvalidParameterError('content write needs a ref');
+    const { signal } = opts;
+    signal?.throwIfAborted();
     const call = this.rpc.duplex<WriteRequest, WriteResponse>(service, 'Write', encodeWrite);
     const session = new WriteSession(call);
+    // Ends a write in progress; the source is destroyed without an error, which a source nobody
+    // listens to for errors (a Readable.from of a buffer) would throw as uncaught.
+    const stop = () => {
+      session.fail(signal?.reason);
+      if (source instanceof Readable) source.destroy();
+    };
     try {
       await session.send({ action: 'STAT', ref, total: opts.size, expected: opts.expected });
       await session.response();
+      // Cancellation waits for STAT's answer: only then has containerd opened the ingest, so an
+      // Abort sent earlier could come first and leave the ingest opened after it behind.
+      signal?.throwIfAborted();
+      signal?.addEventListener('abort', stop, { once: true });
       let offset = 0;
       for await (const { data, size } of messages(Buffer.isBuffer(source) ? [source] : source)) {
         await session.send({ action: 'WRITE', ref, offset, data }, size);
@@ -191,7 +205,9 @@ export class ContentService {
         return { digest: opts.expected, size: opts.size, existed: true };
       }
       await this.abort(ref).catch(() => undefined);
-      throw err;
+      throw signal?.aborted ? signal.reason : err;
+    } finally {
+      signal?.removeEventListener('abort', stop);
     }
   }
 }
@@ -263,6 +279,11 @@ class WriteSession {
     call.on('data', (res: WriteResponse) => this.push(() => this.pending.push(res)));
     call.on('error', (err) => this.push(() => (this.failure ??= fromGrpcError(err, 'Content.Write'))));
     call.on('end', () => this.push(() => (this.ended = true)));
+  }
+
+  /** Ends the session from our side: what waits on it throws `reason`. */
+  fail(reason: unknown): void {
+    this.push(() => (this.failure ??= reason));
   }
 
   private push(update: () => void): void {

@@ -7,11 +7,15 @@ import { NotFoundError } from '../../api/errors';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { Labels } from '../../runtime/containerd/types';
 import type { BlobSink, BlobSource, Descriptor } from './distribution/types';
+import { DigestMismatchError } from './distribution/verifying-stream';
 
 /** containerd's label naming the repositories of a registry a blob is known to live in. */
 export const distributionSourceLabel = (host: string) => `containerd.io/distribution.source.${host}`;
 
 export class ContentStore implements BlobSink, BlobSource {
+  /** containerd checks a write's digest and size as it commits it, and keeps nothing on a mismatch. */
+  readonly verifiesDigest = true;
+
   constructor(private readonly client: ContainerdClient) {}
 
   async has(digest: string): Promise<boolean> {
@@ -25,13 +29,17 @@ export class ContentStore implements BlobSink, BlobSource {
   }
 
   async write(desc: Descriptor, stream: Readable, signal?: AbortSignal): Promise<void> {
-    // A ref of its own per write: two pulls of one blob both download it, and the second
-    // commit finds it there (containerd answers AlreadyExists), instead of failing on a lock.
-    await this.client.content.write(`svc-${desc.digest}-${randomBytes(4).toString('hex')}`, stream, {
-      expected: desc.digest,
-      size: desc.size,
-      signal,
-    });
+    try {
+      // A ref of its own per write: two pulls of one blob both download it, and the second
+      // commit finds it there (containerd answers AlreadyExists), instead of failing on a lock.
+      await this.client.content.write(`svc-${desc.digest}-${randomBytes(4).toString('hex')}`, stream, {
+        expected: desc.digest,
+        size: desc.size,
+        signal,
+      });
+    } catch (err) {
+      throw digestMismatch(err) ?? err;
+    }
   }
 
   async open(desc: Descriptor): Promise<Readable> {
@@ -75,4 +83,12 @@ export class ContentStore implements BlobSink, BlobSource {
     const value = (await this.labels(digest).catch(() => ({}) as Labels))[distributionSourceLabel(host)];
     return value ? value.split(',') : [];
   }
+}
+
+/** containerd's refusal to commit content whose digest is not the expected one, in our words. */
+function digestMismatch(err: unknown): DigestMismatchError | undefined {
+  const found = /unexpected commit digest (\w+:[0-9a-f]+), expected (\w+:[0-9a-f]+)/.exec(
+    err instanceof Error ? err.message : '',
+  );
+  return found ? new DigestMismatchError(found[2], found[1]) : undefined;
 }

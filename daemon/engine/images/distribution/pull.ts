@@ -25,6 +25,11 @@ export interface PullOptions {
   /** `os/arch[/variant]`; linux/amd64 when absent. */
   platform?: string;
   sink: BlobSink;
+  /**
+   * The sink checks each blob's digest as it commits it and keeps nothing on a mismatch (as
+   * containerd's content store does): layers then stream through without a second hash here.
+   */
+  sinkVerifiesDigest?: boolean;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
   /** Parallel layer downloads (Docker's max-concurrent-downloads default: 3). */
@@ -231,7 +236,12 @@ async function fetchLayers(
     await withRetries(
       signal,
       (seconds) => onProgress?.({ id, status: `Retrying in ${seconds} second${seconds === 1 ? '' : 's'}` }),
-      () => client.fetchBlob(reference.path, layer, target, { signal, onBytes }),
+      () =>
+        client.fetchBlob(reference.path, layer, target, {
+          signal,
+          onBytes,
+          checkDigest: !options.sinkVerifiesDigest,
+        }),
     );
     onProgress?.({ id, status: 'Verifying Checksum' });
     onProgress?.({ id, status: 'Download complete' });

@@ -28,6 +28,13 @@ export interface UploadOptions {
   signal?: AbortSignal;
 }
 
+export interface BlobReadOptions {
+  signal?: AbortSignal;
+  onBytes?: (n: number) => void;
+  /** False to count the bytes without hashing them; true when absent. */
+  checkDigest?: boolean;
+}
+
 const pullScope = (repo: string) => `repository:${repo}:pull`;
 const pushScope = (repo: string) => `repository:${repo}:pull,push`;
 
@@ -103,12 +110,11 @@ export class RegistryClient {
     return tags;
   }
 
-  /** The blob's bytes as a stream that errors instead of ending if they do not match `desc`. */
-  async openBlob(
-    repo: string,
-    desc: Descriptor,
-    options: { signal?: AbortSignal; onBytes?: (n: number) => void } = {},
-  ): Promise<Readable> {
+  /**
+   * The blob's bytes as a stream that errors instead of ending if they do not match `desc`: its
+   * size always, its digest unless `checkDigest` is false (for a reader that checks it itself).
+   */
+  async openBlob(repo: string, desc: Descriptor, options: BlobReadOptions = {}): Promise<Readable> {
     const res = await this.transport.fetch(`/v2/${repo}/blobs/${desc.digest}`, {
       scopes: [pullScope(repo)],
       signal: options.signal,
@@ -118,18 +124,22 @@ export class RegistryClient {
     const verifier = new VerifyingStream(
       { digest: desc.digest, size: desc.size >= 0 ? desc.size : undefined },
       options.onBytes,
+      options.checkDigest,
     );
     body.on('error', (err) => verifier.destroy(err));
     verifier.on('close', () => body.destroy());
     return body.pipe(verifier);
   }
 
-  /** Fetches a blob into the sink: the sink sees a stream that fails on any mismatch. */
+  /**
+   * Fetches a blob into the sink: the sink sees a stream that fails on any mismatch (or, without
+   * `checkDigest`, on a wrong size only, the sink then checking the digest as it commits).
+   */
   async fetchBlob(
     repo: string,
     desc: Descriptor,
     sink: BlobSink,
-    options: { signal?: AbortSignal; onBytes?: (n: number) => void } = {},
+    options: BlobReadOptions = {},
   ): Promise<void> {
     const stream = await this.openBlob(repo, desc, options);
     const ended = finished(stream);

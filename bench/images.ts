@@ -19,7 +19,7 @@ import type { BenchOptions, BenchRow, BenchSuite } from './types';
 const MiB = 1 << 20;
 const layerCount = 5;
 const layerSize = 40 * MiB;
-const runs = 2;
+const runs = 3;
 
 type Call = (method: string, path: string, headers?: Record<string, string>) => Promise<string>;
 
@@ -66,29 +66,41 @@ async function seedImage(source: Distribution, workDir: string): Promise<number>
   return image.layers.reduce((sum, l) => sum + l.size, 0);
 }
 
-/** Best pull and push times over `runs`; every pull starts with no layer present. */
-async function measure(call: Call, source: Distribution): Promise<{ pull: number; push: number }> {
+/** One pull and one push of the seeded image; the pull starts with no layer present. */
+async function pullAndPush(call: Call, source: Distribution): Promise<{ pull: number; push: number }> {
   const src = `${source.host}/bench/src`;
-  let pull = Infinity;
-  let push = Infinity;
-  for (let run = 0; run < runs; run++) {
-    pull = Math.min(pull, await seconds(() => call('POST', `/images/create?fromImage=${src}&tag=1`)));
-    // A fresh registry for each push: every layer is uploaded, none skipped or mounted from an
-    // earlier run (Docker Engine remembers where it pushed a layer before).
-    const target = await startDistribution();
-    try {
-      const dst = `${target.host}/bench/dst`;
-      await call('POST', `/images/${src}:1/tag?repo=${dst}&tag=1`);
-      // Anonymous credentials, as the docker CLI sends them: Docker Engine refuses a push without.
-      const auth = { 'X-Registry-Auth': Buffer.from('{}').toString('base64') };
-      push = Math.min(push, await seconds(() => call('POST', `/images/${dst}/push?tag=1`, auth)));
-      await call('DELETE', `/images/${dst}:1`);
-    } finally {
-      await target.stop();
-    }
-    await call('DELETE', `/images/${src}:1?force=1`);
+  const pull = await seconds(() => call('POST', `/images/create?fromImage=${src}&tag=1`));
+  // A fresh registry for each push: every layer is uploaded, none skipped or mounted from an
+  // earlier run (Docker Engine remembers where it pushed a layer before).
+  const target = await startDistribution();
+  let push: number;
+  try {
+    const dst = `${target.host}/bench/dst`;
+    await call('POST', `/images/${src}:1/tag?repo=${dst}&tag=1`);
+    // Anonymous credentials, as the docker CLI sends them: Docker Engine refuses a push without.
+    const auth = { 'X-Registry-Auth': Buffer.from('{}').toString('base64') };
+    push = await seconds(() => call('POST', `/images/${dst}/push?tag=1`, auth));
+    await call('DELETE', `/images/${dst}:1`);
+  } finally {
+    await target.stop();
   }
+  await call('DELETE', `/images/${src}:1?force=1`);
   return { pull, push };
+}
+
+/**
+ * Best pull and push times of each engine over `runs`. The engines take turns, run by run, so
+ * that both see the same load from whatever else the machine is doing.
+ */
+async function measure(calls: Call[], source: Distribution): Promise<{ pull: number; push: number }[]> {
+  const best = calls.map(() => ({ pull: Infinity, push: Infinity }));
+  for (let run = 0; run < runs; run++) {
+    for (const [i, call] of calls.entries()) {
+      const { pull, push } = await pullAndPush(call, source);
+      best[i] = { pull: Math.min(best[i].pull, pull), push: Math.min(best[i].push, push) };
+    }
+  }
+  return best;
 }
 
 async function peakRssMiB(pid: number): Promise<number> {
@@ -105,11 +117,10 @@ export const imagesSuite: BenchSuite = {
     try {
       const bytes = await seedImage(source, options.workDir);
       const mb = bytes / 1e6;
-      const ours = await measure(engine(svcd.socket), source);
+      const docker = options.dockerHost && engine(options.dockerHost.replace(/^unix:\/\//, ''));
+      const times = await measure(docker ? [engine(svcd.socket), docker] : [engine(svcd.socket)], source);
+      const [ours, theirs] = [times[0], docker ? times[1] : undefined];
       const rss = await peakRssMiB(svcd.pid!);
-      const theirs = options.dockerHost
-        ? await measure(engine(options.dockerHost.replace(/^unix:\/\//, '')), source)
-        : undefined;
       const label = `${Math.round(bytes / MiB)} MiB gzip in ${layerCount} layers`;
       return [
         {

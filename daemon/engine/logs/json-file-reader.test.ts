@@ -105,6 +105,33 @@ describe('json-file reader', () => {
     );
   });
 
+  test('text that looks like the entry fields, quotes, backslashes and unicode read back whole', async () => {
+    const path = logPath();
+    const writer = await JsonFileWriter.open(path, { maxFile: 1 });
+    const texts = [
+      'x","stream":"stderr","time":"2001-01-01T00:00:00Z"}',
+      'quote " backslash \\ tab \t end\\',
+      'ünïcødé ✓ \u0001',
+      '',
+    ];
+    for (const [i, text] of texts.entries()) {
+      await writer.log({
+        source: 'stderr',
+        line: Buffer.from(text),
+        partial: false,
+        time: base + BigInt(i),
+      });
+    }
+    await writer.close();
+    const got = await readAll(path);
+    assert.deepEqual(
+      got.map((m) => m.line),
+      texts.map((t) => `${t}\n`),
+    );
+    assert.ok(got.every((m) => m.source === 'stderr'));
+    assert.equal(got[1].time, '2023-11-14T22:13:20.000000001Z');
+  });
+
   test('a missing log reads as empty; garbage and an unterminated last entry are skipped', async () => {
     assert.deepEqual(await readAll(join(dir, 'nope.log')), []);
     const path = logPath();

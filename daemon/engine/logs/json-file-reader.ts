@@ -133,6 +133,23 @@ async function readFully(file: FileHandle, buf: Buffer, len: number, position: n
   }
 }
 
+/**
+ * An entry of exactly the shape svcd and Docker write, `{"log":"…","stream":"stdout|stderr",
+ * "time":"…"}`, read without a general JSON parse (most of the cost of reading logs). Inside an
+ * encoded string every quote is escaped, so the first `","stream":"` ends the log text.
+ */
+function fastEntry(entry: string): LogMessage | undefined {
+  if (!entry.startsWith('{"log":"') || !entry.endsWith('"}')) return undefined;
+  const logEnd = entry.indexOf('","stream":"std', 8);
+  if (logEnd < 0) return undefined;
+  const kind = entry.slice(logEnd + 15, logEnd + 28);
+  const source = kind === 'out","time":"' ? 'stdout' : kind === 'err","time":"' ? 'stderr' : undefined;
+  if (!source) return undefined;
+  const text = entry.slice(8, logEnd);
+  const line = text.includes('\\') ? (JSON.parse(`"${text}"`) as string) : text;
+  return { source, line, time: fixedTimestamp(entry.slice(logEnd + 28, -2)) };
+}
+
 function toMessage(raw: RawEntry): LogMessage | undefined {
   if (typeof raw.log !== 'string' || typeof raw.time !== 'string') return undefined;
   const source: LogSource = raw.stream === 'stderr' ? 'stderr' : 'stdout';
@@ -242,7 +259,8 @@ export async function* readJsonFileLogBatches(
         splitter.push(buf.subarray(0, bytesRead), (b, s, e) => {
           let msg: LogMessage | undefined;
           try {
-            msg = toMessage(JSON.parse(b.toString('utf8', s, e)) as RawEntry);
+            const entry = b.toString('utf8', s, e);
+            msg = fastEntry(entry) ?? toMessage(JSON.parse(entry) as RawEntry);
           } catch {
             msg = undefined;
           }

@@ -106,6 +106,19 @@ describe('attach WebSocket', () => {
     assert.equal(stream.destroyed, true);
   });
 
+  test('output written while the connection closes is dropped, not an error', async () => {
+    const ws = new WebSocket(`${url}/x?binary=1`);
+    await once(ws, 'open');
+    const stream = streams[streams.length - 1];
+    const errors: unknown[] = [];
+    stream.on('error', (err) => errors.push(err));
+    stream.ws.close(1000);
+    const written = await new Promise<unknown>((resolve) => stream.write('late output', resolve));
+    await once(ws, 'close');
+    assert.equal(written ?? null, null);
+    assert.deepEqual(errors, []);
+  });
+
   test('a request that is not a handshake is refused with 400', async () => {
     const { request } = await import('node:http');
     const req = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x`, {

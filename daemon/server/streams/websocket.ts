@@ -85,9 +85,15 @@ export class WebSocketStream extends Duplex {
     this.ws.resume();
   }
 
+  /**
+   * Output for a peer that is going or gone is dropped: its going is reported by 'close', and an
+   * error here would reach whoever writes late (a multiplexer flushing), where nobody listens.
+   */
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return cb(new Error('WebSocket closed'));
-    this.ws.send(chunk, { binary: this.options.binary }, (err) => cb(err ?? null));
+    if (this.ws.readyState !== WebSocket.OPEN) return cb();
+    this.ws.send(chunk, { binary: this.options.binary }, (err) =>
+      cb(this.ws.readyState === WebSocket.OPEN ? (err ?? null) : null),
+    );
   }
 
   override _final(cb: (err?: Error | null) => void): void {

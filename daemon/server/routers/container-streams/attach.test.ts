@@ -99,6 +99,7 @@ describe('attach', () => {
           resolve({ text: data.toString(), binary: isBinary }),
         );
         ws.once('error', reject);
+        ws.once('close', (code: number) => reject(new Error(`closed (${code}) before any output`)));
       });
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
       ws.send(`via ws ${version}\n`);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { engineRequest, type EngineResponse, type RequestOptions } from './engine-client';
-import { cleanupUnder } from './svcd-harness';
+import { destroyEngine } from './svcd-harness';
 
 /** Why a Docker Engine test cannot run here, or undefined when it can. */
 export function dockerdMissing(): string | undefined {
@@ -110,20 +110,7 @@ export async function startDockerd(): Promise<DockerdPeer> {
   }
 }
 
-/**
- * Removes the peer's containers, stops dockerd and containerd, then kills the shims and
- * unmounts what is left under its directory and removes it.
- */
-export async function destroyDockerd(peer: DockerdPeer | undefined): Promise<void> {
-  if (!peer) return;
-  try {
-    const list = await peer.request('GET', '/containers/json?all=1');
-    if (list.status === 200) {
-      for (const c of list.json<Array<{ Id: string }>>()) {
-        await peer.request('DELETE', `/containers/${c.Id}?force=1&v=1`);
-      }
-    }
-  } catch {}
-  await peer.stop();
-  await cleanupUnder(peer.dir);
+/** Removes the peer's containers, stops dockerd then containerd, and clears its directory. */
+export function destroyDockerd(peer: DockerdPeer | undefined): Promise<void> {
+  return destroyEngine(peer);
 }

@@ -119,22 +119,33 @@ export async function startSvcd(opts: SvcdHarnessOptions = {}): Promise<SvcdInst
   return instance;
 }
 
+/** An engine a test started under its own directory: svcd, or a peer dockerd. */
+export interface EngineUnderTest {
+  readonly dir: string;
+  request(method: string, path: string): Promise<EngineResponse>;
+  stop(): Promise<unknown>;
+}
+
 /**
- * Removes a suite's containers through the API, stops svcd, then clears what a crashed run may
+ * Removes the engine's containers through the API, stops it, then clears what a crashed run may
  * have left under its directory (shims, mounts) and removes the directory.
  */
-export async function destroySvcd(instance: SvcdInstance | undefined): Promise<void> {
-  if (!instance) return;
+export async function destroyEngine(engine: EngineUnderTest | undefined): Promise<void> {
+  if (!engine) return;
   try {
-    const list = await instance.request('GET', '/containers/json?all=1');
+    const list = await engine.request('GET', '/containers/json?all=1');
     if (list.status === 200) {
       for (const c of list.json<Array<{ Id: string }>>()) {
-        await instance.request('DELETE', `/containers/${c.Id}?force=1&v=1`);
+        await engine.request('DELETE', `/containers/${c.Id}?force=1&v=1`);
       }
     }
   } catch {}
-  await instance.stop();
-  await cleanupUnder(instance.dir);
+  await engine.stop();
+  await cleanupUnder(engine.dir);
+}
+
+export function destroySvcd(instance: SvcdInstance | undefined): Promise<void> {
+  return destroyEngine(instance);
 }
 
 /** Kills what a data root under `dir` left running, unmounts what is mounted there, removes it. */

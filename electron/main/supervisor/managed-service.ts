@@ -30,6 +30,8 @@ export class ManagedService extends EventEmitter<{ state: [ServiceState] }> {
   private child?: ChildProcess;
   private log?: WriteStream;
   private stopping = false;
+  /** The stop under way: a second stop waits for it instead of signalling again. */
+  private terminating?: { child: ChildProcess; done: Promise<void> };
   private fastFailures = 0;
   private restartTimer?: NodeJS.Timeout;
   private adoptedTimer?: NodeJS.Timeout;
@@ -81,15 +83,21 @@ export class ManagedService extends EventEmitter<{ state: [ServiceState] }> {
     clearTimeout(this.adoptedTimer);
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), this.policy.stopTimeoutMs);
-      await exited;
-      clearTimeout(killer);
+      // One SIGTERM only: svcd takes a second signal as "give up the orderly shutdown".
+      if (this.terminating?.child !== child) this.terminating = { child, done: this.terminate(child) };
+      await this.terminating.done;
     }
     this.closeLog();
     // An adopted server is not ours to stop: it keeps running after we leave.
     this.set('down', { reason: 'stopped', pid: undefined, adopted: false });
+  }
+
+  private async terminate(child: ChildProcess): Promise<void> {
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), this.policy.stopTimeoutMs);
+    await exited;
+    clearTimeout(killer);
   }
 
   private async launch(status: ServiceStatus): Promise<void> {
@@ -107,10 +115,13 @@ export class ManagedService extends EventEmitter<{ state: [ServiceState] }> {
     this.lastStderr = '';
     this.wasUp = false;
     const startedAt = Date.now();
+    // detached: its own process group, so a terminal's Ctrl-C reaches the app alone, which
+    // then stops its servers in order (svcd would take a second signal as "exit now").
     const child = spawn(this.spec.command, this.spec.args, {
       cwd: this.spec.cwd,
       env: this.spec.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     this.child = child;
     child.stdout?.pipe(this.log, { end: false });

@@ -15,6 +15,7 @@ const http = require('node:http');
 const [socket, mode] = process.argv.slice(2);
 if (mode === 'fail') { console.error('boom: cannot open data root'); process.exit(3); }
 if (mode === 'ignore-term') process.on('SIGTERM', () => console.log('ignoring SIGTERM'));
+else if (mode === 'slow-term') process.on('SIGTERM', () => { console.log('term'); setTimeout(() => process.exit(0), 300); });
 else process.on('SIGTERM', () => { console.log('bye'); process.exit(0); });
 try { require('node:fs').unlinkSync(socket); } catch {}
 http.createServer((req, res) => res.end('OK')).listen(socket, () => console.log('ready on ' + socket));
@@ -123,6 +124,17 @@ describe('Supervisor', () => {
     const s = sup.state('d')!;
     assert.equal(s.status, 'failed');
     assert.match(s.reason!, /svcd\.js not found/);
+  });
+
+  test('a stop asked twice signals once; servers are not in the process group of the app', async () => {
+    const sup = new Supervisor([spec('h', 'slow-term')], { ...fastPolicy, stopTimeoutMs: 5_000 });
+    await sup.start();
+    const s = sup.state('h')!;
+    const group = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[2];
+    assert.notEqual(group(s.pid!), group(process.pid));
+    await Promise.all([sup.stop(), sup.stop()]);
+    assert.equal(alive(s.pid!), false);
+    assert.equal(readFileSync(s.logFile, 'utf8').match(/^term$/gm)?.length, 1);
   });
 
   test('stops cleanly with SIGTERM, and SIGKILL when SIGTERM is ignored', async () => {

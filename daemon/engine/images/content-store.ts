@@ -13,7 +13,7 @@ import { DigestMismatchError } from './distribution/verifying-stream';
 export const distributionSourceLabel = (host: string) => `containerd.io/distribution.source.${host}`;
 
 export class ContentStore implements BlobSink, BlobSource {
-  /** containerd checks a write's digest and size as it commits it, and keeps nothing on a mismatch. */
+  /** containerd checks a write's digest and size as it commits it. */
   readonly verifiesDigest = true;
 
   constructor(private readonly client: ContainerdClient) {}

@@ -68,7 +68,6 @@ async function pullOne(
       reference: ref,
       platform: args.platform,
       sink,
-      sinkVerifiesDigest: sink.verifiesDigest,
       onProgress: (event) => args.emit(progressMessage(event)),
       signal: args.signal,
       unpack: async (config, layers, stored) => {

@@ -25,11 +25,6 @@ export interface PullOptions {
   /** `os/arch[/variant]`; linux/amd64 when absent. */
   platform?: string;
   sink: BlobSink;
-  /**
-   * The sink checks each blob's digest as it commits it and keeps nothing on a mismatch (as
-   * containerd's content store does): layers then stream through without a second hash here.
-   */
-  sinkVerifiesDigest?: boolean;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
   /** Parallel layer downloads (Docker's max-concurrent-downloads default: 3). */
@@ -240,7 +235,7 @@ async function fetchLayers(
         client.fetchBlob(reference.path, layer, target, {
           signal,
           onBytes,
-          checkDigest: !options.sinkVerifiesDigest,
+          checkDigest: !options.sink.verifiesDigest,
         }),
     );
     onProgress?.({ id, status: 'Verifying Checksum' });

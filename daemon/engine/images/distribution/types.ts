@@ -58,6 +58,11 @@ export interface ImageConfig {
  * the blob only after the stream ended without error, so a corrupt download leaves nothing.
  */
 export interface BlobSink {
+  /**
+   * The sink checks each blob's digest as it commits it and keeps nothing on a mismatch (as
+   * containerd's content store does): a pull's layers then stream in without a second hash.
+   */
+  readonly verifiesDigest?: boolean;
   has(digest: string): Promise<boolean>;
   write(desc: Descriptor, stream: Readable, signal?: AbortSignal): Promise<void>;
 }

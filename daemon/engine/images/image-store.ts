@@ -46,11 +46,10 @@ export class ImageStore {
   private readonly sizes = new Map<string, number>();
   private readonly resolved = new Map<string, ImageContent>();
   /**
-   * containerd's image records, as last listed. Only this store writes them, and each write
-   * drops the list; `generation` keeps a listing that overlapped a write from being kept.
+   * containerd's image records, as last listed. Only this store writes them, and the end of each
+   * write drops the list, also one still being made while the write ran.
    */
   private records?: Promise<Image[]>;
-  private generation = 0;
 
   constructor(private readonly client: ContainerdClient) {}
 
@@ -117,13 +116,9 @@ export class ImageStore {
 
   private listRecords(): Promise<Image[]> {
     if (this.records) return this.records;
-    const generation = this.generation;
     const listing = this.client.images.list();
     this.records = listing;
-    const forget = () => {
-      if (this.records === listing && this.generation !== generation) this.records = undefined;
-    };
-    listing.then(forget, () => {
+    listing.catch(() => {
       if (this.records === listing) this.records = undefined;
     });
     return listing;
@@ -133,7 +128,6 @@ export class ImageStore {
     try {
       return await fn();
     } finally {
-      this.generation++;
       this.records = undefined;
     }
   }

@@ -45,8 +45,7 @@ export async function startContainersEngine(deps: ContainersEngineDeps): Promise
   return service;
 }
 
-/** GET /system/df's containers: every container with its sizes. */
-/** The local volumes with their size and how many containers mount them (/system/df). */
+/** GET /system/df's volumes: each local volume, its size and how many containers mount it. */
 export async function volumesForDiskUsage(service: ContainersService): Promise<Volume[]> {
   const mounted = service.ctx.registry
     .all()
@@ -63,6 +62,7 @@ export async function volumesForDiskUsage(service: ContainersService): Promise<V
   }));
 }
 
+/** GET /system/df's containers: every container with its sizes. */
 export function containersForDiskUsage(service: ContainersService): Promise<ContainerSummary[]> {
   return service.list({ all: true, size: true, filters: new Map() });
 }

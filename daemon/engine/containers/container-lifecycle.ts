@@ -27,6 +27,7 @@ import {
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 import { startHealthMonitor } from './health-monitor';
 import { nextRestartDelay, shouldRestart } from './restart-decision';
+import { publishVolumeMounts } from './volume-events';
 
 const SIGKILL = 9;
 const defaultStopTimeoutSec = 10;
@@ -123,6 +124,7 @@ export class ContainerLifecycle {
       markRunning(record.State, pid, startedAt);
       container.stopHealth = startHealthMonitor(this.ctx, container);
       await saveRecord(this.ctx, container);
+      publishVolumeMounts(this.ctx.events, container, 'mount');
       publishContainerEvent(this.ctx, container, 'start');
       container.starting = false;
       // A process quick enough to exit before its start was recorded.
@@ -371,6 +373,7 @@ export class ContainerLifecycle {
     container.io = undefined;
     markExited(record.State, { exitCode, exitedAt: exit.exitedAt });
     publishContainerEvent(this.ctx, container, 'die', { exitCode: String(exitCode) });
+    publishVolumeMounts(this.ctx.events, container, 'unmount');
     // The waiters need not wait for it; a start or removal asked meanwhile does.
     this.tearDownTask(container);
     const restart = shouldRestart({

@@ -84,7 +84,7 @@ export class ContainersService {
       host: deps.host,
       images: deps.images,
       rootfs: new ContainerRootfs(deps.client),
-      volumes: new LocalVolumes(paths),
+      volumes: new LocalVolumes(paths, deps.events),
       log: deps.log,
     };
     this.commitImage = deps.commit;
@@ -451,18 +451,25 @@ export class ContainersService {
     publishContainerEvent(this.ctx, container, 'resize', { height: String(height), width: String(width) });
   }
 
-  private async archiveOf(ref: string): Promise<ContainerArchive> {
-    const container = this.get(ref);
+  private async archiveOf(container: Container): Promise<ContainerArchive> {
     await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
     return new ContainerArchive(container.record);
   }
 
   async archiveStat(ref: string, path: string): Promise<ContainerPathStat> {
-    return (await this.archiveOf(ref)).stat(path);
+    return (await this.archiveOf(this.get(ref))).stat(path);
   }
 
-  async archiveGet(ref: string, path: string): Promise<{ stat: ContainerPathStat; archive: Readable }> {
-    return (await this.archiveOf(ref)).get(path);
+  /** A tar of the path; `copy` is the event of the pre-1.20 copy endpoint, as Docker names it. */
+  async archiveGet(
+    ref: string,
+    path: string,
+    event: 'archive-path' | 'copy' = 'archive-path',
+  ): Promise<{ stat: ContainerPathStat; archive: Readable }> {
+    const container = this.get(ref);
+    const got = await (await this.archiveOf(container)).get(path);
+    publishContainerEvent(this.ctx, container, event);
+    return got;
   }
 
   async archivePut(
@@ -471,7 +478,9 @@ export class ContainersService {
     body: Readable,
     opts: { noOverwriteDirNonDir: boolean; copyUIDGID: boolean },
   ): Promise<void> {
-    await (await this.archiveOf(ref)).put(path, body, opts);
+    const container = this.get(ref);
+    await (await this.archiveOf(container)).put(path, body, opts);
+    publishContainerEvent(this.ctx, container, 'extract-to-dir');
   }
 
   async commit(req: CommitOptions & { container: string }): Promise<{ Id: string }> {

@@ -8,7 +8,9 @@ import { promisify } from 'node:util';
 import { validateVolumeName } from '../../runtime/oci-spec/mount-paths';
 import type { VolumeRequest } from '../../runtime/oci-spec/mount-types';
 import { resolveInRootfs } from '../../runtime/oci-spec/rootfs-path';
+import type { EventsService } from '../events/events-service';
 import type { ContainerPaths } from './container-paths';
+import { publishVolumeEvent } from './volume-events';
 
 const run = promisify(execFile);
 
@@ -41,7 +43,10 @@ export interface VolumeResolution {
 }
 
 export class LocalVolumes {
-  constructor(private readonly paths: ContainerPaths) {}
+  constructor(
+    private readonly paths: ContainerPaths,
+    private readonly events: EventsService,
+  ) {}
 
   /**
    * The volume for a request, created when missing. A new, empty volume gets a copy of what the
@@ -64,6 +69,7 @@ export class LocalVolumes {
       );
       if (isDir) await run('cp', ['-a', `${from}/.`, source]);
     }
+    if (created) publishVolumeEvent(this.events, 'create', name);
     return { Name: name, Source: source, created };
   }
 
@@ -83,5 +89,6 @@ export class LocalVolumes {
 
   async remove(name: string): Promise<void> {
     await rm(dirname(this.paths.volumeData(name)), { recursive: true, force: true });
+    publishVolumeEvent(this.events, 'destroy', name);
   }
 }

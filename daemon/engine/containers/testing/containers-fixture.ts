@@ -68,23 +68,28 @@ export async function inspect<T = ContainerInspect>(svcd: SvcdInstance, id: stri
   return expectStatus(await svcd.request('GET', `/containers/${id}/json`), 200, 'inspect').json<T>();
 }
 
-/** The container's events since `sinceSec` (Unix seconds) until now. */
-export async function containerEvents(
+/** The events matching `filters` since `sinceSec` (Unix seconds) until now. */
+export async function engineEvents(
   svcd: SvcdInstance,
-  id: string,
   sinceSec: number,
+  filters: Record<string, string[]>,
 ): Promise<EngineEvent[]> {
-  const filters = encodeURIComponent(JSON.stringify({ container: [id] }));
+  const query = encodeURIComponent(JSON.stringify(filters));
   const until = (Date.now() / 1000 + 0.2).toFixed(3);
   const res = await svcd.request(
     'GET',
-    `/events?since=${sinceSec.toFixed(3)}&until=${until}&filters=${filters}`,
+    `/events?since=${sinceSec.toFixed(3)}&until=${until}&filters=${query}`,
   );
   return res
     .text()
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as EngineEvent);
+}
+
+/** The container's events since `sinceSec` (Unix seconds) until now. */
+export function containerEvents(svcd: SvcdInstance, id: string, sinceSec: number): Promise<EngineEvent[]> {
+  return engineEvents(svcd, sinceSec, { container: [id] });
 }
 
 /** Polls until `check` holds or the time is up. */

@@ -1,17 +1,21 @@
 // Logs, stats and events of real containers (svcd, containerd, runc, busybox).
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
+import { buffer } from 'node:stream/consumers';
 import { describe, test } from 'node:test';
 import type { EngineEvent } from '../../../api/event-types';
 import type { StatsSample } from '../../../engine/stats/stats-types';
 import {
+  containerEvents,
   create,
+  engineEvents,
   eventually,
   expectStatus,
   inspect,
   run,
   useEngine,
 } from '../../../engine/containers/testing/containers-fixture';
+import { TarWriter } from '../../../lib/tar/tar-writer';
 import { FrameParser, StdStream } from '../../streams/stdcopy';
 import { openStream } from '../../streams/testing/stream-client';
 
@@ -22,7 +26,9 @@ function frames(body: Buffer): Array<[string, string]> {
     .map((f) => [f.stream === StdStream.stderr ? 'stderr' : 'stdout', f.payload.toString()]);
 }
 
-async function exited(svcd: ReturnType<ReturnType<typeof useEngine>>['svcd'], id: string): Promise<void> {
+type Svcd = ReturnType<ReturnType<typeof useEngine>>['svcd'];
+
+async function exited(svcd: Svcd, id: string): Promise<void> {
   await eventually(
     () => inspect(svcd, id),
     (c) => c.State.Status === 'exited',
@@ -216,5 +222,68 @@ describe('logs, stats and events', () => {
       1,
     );
     expectStatus(await svcd.request('GET', `/events?filters=${f({ bogus: ['x'] })}`), 400);
+  });
+
+  test('events: volumes a container makes and mounts, and its archive operations, as Docker', async () => {
+    const { svcd } = engine();
+    const t0 = Date.now() / 1000;
+    const id = await run(
+      svcd,
+      { Cmd: ['sleep', '600'], Volumes: { '/anon': {} }, HostConfig: { Binds: ['evvol:/data:ro'] } },
+      'vols',
+    );
+    const anon = (await inspect(svcd, id)).Mounts.find((m) => m.Destination === '/anon')?.Name;
+    assert.match(anon ?? '', /^[0-9a-f]{64}$/);
+    const writer = new TarWriter();
+    const tar = buffer(writer.stream);
+    await writer.add({ name: 'f.txt' }, 'in');
+    await writer.finish();
+    const put = await svcd.request('PUT', `/containers/${id}/archive?path=/tmp`, {
+      body: await tar,
+      headers: { 'Content-Type': 'application/x-tar' },
+    });
+    expectStatus(put, 200);
+    expectStatus(await svcd.request('HEAD', `/containers/${id}/archive?path=/tmp/f.txt`), 200);
+    expectStatus(await svcd.request('GET', `/containers/${id}/archive?path=/tmp/f.txt`), 200);
+    const copy = await svcd.request('POST', `/v1.23/containers/${id}/copy`, {
+      body: { Resource: '/tmp/f.txt' },
+    });
+    expectStatus(copy, 200);
+    expectStatus(await svcd.request('GET', `/containers/${id}/archive?path=/nope`), 404);
+    expectStatus(await svcd.request('POST', `/containers/${id}/stop?t=0`), 204);
+    expectStatus(await svcd.request('DELETE', `/containers/${id}?v=1`), 204);
+
+    assert.deepEqual(
+      (await containerEvents(svcd, id, t0)).map((e) => e.Action),
+      ['create', 'start', 'extract-to-dir', 'archive-path', 'copy', 'kill', 'kill', 'die', 'stop', 'destroy'],
+    );
+    const volumes = await engineEvents(svcd, t0, { type: ['volume'] });
+    assert.deepEqual(
+      volumes.map((e) => [e.Action, e.Actor.ID]),
+      [
+        ['create', 'evvol'],
+        ['create', anon],
+        ['mount', 'evvol'],
+        ['mount', anon],
+        ['unmount', 'evvol'],
+        ['unmount', anon],
+        ['destroy', anon],
+      ],
+    );
+    assert.deepEqual(volumes[0].Actor.Attributes, { driver: 'local' });
+    assert.deepEqual(volumes[2].Actor.Attributes, {
+      container: id,
+      destination: '/data',
+      driver: 'local',
+      propagation: '',
+      'read/write': 'false',
+    });
+    assert.equal(volumes[3].Actor.Attributes['read/write'], 'true');
+    assert.deepEqual(volumes[5].Actor.Attributes, { container: id, driver: 'local' });
+    assert.deepEqual(volumes[6].Actor.Attributes, { driver: 'local' });
+    assert.deepEqual(
+      (await engineEvents(svcd, t0, { volume: ['evvol'] })).map((e) => e.Action),
+      ['create', 'mount', 'unmount'],
+    );
   });
 });

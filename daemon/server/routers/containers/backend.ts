@@ -64,7 +64,12 @@ export interface ContainersBackend {
   export(ref: string): Promise<Readable>;
   resize(ref: string, height: number, width: number): Promise<void>;
   archiveStat(ref: string, path: string): Promise<ContainerPathStat>;
-  archiveGet(ref: string, path: string): Promise<{ stat: ContainerPathStat; archive: Readable }>;
+  /** `event`: `copy` for the pre-1.20 copy endpoint, else `archive-path`. */
+  archiveGet(
+    ref: string,
+    path: string,
+    event?: 'archive-path' | 'copy',
+  ): Promise<{ stat: ContainerPathStat; archive: Readable }>;
   archivePut(
     ref: string,
     path: string,

@@ -161,7 +161,7 @@ export function containersHandlers(b: ContainersBackend): Record<string, Handler
       const body = await readJson<{ Resource?: string }>(req);
       const resource = body?.Resource;
       if (!resource) throw new InvalidParameterError('Path cannot be empty');
-      const { archive } = await b.archiveGet(params.id, resource);
+      const { archive } = await b.archiveGet(params.id, resource, 'copy');
       await streamTar(res, archive);
     },
 

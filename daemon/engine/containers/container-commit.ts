@@ -1,6 +1,6 @@
 // POST /commit: the container's writable layer (diffed by containerd against its init layer,
 // so the mount points of the init layer stay out) becomes a new layer on the image's, with the
-// container's config and the `changes` applied. The container is paused meanwhile if asked.
+// container's config and the `changes` applied.
 import { randomBytes } from 'node:crypto';
 import type { ContainerConfig } from '../../api/container-types';
 import type { OciContainerConfig, OciImageConfig } from '../../api/image-types';
@@ -19,6 +19,7 @@ export interface CommitOptions {
   tag?: string;
   comment?: string;
   author?: string;
+  /** Pause a running container while its changes are read (the service does it). */
   pause: boolean;
   changes: string[];
   config?: ContainerConfig;
@@ -51,52 +52,47 @@ export async function commitContainer(
   const r = container.record;
   const name = opts.repo ? referenceString(parseImageAndTag(opts.repo, opts.tag || 'latest')) : undefined;
   const parent = await images.store.get(r.Image);
-  const pause = opts.pause && r.State.Status === 'running';
-  if (pause) await ctx.client.tasks.pause(container.id);
-  try {
-    return await withLease(ctx.client, async (leased) => {
-      const viewKey = `${container.id}-commit-${randomBytes(4).toString('hex')}`;
-      const lower = await leased.snapshots.view(viewKey, r.InitSnapshotKey);
-      try {
-        const upper = await leased.snapshots.mounts(container.id);
-        const layer = await leased.diff.diff(lower, upper, { mediaType: MediaTypes.ociLayer });
-        // Nothing changed: as dockerd, no layer, only a history entry (the image ID matches Docker's).
-        const empty = layer.digest === EMPTY_TAR_DIGEST;
-        const created = new Date().toISOString();
-        const containerConfig = { ...r.Config, ...(opts.config ?? {}) };
-        const config: OciImageConfig = {
-          ...parent.config,
-          created,
-          author: opts.author ?? '',
-          container: container.id,
-          container_config: imageConfigOf(r.Config),
-          config: applyChanges(imageConfigOf(containerConfig), opts.changes),
-          rootfs: {
-            type: 'layers',
-            diff_ids: [...parent.config.rootfs.diff_ids, ...(empty ? [] : [layer.digest])],
+  return withLease(ctx.client, async (leased) => {
+    const viewKey = `${container.id}-commit-${randomBytes(4).toString('hex')}`;
+    const lower = await leased.snapshots.view(viewKey, r.InitSnapshotKey);
+    try {
+      const upper = await leased.snapshots.mounts(container.id);
+      const layer = await leased.diff.diff(lower, upper, { mediaType: MediaTypes.ociLayer });
+      // Nothing changed: as dockerd, no layer, only a history entry (the image ID matches Docker's).
+      const empty = layer.digest === EMPTY_TAR_DIGEST;
+      const created = new Date().toISOString();
+      const containerConfig = { ...r.Config, ...(opts.config ?? {}) };
+      const config: OciImageConfig = {
+        ...parent.config,
+        created,
+        author: opts.author ?? '',
+        container: container.id,
+        container_config: imageConfigOf(r.Config),
+        config: applyChanges(imageConfigOf(containerConfig), opts.changes),
+        rootfs: {
+          type: 'layers',
+          diff_ids: [...parent.config.rootfs.diff_ids, ...(empty ? [] : [layer.digest])],
+        },
+        history: [
+          ...(parent.config.history ?? []),
+          {
+            created,
+            author: opts.author ?? '',
+            created_by: [r.Path, ...r.Args].join(' '),
+            comment: opts.comment ?? '',
+            ...(empty ? { empty_layer: true } : {}),
           },
-          history: [
-            ...(parent.config.history ?? []),
-            {
-              created,
-              author: opts.author ?? '',
-              created_by: [r.Path, ...r.Args].join(' '),
-              comment: opts.comment ?? '',
-              ...(empty ? { empty_layer: true } : {}),
-            },
-          ],
-        };
-        const image = await createImage(images.store, leased, {
-          layers: empty ? parent.layers : [...parent.layers, layer],
-          config,
-          name,
-        });
-        return image.id;
-      } finally {
-        await leased.snapshots.remove(viewKey).catch(() => undefined);
-      }
-    });
-  } finally {
-    if (pause) await ctx.client.tasks.resume(container.id).catch(() => undefined);
-  }
+        ],
+      };
+      const image = await createImage(images.store, leased, {
+        layers: empty ? parent.layers : [...parent.layers, layer],
+        config,
+        name,
+      });
+      if (name) images.announceTag(image.id, name);
+      return image.id;
+    } finally {
+      await leased.snapshots.remove(viewKey).catch(() => undefined);
+    }
+  });
 }

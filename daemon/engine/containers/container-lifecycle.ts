@@ -271,8 +271,11 @@ export class ContainerLifecycle {
     await container.exclusive(async () => {
       const state = container.record.State;
       container.record.ManuallyStopped = true;
+      const wasUp = isRunning(state);
       if (state.Status === 'restarting') await this.cancelPendingRestart(container);
-      else if (isRunning(state)) await this.stopTask(container, timeoutSec);
+      else if (wasUp) await this.stopTask(container, timeoutSec);
+      // dockerd's restart is its stop, then its start: both are announced.
+      if (wasUp) publishContainerEvent(this.ctx, container, 'stop');
       container.record.ManuallyStopped = false;
       container.restartDelayMs = 0;
       await this.runTask(container);

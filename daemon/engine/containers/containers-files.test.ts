@@ -6,7 +6,7 @@ import type { ContainerChange, ContainerPathStat } from '../../api/container-sum
 import { readTar } from '../../lib/tar/tar-reader';
 import { TarWriter } from '../../lib/tar/tar-writer';
 import type { TarHeaderInput } from '../../lib/tar/tar-header';
-import { create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
+import { create, engineEvents, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 async function tarOf(entries: Array<[TarHeaderInput, string?]>): Promise<Buffer> {
   const writer = new TarWriter();
@@ -215,9 +215,17 @@ describe('container filesystem endpoints', () => {
     });
     q.append('changes', 'ENV FOO=bar');
     q.append('changes', 'CMD ["cat", "/tmp/added"]');
+    const since = Date.now() / 1000;
     const res = expectStatus(await svcd.request('POST', `/commit?${q}`), 201);
     const imageId = res.json<{ Id: string }>().Id;
     assert.match(imageId, /^sha256:[0-9a-f]{64}$/);
+    // As dockerd: paused while read, the new name announced as a tag, then the commit.
+    const events = await engineEvents(svcd, since, { type: ['container', 'image'] });
+    assert.deepEqual(
+      events.map((e) => `${e.Type} ${e.Action}`),
+      ['container pause', 'image tag', 'container commit', 'container unpause'],
+    );
+    assert.equal(events[1].Actor.Attributes.name, 'committed:v1');
     const image = expectStatus(await svcd.request('GET', '/images/committed:v1/json'), 200).json<{
       Config: { Env: string[]; Cmd: string[] };
       Author: string;

@@ -90,14 +90,25 @@ describe('container lifecycle', () => {
     const { svcd } = suite();
     const id = await run(svcd, { Cmd: ['sleep', '300'] });
     const first = (await inspect(svcd, id)).State;
+    const since = Date.now() / 1000;
     expectStatus(await svcd.request('POST', `/containers/${id}/restart?t=0`), 204);
+    // As dockerd: its stop, then its start, then the restart itself.
+    assert.deepEqual(
+      (await containerEvents(svcd, id, since)).map((e) => e.Action),
+      ['kill', 'kill', 'die', 'stop', 'start', 'restart'],
+    );
     const second = (await inspect(svcd, id)).State;
     assert.equal(second.Status, 'running');
     assert.notEqual(second.Pid, first.Pid);
     assert.ok(second.StartedAt > first.StartedAt);
     const created = await create(svcd, { Cmd: ['sleep', '300'] });
+    const createdSince = Date.now() / 1000;
     expectStatus(await svcd.request('POST', `/containers/${created}/restart`), 204);
     assert.equal((await inspect(svcd, created)).State.Status, 'running');
+    assert.deepEqual(
+      (await containerEvents(svcd, created, createdSince)).map((e) => e.Action),
+      ['start', 'restart'],
+    );
   });
 
   test('wait: not-running, next-exit, removed, and Error only from 1.34', async () => {

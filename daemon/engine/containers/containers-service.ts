@@ -485,13 +485,20 @@ export class ContainersService {
 
   async commit(req: CommitOptions & { container: string }): Promise<{ Id: string }> {
     const container = this.get(req.container);
-    const id = await this.commitImage(this.ctx, container, req);
-    publishContainerEvent(this.ctx, container, 'commit', {
-      comment: req.comment ?? '',
-      imageID: id,
-      imageRef: req.repo ? `${req.repo}:${req.tag || 'latest'}` : '',
-    });
-    return { Id: id };
+    // As dockerd: a running container is paused (and shown paused) while its changes are read.
+    const pause = req.pause && container.record.State.Status === 'running';
+    if (pause) await this.lifecycle.pause(container);
+    try {
+      const id = await this.commitImage(this.ctx, container, req);
+      publishContainerEvent(this.ctx, container, 'commit', {
+        comment: req.comment ?? '',
+        imageID: id,
+        imageRef: req.repo ? `${req.repo}:${req.tag || 'latest'}` : '',
+      });
+      return { Id: id };
+    } finally {
+      if (pause) await this.lifecycle.unpause(container).catch(() => undefined);
+    }
   }
 
   /** Counts for GET /info. */

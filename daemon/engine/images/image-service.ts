@@ -218,19 +218,29 @@ export class ImageService {
     ref = withDefaultTag(ref);
     const image = await this.store.get(source);
     await this.store.setName(referenceString(ref), image);
-    this.publish('tag', image.id, familiarString(ref));
+    this.announceTag(image.id, referenceString(ref));
+  }
+
+  /** The tag event of a name given to an image (by a tag, or by a commit's repo and tag). */
+  announceTag(id: string, name: string): void {
+    this.publish('tag', id, familiarString(parseReference(name)));
   }
 
   /** DELETE /images/{name}, with Docker's rules for names, IDs, force and containers. */
   async remove(refOrId: string, options: { force: boolean; noprune: boolean }): Promise<ImageDeleteItem[]> {
     const image = await this.store.get(refOrId);
     const records: ImageDeleteItem[] = [];
+    const named = this.namedReference(image, refOrId);
+    // As dockerd: removing by ID announces every name, removing by name announces that name
+    // alone; the digest references that go with it are listed, not announced.
+    const listUntagged = (ref: Reference) => {
+      records.push({ Untagged: familiarString(ref) });
+      if (!named || ref === named) this.publish('untag', image.id, image.id);
+    };
     const untag = async (ref: Reference) => {
       await this.store.removeName(referenceString(ref));
-      records.push({ Untagged: familiarString(ref) });
-      this.publish('untag', image.id, image.id);
+      listUntagged(ref);
     };
-    const named = this.namedReference(image, refOrId);
     const users = await this.usage.imageUsers(image.id);
     let remaining = image.names;
     if (named) {
@@ -276,10 +286,7 @@ export class ImageService {
       }
     }
     // The last names go with the image itself, in one garbage collection.
-    for (const ref of image.names) {
-      records.push({ Untagged: familiarString(ref) });
-      this.publish('untag', image.id, image.id);
-    }
+    for (const ref of image.names) listUntagged(ref);
     const gone = await this.store.deleteImage(image);
     records.push({ Deleted: image.id }, ...gone.filter((c) => c !== image.id).map((c) => ({ Deleted: c })));
     this.publish('delete', image.id, image.id);

@@ -155,6 +155,26 @@ describe('pull', () => {
       statuses(again).includes(`Status: Image is up to date for ${registry.host}/app:1`),
       again.text(),
     );
+
+    // As dockerd: removing the tag lists the digest reference dropped with it, announces the tag alone.
+    assert.equal((await svcd.request('POST', `/images/${busyboxId}/tag?repo=keep&tag=1`)).status, 201);
+    const since = Date.now() / 1000;
+    const removed = await svcd.request('DELETE', `/images/${registry.host}/app:1`);
+    assert.deepEqual(removed.json(), [
+      { Untagged: `${registry.host}/app:1` },
+      { Untagged: `${registry.host}/app@${digest}` },
+    ]);
+    const events = await svcd.request(
+      'GET',
+      `/events?since=${since}&until=${Date.now() / 1000 + 0.2}&filters=${encodeURIComponent('{"type":["image"]}')}`,
+    );
+    assert.deepEqual(
+      (jsonMessages(events) as unknown as { Action: string }[]).map((e) => e.Action),
+      ['untag'],
+    );
+    const restored = await svcd.request('POST', `/images/create?fromImage=${registry.host}/app:1`);
+    assert.equal(streamError(restored), undefined, restored.text());
+    assert.equal((await svcd.request('DELETE', '/images/keep:1')).status, 200);
   });
 
   test('by digest, and every tag when the tag is empty; existing layers are skipped', async () => {

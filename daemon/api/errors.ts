@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'conflict'
   | 'not-modified'
   | 'not-implemented'
+  | 'not-acceptable'
   | 'unavailable'
   | 'system';
 
@@ -64,6 +65,13 @@ export class NotModifiedError extends SvcError {
 export class NotImplementedError extends SvcError {
   constructor(message: string) {
     super('not-implemented', message);
+  }
+}
+
+/** A request the engine's state rules out for good, as swarm requests on an engine in no swarm. */
+export class NotAcceptableError extends SvcError {
+  constructor(message: string) {
+    super('not-acceptable', message);
   }
 }
 

@@ -124,6 +124,27 @@ describe('EngineServer', () => {
     assert.deepEqual(cur.json(), { message: 'page not found' });
   });
 
+  test('spec resources svcd lacks say why: 501 when not built, the spec 406 for swarm ones', async () => {
+    const volumes = await call('GET', '/v1.41/volumes');
+    assert.equal(volumes.status, 501);
+    assert.match(volumes.json<{ message: string }>().message, /does not implement the volumes API yet/);
+    assert.equal((await call('POST', '/networks/create', { Name: 'n' })).status, 501);
+    assert.equal((await call('POST', '/build')).status, 501);
+    assert.equal((await call('POST', '/plugins/pull?name=x')).status, 501);
+    const nodes = await call('GET', '/v1.23/nodes');
+    assert.equal(nodes.status, 406);
+    assert.match(nodes.text(), /^This node is not a swarm manager/);
+    assert.equal((await call('GET', '/swarm')).status, 406);
+    assert.equal((await call('POST', '/swarm/leave')).status, 406);
+    assert.equal((await call('GET', '/services')).status, 406);
+    const init = await call('POST', '/swarm/init', {});
+    assert.equal(init.status, 501);
+    assert.match(init.json<{ message: string }>().message, /cannot create or join a swarm/);
+    for (const path of ['/constructor', '/__proto__/x', '/volumesx', '/no/such/thing']) {
+      assert.equal((await call('GET', path)).status, 404, path);
+    }
+  });
+
   test('typed errors map to their status codes; unexpected ones to 500 without a stack', async () => {
     assert.equal((await call('POST', '/conflict')).status, 409);
     const absent = await call('POST', '/absent');

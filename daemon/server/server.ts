@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { InvalidParameterError, NotFoundError } from '../api/errors';
+import { absentFeature } from './absent-features';
 import { compareVersions, MAX_API_VERSION, maxApiVersion } from '../api/versions';
 import type { Logger } from '../lib/logger';
 import { setUpgradeBody } from './http/body';
@@ -161,7 +162,7 @@ export class EngineServer {
       const matches = this.table.match(path);
       const method = req.method ?? 'GET';
       const match = matches.find(({ route }) => route.method === method);
-      if (!match) throw new NotFoundError('page not found');
+      if (!match) throw absentFeature(method, path) ?? new NotFoundError('page not found');
       const { route, params } = match;
       if (
         (route.minVersion && compareVersions(version, route.minVersion) < 0) ||

@@ -13,6 +13,7 @@ const statusByKind: Record<ErrorKind, number> = {
   conflict: 409,
   'not-modified': 304,
   'not-implemented': 501,
+  'not-acceptable': 406,
   unavailable: 503,
   system: 500,
 };
@@ -25,7 +26,8 @@ export function statusOf(err: unknown): number {
 export function writeError(res: ServerResponse, version: ApiVersion, err: unknown, log: Logger): void {
   const status = statusOf(err);
   const message = err instanceof Error ? err.message : String(err);
-  if (status >= 500)
+  // A 501 is a deliberate answer (a feature svcd does not have), not a failure to look into.
+  if (status >= 500 && status !== 501)
     log.error('request failed', { error: err instanceof Error ? (err.stack ?? message) : message });
   if (res.headersSent) {
     // A stream has started: the status is gone, so the connection is cut to signal failure.

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -165,6 +165,66 @@ describe('svcd', () => {
     await svcd.start();
     const info = (await svcd.request('GET', '/info')).json<{ ID: string }>();
     assert.equal(info.ID, id);
+  });
+
+  test('SIGHUP reloads --config as dockerd does: applied, announced; a broken file changes nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svcd-hup-'));
+    const config = join(dir, 'daemon.json');
+    await writeFile(config, JSON.stringify({ 'insecure-registries': ['before.test:5000'] }));
+    const hup = await startSvcd({ args: ['--config', config, '--insecure-registry', 'flag.test:5000'] });
+    type Info = { ID: string; Name: string; RegistryConfig: { IndexConfigs: Record<string, unknown> } };
+    const insecure = async () =>
+      Object.keys((await hup.request('GET', '/info')).json<Info>().RegistryConfig.IndexConfigs).sort();
+    const reloads = async (since: number) =>
+      (
+        await hup.request(
+          'GET',
+          `/events?since=${since}&until=${Date.now() / 1000 + 0.2}&filters=${encodeURIComponent('{"type":["daemon"]}')}`,
+        )
+      )
+        .text()
+        .split('\n')
+        .filter(Boolean)
+        .map(
+          (l) =>
+            JSON.parse(l) as { Action: string; Actor: { ID: string; Attributes: Record<string, string> } },
+        );
+    try {
+      assert.deepEqual(await insecure(), ['before.test:5000', 'docker.io', 'flag.test:5000']);
+      const since = Date.now() / 1000;
+      await writeFile(
+        config,
+        JSON.stringify({ 'insecure-registries': ['after.test:5000'], 'log-level': 'debug' }),
+      );
+      process.kill(hup.pid!, 'SIGHUP');
+      const [reload] = await waitFor('the reload event', async () => {
+        const list = await reloads(since);
+        return list.length > 0 ? list : undefined;
+      });
+      const info = (await hup.request('GET', '/info')).json<Info>();
+      assert.equal(reload.Action, 'reload');
+      assert.equal(reload.Actor.ID, info.ID);
+      assert.deepEqual(reload.Actor.Attributes, {
+        name: info.Name,
+        'insecure-registries': '[flag.test:5000 after.test:5000]',
+        'log-level': 'debug',
+      });
+      assert.deepEqual(await insecure(), ['after.test:5000', 'docker.io', 'flag.test:5000']);
+      await waitFor('a debug line', async () => (hup.stderr.includes(' debug ') ? true : undefined));
+
+      const broken = Date.now() / 1000;
+      await writeFile(config, '{ not json');
+      process.kill(hup.pid!, 'SIGHUP');
+      await waitFor('the refusal', async () =>
+        hup.stderr.includes('configuration not reloaded') ? true : undefined,
+      );
+      assert.equal((await hup.request('GET', '/_ping')).status, 200);
+      assert.deepEqual(await insecure(), ['after.test:5000', 'docker.io', 'flag.test:5000']);
+      assert.deepEqual(await reloads(broken), []);
+    } finally {
+      await destroySvcd(hup);
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('SIGTERM stops svcd cleanly: exit 0, socket gone, its containerd stopped', async () => {

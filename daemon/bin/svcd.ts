@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ContainerdClient } from '../runtime/containerd/client';
 import { ContainerdProcess } from '../runtime/containerd/process';
-import { createLogger, isLogLevel, type Logger } from '../lib/logger';
+import { createLogger, isLogLevel, type Logger, type LogLevel } from '../lib/logger';
 import { acquirePidLock, LockHeldError, type PidLock } from '../lib/pid-lock';
 import { productInfo } from '../lib/product';
 import { componentsReporter } from '../engine/system/components';
@@ -34,23 +34,46 @@ import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-op
 /** The containerd namespace every svcd object lives in. */
 const namespace = 'svc';
 
-/** Settings a --config file (JSON, as Docker's daemon.json) may hold; the command line wins. */
-async function applyConfigFile(opts: SvcdOptions, argv: string[]): Promise<void> {
-  if (!opts.configFile) return;
-  const raw = JSON.parse(await readFile(opts.configFile, 'utf8')) as Record<string, unknown>;
+/** Settings a --config file (JSON, as Docker's daemon.json) may hold. */
+interface ConfigFile {
+  insecureRegistries: string[];
+  logLevel?: LogLevel;
+}
+
+async function readConfigFile(file: string | undefined): Promise<ConfigFile> {
+  const config: ConfigFile = { insecureRegistries: [] };
+  if (!file) return config;
+  const raw = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
   for (const [key, value] of Object.entries(raw)) {
     if (key === 'insecure-registries' && Array.isArray(value)) {
-      opts.insecureRegistries.push(...value.map(String));
+      config.insecureRegistries = value.map(String);
     } else if (key === 'log-level' && typeof value === 'string' && isLogLevel(value)) {
-      if (!argv.includes('--log-level')) opts.logLevel = value;
+      config.logLevel = value;
     } else {
-      throw new UsageError(`${opts.configFile}: unknown or invalid setting ${JSON.stringify(key)}`);
+      throw new UsageError(`${file}: unknown or invalid setting ${JSON.stringify(key)}`);
     }
   }
+  return config;
+}
+
+/** The command line's settings with the config file's: its registries added, its level unless one was given. */
+function withConfigFile(
+  opts: SvcdOptions,
+  argv: string[],
+  config: ConfigFile,
+): { registries: string[]; level: LogLevel } {
+  return {
+    registries: [...opts.insecureRegistries, ...config.insecureRegistries],
+    level:
+      (!argv.some((a) => a === '--log-level' || a.startsWith('--log-level=')) && config.logLevel) ||
+      opts.logLevel,
+  };
 }
 
 interface Running {
   log: Logger;
+  /** SIGHUP, as dockerd's: the config file read again and applied, then a daemon reload event. */
+  reload?: () => Promise<void>;
   lock?: PidLock;
   containerd?: ContainerdProcess;
   client?: ContainerdClient;
@@ -60,8 +83,10 @@ interface Running {
 
 async function start(argv: string[], running: Running): Promise<string> {
   const opts = parseSvcdOptions(argv);
-  await applyConfigFile(opts, argv);
-  const log = createLogger(opts.logLevel, 'svcd');
+  const settings = withConfigFile(opts, argv, await readConfigFile(opts.configFile));
+  // One list, shared with the image service and /info, so that a reload reaches both.
+  const insecureRegistries = settings.registries;
+  const log = createLogger(settings.level, 'svcd');
   running.log = log;
   const dataRoot = resolve(opts.dataRoot);
   await mkdir(dataRoot, { recursive: true, mode: 0o711 });
@@ -85,7 +110,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     client,
     events,
     tempDir: join(dataRoot, 'tmp', 'images'),
-    insecureRegistries: opts.insecureRegistries,
+    insecureRegistries,
     userAgent: `svcd/${product.version}`,
   });
   // Re-attaches to the containers still running and records the exits missed while svcd was away.
@@ -100,12 +125,14 @@ async function start(argv: string[], running: Running): Promise<string> {
   const attach = new AttachService(containers);
   const stats = new StatsService(containers);
   const exec = new ExecService(containers);
+  const host = readOsFacts();
+  const engineId = await loadEngineId(dataRoot);
   const system = new SystemService({
     product,
-    host: readOsFacts(),
+    host,
     cgroup: await readCgroupSupport(),
     dataRoot,
-    engineId: await loadEngineId(dataRoot),
+    engineId,
     components: await componentsReporter(() => client.version()),
     // The volumes API is another issue's; the local volumes containers made are counted here.
     inventory: {
@@ -115,7 +142,7 @@ async function start(argv: string[], running: Running): Promise<string> {
       volumesForDiskUsage: () => volumesForDiskUsage(containers),
     },
     eventListeners: () => events.listenerCount,
-    insecureRegistries: opts.insecureRegistries,
+    insecureRegistries,
   });
 
   const server = new EngineServer({
@@ -139,7 +166,25 @@ async function start(argv: string[], running: Running): Promise<string> {
       opts.tlsCert && opts.tlsKey ? { cert: opts.tlsCert, key: opts.tlsKey, ca: opts.tlsCaCert } : undefined,
   });
   running.server = server;
-  for (const host of opts.hosts) await server.listen(parseListenAddress(host));
+  running.reload = async () => {
+    try {
+      const next = withConfigFile(opts, argv, await readConfigFile(opts.configFile));
+      insecureRegistries.splice(0, insecureRegistries.length, ...next.registries);
+      log.setLevel(next.level);
+      events.publish('daemon', 'reload', {
+        id: engineId,
+        attributes: {
+          name: host.hostname,
+          'insecure-registries': `[${next.registries.join(' ')}]`,
+          'log-level': next.level,
+        },
+      });
+      log.info('configuration reloaded', { file: opts.configFile ?? '' });
+    } catch (err) {
+      log.error('configuration not reloaded, the running one is kept', { error: (err as Error).message });
+    }
+  };
+  for (const address of opts.hosts) await server.listen(parseListenAddress(address));
   return `svcd ${product.version} ready: API 1.41 on ${opts.hosts.join(' ')} (data root ${dataRoot})`;
 }
 
@@ -174,6 +219,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // Node's default for SIGHUP is to exit on the spot; dockerd reloads its configuration.
+  process.on('SIGHUP', () => void running.reload?.());
   try {
     const ready = await start(argv, running);
     process.stdout.write(`${ready}\n`);

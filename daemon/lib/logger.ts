@@ -9,6 +9,8 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(component: string): Logger;
+  /** Changes the level of this logger and of every logger related to it (a reload's log-level). */
+  setLevel(level: LogLevel): void;
 }
 
 export function isLogLevel(value: string): value is LogLevel {
@@ -20,8 +22,17 @@ export function createLogger(
   component = '',
   write: (line: string) => void = (l) => process.stderr.write(l),
 ): Logger {
+  return relatedLogger({ level }, component, write);
+}
+
+/** A logger sharing `threshold` with its parent and children. */
+function relatedLogger(
+  threshold: { level: LogLevel },
+  component: string,
+  write: (line: string) => void,
+): Logger {
   const log = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
-    if (order[lvl] < order[level]) return;
+    if (order[lvl] < order[threshold.level]) return;
     const extra = fields
       ? Object.entries(fields)
           .map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : String(v)}`)
@@ -34,6 +45,9 @@ export function createLogger(
     info: log('info'),
     warn: log('warn'),
     error: log('error'),
-    child: (c) => createLogger(level, component ? `${component}/${c}` : c, write),
+    child: (c) => relatedLogger(threshold, component ? `${component}/${c}` : c, write),
+    setLevel: (l) => {
+      threshold.level = l;
+    },
   };
 }

@@ -9,6 +9,7 @@ import { cpus, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { eventsSince } from '../testing/engine-client';
 import { destroySvcd, startSvcd, svcdCommand, type SvcdInstance } from '../testing/svcd-harness';
 
 const run = promisify(execFile);
@@ -212,7 +213,7 @@ describe('svcd', () => {
       assert.deepEqual(await insecure(), ['after.test:5000', 'docker.io', 'flag.test:5000']);
       await waitFor('a debug line', async () => (hup.stderr.includes(' debug ') ? true : undefined));
 
-      const broken = Date.now() / 1000;
+      const broken = await eventsSince();
       await writeFile(config, '{ not json');
       process.kill(hup.pid!, 'SIGHUP');
       await waitFor('the refusal', async () =>

@@ -6,6 +6,7 @@ import type { ContainerChange, ContainerPathStat } from '../../api/container-sum
 import { readTar } from '../../lib/tar/tar-reader';
 import { TarWriter } from '../../lib/tar/tar-writer';
 import type { TarHeaderInput } from '../../lib/tar/tar-header';
+import { eventsSince } from '../../testing/engine-client';
 import { create, engineEvents, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 async function tarOf(entries: Array<[TarHeaderInput, string?]>): Promise<Buffer> {
@@ -215,7 +216,7 @@ describe('container filesystem endpoints', () => {
     });
     q.append('changes', 'ENV FOO=bar');
     q.append('changes', 'CMD ["cat", "/tmp/added"]');
-    const since = Date.now() / 1000;
+    const since = await eventsSince();
     const res = expectStatus(await svcd.request('POST', `/commit?${q}`), 201);
     const imageId = res.json<{ Id: string }>().Id;
     assert.match(imageId, /^sha256:[0-9a-f]{64}$/);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { eventsSince } from '../../testing/engine-client';
 import { containerEvents, create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 describe('container lifecycle', () => {
@@ -90,7 +91,7 @@ describe('container lifecycle', () => {
     const { svcd } = suite();
     const id = await run(svcd, { Cmd: ['sleep', '300'] });
     const first = (await inspect(svcd, id)).State;
-    const since = Date.now() / 1000;
+    const since = await eventsSince();
     expectStatus(await svcd.request('POST', `/containers/${id}/restart?t=0`), 204);
     // As dockerd: its stop, then its start, then the restart itself.
     assert.deepEqual(
@@ -102,7 +103,7 @@ describe('container lifecycle', () => {
     assert.notEqual(second.Pid, first.Pid);
     assert.ok(second.StartedAt > first.StartedAt);
     const created = await create(svcd, { Cmd: ['sleep', '300'] });
-    const createdSince = Date.now() / 1000;
+    const createdSince = await eventsSince();
     expectStatus(await svcd.request('POST', `/containers/${created}/restart`), 204);
     assert.equal((await inspect(svcd, created)).State.Status, 'running');
     assert.deepEqual(

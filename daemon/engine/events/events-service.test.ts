@@ -29,6 +29,20 @@ describe('EventsService', () => {
     assert.equal(n.status, undefined);
   });
 
+  test('events published within one millisecond keep their order in time and timeNano', () => {
+    const events = new EventsService();
+    const before = Date.now();
+    const stamps = Array.from(
+      { length: 200 },
+      (_, i) => events.publish('container', 'top', { id: `c${i}` }).timeNano,
+    );
+    for (let i = 1; i < stamps.length; i++) assert.ok(stamps[i] > stamps[i - 1], `event ${i} after ${i - 1}`);
+    assert.ok(
+      stamps[0] >= before * 1e6 && stamps[0] <= (Date.now() + 1) * 1e6,
+      'stamped with the wall clock',
+    );
+  });
+
   test('since replays the journal, then live events follow, filtered', async () => {
     const events = new EventsService();
     const t0 = BigInt(Date.now()) * 1_000_000n;

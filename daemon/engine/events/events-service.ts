@@ -4,6 +4,8 @@ import type { EngineEvent, EventActor, EventType } from '../../api/event-types';
 import { eventMatches, type EventFilters } from './event-filter';
 
 const journalSize = 10_000;
+/** Nanoseconds between stamps: doubles hold multiples of 1024 exactly up to 2^63 ns. */
+const stampStep = 1024n;
 
 export interface EventSubscription {
   /** Unix time in nanoseconds; events at or after it are replayed from the journal. */
@@ -19,6 +21,8 @@ type Listener = (e: EngineEvent) => void;
 export class EventsService {
   private readonly journal: EngineEvent[] = [];
   private readonly listeners = new Set<Listener>();
+  /** The last event's time: a later event is never stamped earlier, so the journal stays in order. */
+  private lastNano = 0n;
 
   get listenerCount(): number {
     return this.listeners.size;
@@ -29,7 +33,12 @@ export class EventsService {
     action: string,
     actor: { id: string; attributes?: Record<string, string> },
   ): EngineEvent {
-    const nowNano = BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
+    // The wall clock's millisecond, rounded up to a stamp a JSON number holds exactly (so that a
+    // `since` of that millisecond keeps the event); events within one millisecond a step apart.
+    const ms = BigInt(Date.now()) * 1_000_000n;
+    let nowNano = ((ms + stampStep - 1n) / stampStep) * stampStep;
+    if (nowNano <= this.lastNano) nowNano = this.lastNano + stampStep;
+    this.lastNano = nowNano;
     const Actor: EventActor = { ID: actor.id, Attributes: { ...actor.attributes } };
     const event: EngineEvent = {
       Type: type,

@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
+import { eventsSince } from '../../../testing/engine-client';
 import { importBusybox } from '../../../engine/images/testing/busybox-image';
 import { jsonMessages, streamError } from '../../../engine/images/testing/json-messages';
 import {
@@ -158,7 +159,7 @@ describe('pull', () => {
 
     // As dockerd: removing the tag lists the digest reference dropped with it, announces the tag alone.
     assert.equal((await svcd.request('POST', `/images/${busyboxId}/tag?repo=keep&tag=1`)).status, 201);
-    const since = Date.now() / 1000;
+    const since = await eventsSince();
     const removed = await svcd.request('DELETE', `/images/${registry.host}/app:1`);
     assert.deepEqual(removed.json(), [
       { Untagged: `${registry.host}/app:1` },

@@ -8,7 +8,8 @@ export interface SvcdOptions {
   hosts: string[];
   configFile?: string;
   insecureRegistries: string[];
-  logLevel: LogLevel;
+  /** Absent when not on the command line: the config file's, else info. */
+  logLevel?: LogLevel;
   tlsCert?: string;
   tlsKey?: string;
   tlsCaCert?: string;
@@ -32,7 +33,7 @@ export function defaultDataRoot(): string {
 }
 
 export function parseSvcdOptions(argv: string[]): SvcdOptions {
-  const opts: SvcdOptions = { dataRoot: '', hosts: [], insecureRegistries: [], logLevel: 'info' };
+  const opts: SvcdOptions = { dataRoot: '', hosts: [], insecureRegistries: [] };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] =
       argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i]];

@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { eventsSince } from '../testing/engine-client';
-import { destroySvcd, startSvcd, svcdCommand, type SvcdInstance } from '../testing/svcd-harness';
+import {
+  destroySvcd,
+  engineEvents,
+  startSvcd,
+  svcdCommand,
+  type SvcdInstance,
+} from '../testing/svcd-harness';
 
 const run = promisify(execFile);
 
@@ -176,20 +182,7 @@ describe('svcd', () => {
     type Info = { ID: string; Name: string; RegistryConfig: { IndexConfigs: Record<string, unknown> } };
     const insecure = async () =>
       Object.keys((await hup.request('GET', '/info')).json<Info>().RegistryConfig.IndexConfigs).sort();
-    const reloads = async (since: number) =>
-      (
-        await hup.request(
-          'GET',
-          `/events?since=${since}&until=${Date.now() / 1000 + 0.2}&filters=${encodeURIComponent('{"type":["daemon"]}')}`,
-        )
-      )
-        .text()
-        .split('\n')
-        .filter(Boolean)
-        .map(
-          (l) =>
-            JSON.parse(l) as { Action: string; Actor: { ID: string; Attributes: Record<string, string> } },
-        );
+    const reloads = (since: number) => engineEvents(hup, since, { type: ['daemon'] });
     try {
       assert.deepEqual(await insecure(), ['before.test:5000', 'docker.io', 'flag.test:5000']);
       const since = Date.now() / 1000;

@@ -57,16 +57,10 @@ async function readConfigFile(file: string | undefined): Promise<ConfigFile> {
 }
 
 /** The command line's settings with the config file's: its registries added, its level unless one was given. */
-function withConfigFile(
-  opts: SvcdOptions,
-  argv: string[],
-  config: ConfigFile,
-): { registries: string[]; level: LogLevel } {
+function withConfigFile(opts: SvcdOptions, config: ConfigFile): { registries: string[]; level: LogLevel } {
   return {
     registries: [...opts.insecureRegistries, ...config.insecureRegistries],
-    level:
-      (!argv.some((a) => a === '--log-level' || a.startsWith('--log-level=')) && config.logLevel) ||
-      opts.logLevel,
+    level: opts.logLevel ?? config.logLevel ?? 'info',
   };
 }
 
@@ -83,7 +77,7 @@ interface Running {
 
 async function start(argv: string[], running: Running): Promise<string> {
   const opts = parseSvcdOptions(argv);
-  const settings = withConfigFile(opts, argv, await readConfigFile(opts.configFile));
+  const settings = withConfigFile(opts, await readConfigFile(opts.configFile));
   // One list, shared with the image service and /info, so that a reload reaches both.
   const insecureRegistries = settings.registries;
   const log = createLogger(settings.level, 'svcd');
@@ -168,7 +162,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   running.server = server;
   running.reload = async () => {
     try {
-      const next = withConfigFile(opts, argv, await readConfigFile(opts.configFile));
+      const next = withConfigFile(opts, await readConfigFile(opts.configFile));
       insecureRegistries.splice(0, insecureRegistries.length, ...next.registries);
       log.setLevel(next.level);
       events.publish('daemon', 'reload', {

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EngineEvent } from '../api/event-types';
 import { repoRoot } from '../lib/product';
 import { engineRequest, type EngineResponse, type RequestOptions } from './engine-client';
 
@@ -189,4 +190,23 @@ export async function cleanupUnder(dir: string): Promise<void> {
     } catch {}
   }
   await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/** The events matching `filters` since `sinceSec` (Unix seconds) until now. */
+export async function engineEvents(
+  svcd: SvcdInstance,
+  sinceSec: number,
+  filters: Record<string, string[]>,
+): Promise<EngineEvent[]> {
+  const query = encodeURIComponent(JSON.stringify(filters));
+  const until = (Date.now() / 1000 + 0.2).toFixed(3);
+  const res = await svcd.request(
+    'GET',
+    `/events?since=${sinceSec.toFixed(3)}&until=${until}&filters=${query}`,
+  );
+  return res
+    .text()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as EngineEvent);
 }

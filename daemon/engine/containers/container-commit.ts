@@ -50,7 +50,7 @@ export async function commitContainer(
   opts: CommitOptions,
 ): Promise<string> {
   const r = container.record;
-  const name = opts.repo ? referenceString(parseImageAndTag(opts.repo, opts.tag || 'latest')) : undefined;
+  const ref = opts.repo ? parseImageAndTag(opts.repo, opts.tag || 'latest') : undefined;
   const parent = await images.store.get(r.Image);
   return withLease(ctx.client, async (leased) => {
     const viewKey = `${container.id}-commit-${randomBytes(4).toString('hex')}`;
@@ -87,9 +87,9 @@ export async function commitContainer(
       const image = await createImage(images.store, leased, {
         layers: empty ? parent.layers : [...parent.layers, layer],
         config,
-        name,
+        name: ref && referenceString(ref),
       });
-      if (name) images.announceTag(image.id, name);
+      if (ref) images.announceTag(image.id, ref);
       return image.id;
     } finally {
       await leased.snapshots.remove(viewKey).catch(() => undefined);

@@ -7,7 +7,8 @@ import { readTar } from '../../lib/tar/tar-reader';
 import { TarWriter } from '../../lib/tar/tar-writer';
 import type { TarHeaderInput } from '../../lib/tar/tar-header';
 import { eventsSince } from '../../testing/engine-client';
-import { create, engineEvents, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
+import { engineEvents } from '../../testing/svcd-harness';
+import { create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 
 async function tarOf(entries: Array<[TarHeaderInput, string?]>): Promise<Buffer> {
   const writer = new TarWriter();

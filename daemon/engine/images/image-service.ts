@@ -218,12 +218,12 @@ export class ImageService {
     ref = withDefaultTag(ref);
     const image = await this.store.get(source);
     await this.store.setName(referenceString(ref), image);
-    this.announceTag(image.id, referenceString(ref));
+    this.announceTag(image.id, ref);
   }
 
   /** The tag event of a name given to an image (by a tag, or by a commit's repo and tag). */
-  announceTag(id: string, name: string): void {
-    this.publish('tag', id, familiarString(parseReference(name)));
+  announceTag(id: string, ref: Reference): void {
+    this.publish('tag', id, familiarString(ref));
   }
 
   /** DELETE /images/{name}, with Docker's rules for names, IDs, force and containers. */

@@ -3,7 +3,7 @@
 // otherwise outlive the test).
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
+import { destroySvcd, engineEvents, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
 import type { EngineResponse } from '../../../testing/engine-client';
 import type { ContainerInspect } from '../../../api/container-summary-types';
 import type { EngineEvent } from '../../../api/event-types';
@@ -66,25 +66,6 @@ export async function run(
 
 export async function inspect<T = ContainerInspect>(svcd: SvcdInstance, id: string): Promise<T> {
   return expectStatus(await svcd.request('GET', `/containers/${id}/json`), 200, 'inspect').json<T>();
-}
-
-/** The events matching `filters` since `sinceSec` (Unix seconds) until now. */
-export async function engineEvents(
-  svcd: SvcdInstance,
-  sinceSec: number,
-  filters: Record<string, string[]>,
-): Promise<EngineEvent[]> {
-  const query = encodeURIComponent(JSON.stringify(filters));
-  const until = (Date.now() / 1000 + 0.2).toFixed(3);
-  const res = await svcd.request(
-    'GET',
-    `/events?since=${sinceSec.toFixed(3)}&until=${until}&filters=${query}`,
-  );
-  return res
-    .text()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as EngineEvent);
 }
 
 /** The container's events since `sinceSec` (Unix seconds) until now. */

@@ -8,7 +8,6 @@ import type { StatsSample } from '../../../engine/stats/stats-types';
 import {
   containerEvents,
   create,
-  engineEvents,
   eventually,
   expectStatus,
   inspect,
@@ -16,6 +15,7 @@ import {
   useEngine,
 } from '../../../engine/containers/testing/containers-fixture';
 import { TarWriter } from '../../../lib/tar/tar-writer';
+import { engineEvents } from '../../../testing/svcd-harness';
 import { FrameParser, StdStream } from '../../streams/stdcopy';
 import { openStream } from '../../streams/testing/stream-client';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
+import { destroySvcd, engineEvents, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
 import { eventsSince } from '../../../testing/engine-client';
 import { importBusybox } from '../../../engine/images/testing/busybox-image';
 import { jsonMessages, streamError } from '../../../engine/images/testing/json-messages';
@@ -165,12 +165,8 @@ describe('pull', () => {
       { Untagged: `${registry.host}/app:1` },
       { Untagged: `${registry.host}/app@${digest}` },
     ]);
-    const events = await svcd.request(
-      'GET',
-      `/events?since=${since}&until=${Date.now() / 1000 + 0.2}&filters=${encodeURIComponent('{"type":["image"]}')}`,
-    );
     assert.deepEqual(
-      (jsonMessages(events) as unknown as { Action: string }[]).map((e) => e.Action),
+      (await engineEvents(svcd, since, { type: ['image'] })).map((e) => e.Action),
       ['untag'],
     );
     const restored = await svcd.request('POST', `/images/create?fromImage=${registry.host}/app:1`);

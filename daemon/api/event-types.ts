@@ -19,3 +19,14 @@ export interface EngineEvent {
   id?: string;
   from?: string;
 }
+
+/** What a GET /events subscriber asked for. */
+export interface EventSubscription {
+  /** Unix time in nanoseconds; events at or after it are replayed from the journal. */
+  sinceNano?: bigint;
+  /** Unix time in nanoseconds; the stream ends once it is past. */
+  untilNano?: bigint;
+  /** The `filters` query: key to accepted values. */
+  filters: Map<string, string[]>;
+  signal: AbortSignal;
+}

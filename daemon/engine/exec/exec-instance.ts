@@ -5,7 +5,7 @@ import type { OciProcess } from '../../runtime/oci-spec/oci-types';
 import type { Container } from '../containers/container';
 import { ContainerIO, type StdStream } from '../containers/container-io';
 import { type EngineContext, publishContainerEvent } from '../containers/engine-context';
-import type { ExecInspect, ExecProcessConfig } from './exec-types';
+import type { ExecInspect, ExecProcessConfig } from '../../api/exec-types';
 
 /** Directories of FIFOs a finished exec leaves for the next one (making FIFOs costs a process). */
 export interface FifoDirs {
@@ -41,7 +41,7 @@ export class ExecInstance extends EventEmitter {
   private early?: { run: number; registered: Promise<boolean> };
 
   constructor(
-    private readonly ctx: EngineContext,
+    private readonly ctx: Pick<EngineContext, 'client' | 'paths' | 'events'>,
     readonly settings: ExecSettings,
     private readonly fifoDirs: FifoDirs,
   ) {

@@ -39,3 +39,8 @@ export function grpcCode(err: unknown): Status | undefined {
   const cause = err instanceof SvcError ? err.cause : err;
   return isServiceError(cause) ? cause.code : undefined;
 }
+
+/** Whether containerd refused because the object exists already (a 409 of other causes is not). */
+export function isAlreadyExists(err: unknown): boolean {
+  return grpcCode(err) === Status.ALREADY_EXISTS;
+}

@@ -1,4 +1,3 @@
-import { checkEventFilters } from '../../../engine/events/event-filter';
 import { parseTimestampNano } from '../../http/timestamps';
 import type { Handler } from '../../router';
 import type { EventsBackend } from './backend';
@@ -7,12 +6,12 @@ import type { EventsBackend } from './backend';
 export function eventsHandler(backend: EventsBackend): Handler {
   return async ({ res, query, signal }) => {
     const filters = query.filters();
-    checkEventFilters(filters);
     const sinceNano = parseTimestampNano('since', query.string('since'));
     const untilNano = parseTimestampNano('until', query.string('until'));
+    const events = backend.subscribe({ sinceNano, untilNano, filters, signal });
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.flushHeaders();
-    for await (const event of backend.subscribe({ sinceNano, untilNano, filters, signal })) {
+    for await (const event of events) {
       if (!res.write(`${JSON.stringify(event)}\n`)) {
         await new Promise<void>((resolve) => {
           res.once('drain', resolve);

@@ -101,7 +101,16 @@ const layers = [
   },
   {
     files: ['electron/**'],
-    allow: ['electron/**', api, 'daemon/server/streams/**', 'node:*', 'electron', 'ws'],
+    allow: [
+      'electron/**',
+      api,
+      'daemon/lib/svcd-launch',
+      'daemon/server/streams/**',
+      'node:*',
+      'electron',
+      'ws',
+    ],
+    tests: [lib],
   },
   {
     files: ['renderer/**'],

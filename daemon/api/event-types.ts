@@ -1,4 +1,5 @@
 // The wire shape of one /events message (API 1.41).
+import type { Filters } from './filters';
 
 export type EventType = 'container' | 'image' | 'volume' | 'network' | 'daemon' | 'plugin' | 'builder';
 
@@ -26,7 +27,6 @@ export interface EventSubscription {
   sinceNano?: bigint;
   /** Unix time in nanoseconds; the stream ends once it is past. */
   untilNano?: bigint;
-  /** The `filters` query: key to accepted values. */
-  filters: Map<string, string[]>;
+  filters: Filters;
   signal: AbortSignal;
 }

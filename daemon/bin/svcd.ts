@@ -35,6 +35,7 @@ import { StatsService } from '../engine/stats/stats-service';
 import { containerStreamsRoutes } from '../server/routers/container-streams/routes';
 import { execRoutes } from '../server/routers/exec/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
+import { MAX_API_VERSION } from '../api/versions';
 
 /** The containerd namespace every svcd object lives in. */
 const namespace = 'svc';
@@ -147,7 +148,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     dataRoot,
     engineId,
     components: await componentsReporter(() => client.version()),
-    // The volumes API is another issue's; the local volumes containers made are counted here.
+    // No /volumes API yet: the local volumes containers made are counted here.
     inventory: {
       containerCounts: async () => containers.counts(),
       imagesForDiskUsage: () => images.diskUsage(),
@@ -198,7 +199,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     }
   };
   for (const address of opts.hosts) await server.listen(parseListenAddress(address));
-  return `svcd ${product.version} ready: API 1.41 on ${opts.hosts.join(' ')} (data root ${dataRoot})`;
+  return `svcd ${product.version} ready: API ${MAX_API_VERSION} on ${opts.hosts.join(' ')} (data root ${dataRoot})`;
 }
 
 async function shutdown(running: Running): Promise<void> {

@@ -43,6 +43,8 @@ import { type EngineContext, publishContainerEvent, saveRecord } from './engine-
 import { shouldStartAtBoot } from './restart-decision';
 import { ShimKeeper } from './shim-keeper';
 import { TaskEventMonitor } from './task-event-monitor';
+import { checkFilterKeys, labelMatches } from '../../lib/filters';
+import type { Filters } from '../../api/filters';
 
 export interface ContainersServiceDeps {
   context: EngineContext;
@@ -274,7 +276,9 @@ export class ContainersService {
 
   async remove(ref: string, opts: { force: boolean; volumes: boolean; link?: boolean }): Promise<void> {
     if (opts.link)
-      throw new NotImplementedError('legacy container links do not exist in svcd yet (networks issue)');
+      throw new NotImplementedError(
+        'legacy container links are not supported: svcd has no container networks yet',
+      );
     const container = this.get(ref);
     await container.exclusive(async () => {
       const s = container.record.State;
@@ -365,24 +369,17 @@ export class ContainersService {
     );
   }
 
-  async prune(filters: Map<string, string[]>): Promise<ContainerPruneResponse> {
+  async prune(filters: Filters): Promise<ContainerPruneResponse> {
     const deleted: string[] = [];
     let reclaimed = 0;
     const until = filters.get('until')?.[0];
     const untilMs = until ? (/^\d+$/.test(until) ? Number(until) * 1000 : Date.parse(until)) : undefined;
-    for (const key of filters.keys()) {
-      if (key !== 'until' && key !== 'label' && key !== 'label!')
-        throw new InvalidParameterError(`invalid filter '${key}'`);
-    }
+    checkFilterKeys(filters, ['until', 'label', 'label!']);
     for (const c of this.ctx.registry.all()) {
       const r = c.record;
       if (r.State.Status !== 'exited' && r.State.Status !== 'created' && r.State.Status !== 'dead') continue;
       if (untilMs !== undefined && Date.parse(r.Created) >= untilMs) continue;
-      const labels = r.Config.Labels ?? {};
-      const has = (v: string) => {
-        const eq = v.indexOf('=');
-        return eq < 0 ? v in labels : labels[v.slice(0, eq)] === v.slice(eq + 1);
-      };
+      const has = (v: string) => labelMatches(r.Config.Labels ?? {}, v);
       if (!(filters.get('label') ?? []).every(has) || (filters.get('label!') ?? []).some(has)) continue;
       const size = await this.ctx.rootfs.sizeRw(c.id).catch(() => 0);
       try {

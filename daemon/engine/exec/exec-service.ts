@@ -11,18 +11,7 @@ import { isRunning } from '../containers/container-state';
 import type { EngineContext } from '../containers/engine-context';
 import { ExecInstance, type FifoDirs } from './exec-instance';
 import type { ExecCreateBody, ExecCreateOptions } from '../../api/exec-types';
-
-/** Env entries of `extra` replace those of `base` with the same name, the rest are appended. */
-function mergeEnv(base: string[], extra: string[]): string[] {
-  const name = (e: string) => (e.includes('=') ? e.slice(0, e.indexOf('=')) : e);
-  const out = [...base];
-  for (const e of extra) {
-    const i = out.findIndex((b) => name(b) === name(e));
-    if (i >= 0) out[i] = e;
-    else out.push(e);
-  }
-  return out;
-}
+import { replaceOrAppendEnv } from '../../runtime/oci-spec/process-env';
 
 const spareFifoDirs = 4;
 
@@ -63,8 +52,8 @@ export class ExecService {
     const spec = await this.specOf(container);
     const record = container.record;
     const tty = !!body.Tty;
-    const env = mergeEnv(
-      tty ? mergeEnv(spec.process.env, ['TERM=xterm']) : spec.process.env,
+    const env = replaceOrAppendEnv(
+      tty ? replaceOrAppendEnv(spec.process.env, ['TERM=xterm']) : spec.process.env,
       options.env ? (body.Env ?? []) : [],
     );
     const caps = body.Privileged

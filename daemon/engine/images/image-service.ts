@@ -18,7 +18,8 @@ import type {
 } from '../../api/image-types';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { EventsService } from '../events/events-service';
-import { imagePredicate, isDangling, type Filters } from './image-filters';
+import type { Filters } from '../../api/filters';
+import { imagePredicate, isDangling } from './image-filters';
 import { importImage } from './image-import';
 import { ImageStore, type StoredImage } from './image-store';
 import { imageHistory, imageInspect, imageSummary } from './image-views';

@@ -11,28 +11,13 @@ import { EarlyOutput, serveSession, type StdioSession } from '../../streams/stdi
 import { acceptWebSocket, isWebSocketHandshake } from '../../streams/websocket';
 import type { ContainerStreamsBackend } from './backend';
 import { encodeLogBatch } from './log-frames';
+import { whenDrained } from '../../../lib/when-drained';
 
 /** `all`, empty or anything not a number means every line, as Docker reads it. */
 function parseTail(value: string | undefined): number | undefined {
   if (value === undefined || !/^-?\d+$/.test(value.trim())) return undefined;
   const n = Number(value);
   return n < 0 ? undefined : n;
-}
-
-/** Resolves when `out` can take more, or once `signal` says the reader is gone. */
-function drained(out: Writable, signal: AbortSignal): Promise<void> {
-  if (!out.writableNeedDrain || out.destroyed || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      out.off('drain', done);
-      out.off('close', done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    out.on('drain', done);
-    out.on('close', done);
-    signal.addEventListener('abort', done);
-  });
 }
 
 /** Writes a container's existing log onto the stream (attach with logs=1). */
@@ -55,7 +40,7 @@ async function replayLogs(
     return;
   }
   for await (const batch of logs.batches) {
-    if (!out.write(encodeLogBatch(batch, framed))) await drained(out, signal);
+    if (!out.write(encodeLogBatch(batch, framed))) await whenDrained(out, { signal });
   }
 }
 
@@ -101,7 +86,7 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
       }
       try {
         for await (const batch of logs.batches) {
-          if (!out.write(encodeLogBatch(batch, !logs.tty))) await drained(out, gone.signal);
+          if (!out.write(encodeLogBatch(batch, !logs.tty))) await whenDrained(out, { signal: gone.signal });
           if (gone.signal.aborted) break;
         }
       } finally {
@@ -177,7 +162,7 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
       res.writeHead(200, { 'Content-Type': 'application/json' });
       if (stream) res.flushHeaders();
       for await (const sample of samples) {
-        if (!res.write(`${JSON.stringify(sample)}\n`)) await drained(res, signal);
+        if (!res.write(`${JSON.stringify(sample)}\n`)) await whenDrained(res, { signal });
       }
       res.end();
     },

@@ -1,6 +1,7 @@
 import { parseTimestampNano } from '../../http/timestamps';
 import type { Handler } from '../../router';
 import type { EventsBackend } from './backend';
+import { whenDrained } from '../../../lib/when-drained';
 
 /** GET /events: one JSON object per line, flushed as each event happens. */
 export function eventsHandler(backend: EventsBackend): Handler {
@@ -12,12 +13,7 @@ export function eventsHandler(backend: EventsBackend): Handler {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.flushHeaders();
     for await (const event of events) {
-      if (!res.write(`${JSON.stringify(event)}\n`)) {
-        await new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          signal.addEventListener('abort', () => resolve(), { once: true });
-        });
-      }
+      if (!res.write(`${JSON.stringify(event)}\n`)) await whenDrained(res, { signal });
     }
     res.end();
   };

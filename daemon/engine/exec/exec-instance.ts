@@ -1,6 +1,8 @@
 // One exec instance: what was asked at create, and once started its process's stdio (FIFOs read
 // through ContainerIO), its exit and the client streams attached to it.
 import { EventEmitter } from 'node:events';
+import { SystemError } from '../../api/errors';
+import { runtimeMessage } from '../../runtime/containerd/grpc-errors';
 import type { OciProcess } from '../../runtime/oci-spec/oci-types';
 import type { Container } from '../containers/container';
 import { ContainerIO, type StdStream } from '../containers/container-io';
@@ -135,7 +137,8 @@ export class ExecInstance extends EventEmitter {
     } catch (err) {
       await client.tasks.deleteProcess(containerId, this.id).catch(() => undefined);
       void this.finish(126, io, drained);
-      throw err;
+      // What the runtime said, as dockerd passes it on (a missing command is told this way).
+      throw new SystemError(runtimeMessage(err), { cause: err });
     }
   }
 

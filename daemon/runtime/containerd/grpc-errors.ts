@@ -39,3 +39,10 @@ export function grpcCode(err: unknown): Status | undefined {
   const cause = err instanceof SvcError ? err.cause : err;
   return isServiceError(cause) ? cause.code : undefined;
 }
+
+/** The runtime's own words behind a failed call, without the operation: what dockerd shows. */
+export function runtimeMessage(err: unknown): string {
+  const cause = err instanceof SvcError ? err.cause : err;
+  if (isServiceError(cause)) return cause.details || cause.message;
+  return err instanceof Error ? err.message : String(err);
+}

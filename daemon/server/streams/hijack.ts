@@ -51,15 +51,18 @@ export function wantsTcpUpgrade(req: IncomingMessage): boolean {
 
 /**
  * Takes over the connection under `res` (from the server's 'request' or, via a ServerResponse
- * assigned to the socket, its 'upgrade' event) and writes the status line and headers. After this
- * nothing may be written through `res`. Only the 'upgrade' path keeps bytes the client sent in the
- * same packet as the request; from a 'request' handler node's parser has already consumed them.
+ * assigned to the socket, its 'upgrade' event) and writes the status line and headers, resolving
+ * once they are handed to the kernel on their own. Clients such as docker-py parse the head through
+ * a buffered reader and then read the raw socket beneath it: output sent with the head would be
+ * lost to them, so nothing else may be written before this resolves. After this nothing may be
+ * written through `res`. Only the 'upgrade' path keeps bytes the client sent in the same packet as
+ * the request; from a 'request' handler node's parser has already consumed them.
  */
-export function hijack(
+export async function hijack(
   req: IncomingMessage,
   res: ServerResponse,
   options: HijackOptions = {},
-): HijackedConnection {
+): Promise<HijackedConnection> {
   const socket = (res.socket ?? req.socket) as Socket | null;
   if (!socket || socket.destroyed) throw new InvalidParameterError('connection already closed');
   if (res.headersSent) throw new Error('cannot hijack: a response was already started');
@@ -78,8 +81,10 @@ export function hijack(
     if (value === undefined || droppedHeaders.has(name.toLowerCase())) continue;
     for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
   }
-  socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-  return track(socket, upgraded);
+  const tracked = track(socket, upgraded);
+  // A failed write ends in 'close', which the tracked connection reports.
+  await new Promise<void>((resolve) => socket.write(`${lines.join('\r\n')}\r\n\r\n`, () => resolve()));
+  return tracked;
 }
 
 /** The header name as the code that set it spelled it (`API-Version`, not `api-version`). */

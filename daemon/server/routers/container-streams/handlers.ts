@@ -108,7 +108,7 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
       let out: Writable;
       let finish: () => void;
       if (wantsTcpUpgrade(req)) {
-        const conn = hijack(req, res);
+        const conn = await hijack(req, res);
         conn.signal.addEventListener('abort', () => gone.abort(), { once: true });
         out = conn.conn;
         finish = () => conn.close();
@@ -133,7 +133,7 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
       const framed = !b.tty(params.id);
       const session = query.bool('stream') ? b.attach(params.id, attachRequest(query, version)) : undefined;
       const early = session && new EarlyOutput(session);
-      const conn = hijack(req, res);
+      const conn = await hijack(req, res);
       const mux = new StreamMultiplexer(conn.conn, framed);
       try {
         await replayLogs(b, params.id, query, conn.conn, framed, conn.signal);

@@ -189,6 +189,26 @@ describe('images between svcd and Docker Engine 20.10', { skip: dockerdMissing()
     },
   );
 
+  test('a load of something that is not an archive: 200, the error a JSON message in the stream', async () => {
+    for (const engine of [svcd, dockerd]) {
+      for (const path of ['/images/load', '/images/load?quiet=1']) {
+        const res = expectStatus(
+          await engine.request('POST', path, {
+            body: Buffer.from('not a tar at all'),
+            headers: { 'Content-Type': 'application/x-tar' },
+          }),
+          200,
+        );
+        assert.equal(res.headers['content-type'], 'application/json');
+        const messages = jsonMessages(res);
+        assert.equal(messages.length, 1, res.text());
+        const m = messages[0] as { error?: string; errorDetail?: { message?: string } };
+        assert.ok(m.error, res.text());
+        assert.equal(m.errorDetail?.message, m.error);
+      }
+    }
+  });
+
   test('a load that takes a tag from another image says so, as dockerd does', async () => {
     await importBusybox(svcd, 'moved:1');
     const before = await save(svcd, ['moved:1']);

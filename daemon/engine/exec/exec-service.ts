@@ -100,7 +100,8 @@ export class ExecService {
           entrypoint: cmd[0],
           arguments: cmd.slice(1),
           privileged: !!body.Privileged,
-          user: body.User ?? '',
+          // dockerd leaves `user` out when none was asked.
+          ...(body.User ? { user: body.User } : {}),
         },
         attachStdin: !!body.AttachStdin,
         attachStdout: !!body.AttachStdout,

@@ -26,7 +26,7 @@ export interface ExecProcessConfig {
   entrypoint: string;
   arguments: string[];
   privileged: boolean;
-  user: string;
+  user?: string;
 }
 
 export interface ExecInspect {

@@ -1,4 +1,5 @@
 // The wire views of stored images: list summaries, inspect and history, as Docker shows them.
+import { containerConfigDefaults, withDefaults } from '../../api/container-defaults';
 import type { ImageHistoryItem, ImageInspect, ImageSummary } from '../../api/image-types';
 import { familiarString } from './reference';
 import type { StoredImage } from './image-store';
@@ -41,10 +42,10 @@ export function imageInspect(image: StoredImage, size: number, parent: string): 
     Comment: config.history?.at(-1)?.comment ?? '',
     Created: config.created ?? new Date(0).toISOString(),
     Container: config.container ?? '',
-    ContainerConfig: config.container_config ?? {},
+    ContainerConfig: withDefaults(containerConfigDefaults, config.container_config ?? {}),
     DockerVersion: config.docker_version ?? '',
     Author: config.author ?? '',
-    Config: config.config ?? {},
+    Config: withDefaults(containerConfigDefaults, config.config ?? {}),
     Architecture: config.architecture,
     ...(config.variant ? { Variant: config.variant } : {}),
     Os: config.os,

@@ -24,6 +24,7 @@ const debianPackages = [
   'apache2-utils', // htpasswd for auth tests
   'podman', // a real engine pushing to and pulling from svc-registry
   'docker.io', // Docker Engine 20.10: a real client of svc-registry, and the bench peer
+  'python3-docker', // docker-py, a real Engine API client in the test suite
 ];
 
 function log(msg) {

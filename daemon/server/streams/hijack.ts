@@ -42,6 +42,15 @@ export interface HijackedConnection {
   close(): void;
 }
 
+/**
+ * How long output that is ready at once (an attach's log replay) waits behind a 101 head. A client
+ * such as docker-py reads the head with a buffered reader and the rest from the socket beneath
+ * it, so bytes that reach it before it has read the head are lost; nothing on the connection says
+ * when it has, so the head is given the time a client takes to be scheduled and read it. Exec
+ * needs none: starting the process takes longer than that.
+ */
+export const headReadGraceMs = 25;
+
 /** True when the request asked to upgrade to a raw TCP stream. */
 export function wantsTcpUpgrade(req: IncomingMessage): boolean {
   const connection = String(req.headers.connection ?? '').toLowerCase();

@@ -1,12 +1,135 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// Who may import whom (ARCHITECTURE.md, "Dependency direction"), enforced here.
-const layer = (files, patterns) => ({
-  files,
-  rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
-});
-const group = (paths, message) => ({ group: paths, message });
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { layersPlugin } from './scripts/eslint-layers.mjs';
+
+// Who may import whom: each folder's allow-list (docs/ARCHITECTURE.md, "Layers"). The first
+// layer whose `files` match a file is its layer; `tests` adds what its tests may use.
+const api = 'daemon/api/**';
+const lib = 'daemon/lib/**';
+const testing = ['daemon/testing/**', 'node:*'];
+// Node's modules but http and https: the engine never sees HTTP.
+const nodeWithoutHttp = [
+  'node:assert',
+  'node:buffer',
+  'node:child_process',
+  'node:crypto',
+  'node:events',
+  'node:fs',
+  'node:net',
+  'node:os',
+  'node:path',
+  'node:stream',
+  'node:string_decoder',
+  'node:timers',
+  'node:url',
+  'node:util',
+  'node:zlib',
+];
+// Test tools other layers' tests borrow: every testing/ folder and the registry client that
+// pushes test images.
+const testTools = ['daemon/**/testing/**', 'daemon/engine/images/distribution/**'];
+const serverCore = [
+  'daemon/server/*',
+  'daemon/server/http/**',
+  'daemon/server/middleware/**',
+  'daemon/server/streams/**',
+];
+// One router may import the server's machinery and its own folder, not another router.
+const routers = readdirSync(fileURLToPath(import.meta.resolve('./daemon/server/routers')), {
+  withFileTypes: true,
+})
+  .filter((d) => d.isDirectory())
+  .map((d) => ({
+    files: [`daemon/server/routers/${d.name}/**`],
+    allow: [
+      api,
+      lib,
+      'daemon/server/router',
+      'daemon/server/http/**',
+      'daemon/server/streams/**',
+      `daemon/server/routers/${d.name}/**`,
+      'node:*',
+    ],
+    tests: [...testing, ...testTools, 'daemon/runtime/containerd/client', 'ws'],
+  }));
+const layers = [
+  { files: ['daemon/api/**'], allow: [api, 'type:node:stream'] },
+  { files: ['daemon/lib/**'], allow: [api, lib, 'node:*'], tests: testing },
+  {
+    files: ['daemon/runtime/containerd/**'],
+    allow: [api, lib, 'daemon/runtime/**', 'node:*', '@grpc/grpc-js', '@grpc/proto-loader'],
+    tests: testing,
+  },
+  { files: ['daemon/runtime/**'], allow: [api, lib, 'daemon/runtime/**', 'node:*'], tests: testing },
+  {
+    files: ['daemon/engine/**'],
+    allow: [api, lib, 'daemon/runtime/**', 'daemon/engine/**', ...nodeWithoutHttp],
+    tests: [...testing, ...testTools],
+  },
+  ...routers,
+  {
+    files: ['daemon/server/**'],
+    allow: [api, lib, ...serverCore, 'node:*', 'ws'],
+    tests: [...testing, 'daemon/server/routers/**'],
+  },
+  {
+    files: ['daemon/registry/**'],
+    allow: [api, lib, 'daemon/registry/**', 'node:*', 'bcryptjs'],
+    tests: testing,
+  },
+  { files: ['daemon/testing/**'], allow: [api, lib, 'daemon/testing/**', 'node:*'] },
+  // The composition roots: svcd and svc-registry wire every daemon layer together.
+  { files: ['daemon/bin/**'], allow: ['daemon/**', 'node:*'], tests: testing },
+  {
+    files: ['bench/**'],
+    allow: ['bench/**', 'e2e/**', lib, ...testing, ...testTools, 'playwright-core'],
+  },
+  {
+    files: ['e2e/**'],
+    allow: [
+      'e2e/**',
+      api,
+      ...testing,
+      ...testTools,
+      'electron/main/**',
+      'renderer/src/**',
+      'playwright-core',
+    ],
+  },
+  {
+    files: ['electron/**'],
+    allow: [
+      'electron/**',
+      api,
+      'daemon/lib/svcd-launch',
+      'daemon/server/streams/**',
+      'node:*',
+      'electron',
+      'ws',
+    ],
+    tests: [lib],
+  },
+  {
+    files: ['renderer/**'],
+    allow: [
+      'renderer/**',
+      'type:daemon/api/**',
+      'react',
+      'react-dom',
+      '@tanstack/*',
+      'zustand',
+      '@xterm/*',
+      'vite',
+    ],
+  },
+  {
+    files: ['scripts/**', '*.mjs'],
+    allow: ['scripts/**', 'node:*', 'eslint', '@eslint/js', 'typescript-eslint'],
+  },
+];
 
 export default tseslint.config(
   { ignores: ['build/**', 'dist/**', 'node_modules/**', 'renderer/dist/**', 'test-artifacts/**'] },
@@ -19,53 +142,5 @@ export default tseslint.config(
       'no-empty': ['error', { allowEmptyCatch: true }],
     },
   },
-  layer(
-    ['daemon/api/**'],
-    [
-      group(
-        ['**/lib/**', '**/runtime/**', '**/engine/**', '**/server/**', '**/registry/**'],
-        'daemon/api has no runtime dependencies',
-      ),
-    ],
-  ),
-  layer(
-    ['daemon/lib/**'],
-    [
-      group(
-        ['**/runtime/**', '**/engine/**', '**/server/**', '**/registry/**'],
-        'lib sits below runtime, engine and server',
-      ),
-    ],
-  ),
-  layer(
-    ['daemon/runtime/**'],
-    [group(['**/engine/**', '**/server/**', '**/registry/**'], 'runtime sits below engine and server')],
-  ),
-  layer(
-    ['daemon/engine/**'],
-    [group(['**/server/**', '**/registry/**', 'node:http', 'http'], 'the engine never sees HTTP')],
-  ),
-  layer(
-    ['daemon/registry/**'],
-    [group(['**/engine/**', '**/server/**', '**/runtime/**'], 'the registry never imports the engine')],
-  ),
-  layer(
-    ['renderer/**'],
-    [
-      group(
-        ['node:*', '**/daemon/lib/**', '**/daemon/engine/**', '**/daemon/server/**', '**/electron/**'],
-        'the renderer imports only types from daemon/api',
-      ),
-    ],
-  ),
-  // The gateway reuses the stream machinery (hijack client, frames); nothing else of the server.
-  layer(
-    ['electron/**'],
-    [
-      group(
-        ['**/daemon/engine/**', '**/daemon/server/*', '!**/daemon/server/streams', '**/daemon/runtime/**'],
-        'electron only starts the daemon, and reuses daemon/server/streams',
-      ),
-    ],
-  ),
+  { plugins: { layers: layersPlugin }, rules: { 'layers/allowed-imports': ['error', layers] } },
 );

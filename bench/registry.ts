@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256, type Digest } from '../daemon/lib/digest';
 import { MediaTypes } from '../daemon/lib/media-types';
-import { http, type HttpResponse } from '../daemon/registry/testing/http-client';
+import { http, type HttpResponse } from '../daemon/testing/http-client';
 import {
   descriptor,
   pushBlob,

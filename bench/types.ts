@@ -17,7 +17,7 @@ export interface BenchRow {
   theirs?: number;
   /** True for throughputs (MB/s, req/s), false for latencies and memory. */
   higherIsBetter: boolean;
-  /** The target, in words, e.g. ">= 1.2x". */
+  /** The target, in words, e.g. ">= 1.2x". */
   target?: string;
 }
 

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { pushTestImage } from './registry-push';
 import { missingPrerequisite, startSession, type Session, type WebApp } from './web-mode-fixture';
+import { pollUntil } from '../daemon/testing/poll';
 
 const NAME = 'e2e-detail';
 const COMMAND = `sh -c 'i=0; while true; do echo line $i; i=$((i+1)); sleep 0.2; done'`;
@@ -17,15 +18,8 @@ async function lastLogLine(page: Page): Promise<number> {
   return Math.max(-1, ...texts.map((t) => Number(/line (\d+)\s*$/.exec(t)?.[1] ?? -1)));
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000) =>
+  pollUntil(what, probe, { timeoutMs, intervalMs: 200 });
 
 describe('a container in detail in web mode', { skip: missingPrerequisite() }, () => {
   let session: Session;

@@ -16,14 +16,15 @@ function findTests(dir, out = []) {
     const p = join(dir, name);
     if (name === 'node_modules') continue;
     if (statSync(p).isDirectory()) findTests(p, out);
-    else if (name.endsWith('.test.js')) out.push(p);
+    else if (name.endsWith('.test.js') || name.endsWith('.test.mjs')) out.push(p);
   }
   return out;
 }
 
 const filters = process.argv.slice(2);
-const files = findTests(build)
-  .filter((f) => filters.length === 0 || filters.some((s) => relative(build, f).includes(s)))
+// The compiled tests, and the scripts' own (plain .mjs, not compiled).
+const files = [...findTests(build), ...findTests(join(root, 'scripts'))]
+  .filter((f) => filters.length === 0 || filters.some((s) => relative(root, f).includes(s)))
   .sort();
 if (files.length === 0) {
   process.stderr.write('run-tests: no test files found under build/ (run npm run build first)\n');

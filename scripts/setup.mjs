@@ -1,6 +1,7 @@
 // Installs what the two commands need and is missing: npm packages, and (as root) the Debian
 // packages svcd and the tests run on. Plain Node with no dependencies, because it runs before
-// node_modules exists. Quick and silent when everything is already there.
+// node_modules exists. Quick and silent when everything is already there. `--list` prints the
+// Debian packages and what each is for (the README points here: this list is the only one).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,21 +12,22 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quiet = process.argv.includes('--quiet');
 
 // Debian packages by purpose; each is checked with dpkg-query, installed only when absent.
-const debianPackages = [
-  'containerd', // svcd's private containerd
-  'runc', // the OCI runtime (crun refuses hybrid cgroups here)
-  'containernetworking-plugins', // bridge, host-local, portmap, firewall, loopback
-  'iptables', // used by the CNI bridge and portmap plugins
-  'busybox-static', // test images are built FROM scratch + this binary
-  'tini', // HostConfig.Init
-  'chromium', // renderer e2e through Playwright
-  'docker-registry', // Distribution 2.8, the peer the registry client is tested against
-  'skopeo', // a real registry client for the registry tests
-  'apache2-utils', // htpasswd for auth tests
-  'podman', // a real engine pushing to and pulling from svc-registry
-  'docker.io', // Docker Engine 20.10: a real client of svc-registry, and the bench peer
-  'python3-docker', // docker-py, a real Engine API client in the test suite
-];
+const debianPackageUses = {
+  containerd: "svcd's private containerd",
+  runc: 'the OCI runtime (crun refuses hybrid cgroups here)',
+  'containernetworking-plugins': 'bridge, host-local, portmap, firewall, loopback',
+  iptables: 'used by the CNI bridge and portmap plugins',
+  'busybox-static': 'test images are built FROM scratch + this binary',
+  tini: 'HostConfig.Init',
+  chromium: 'renderer e2e through Playwright',
+  'docker-registry': 'Distribution 2.8, the peer the registry client is tested against',
+  skopeo: 'a real registry client for the registry tests',
+  'apache2-utils': 'htpasswd for auth tests',
+  podman: 'a real engine pushing to and pulling from svc-registry',
+  'docker.io': 'Docker Engine 20.10: a real client of svc-registry, and the bench peer',
+  'python3-docker': 'docker-py, a real Engine API client in the test suite',
+};
+const debianPackages = Object.keys(debianPackageUses);
 
 function log(msg) {
   if (!quiet) process.stdout.write(`setup: ${msg}\n`);
@@ -87,5 +89,9 @@ function ensureNpm() {
   writeFileSync(stampFile, stamp());
 }
 
-ensureDebian();
-ensureNpm();
+if (process.argv.includes('--list')) {
+  for (const [name, use] of Object.entries(debianPackageUses)) process.stdout.write(`${name}\t${use}\n`);
+} else {
+  ensureDebian();
+  ensureNpm();
+}

@@ -113,6 +113,9 @@ export interface ContainerSummary {
   Mounts: MountPoint[];
 }
 
+/** POST /containers/{id}/wait's `condition`. */
+export type WaitCondition = 'not-running' | 'next-exit' | 'removed';
+
 export interface ContainerWaitResponse {
   StatusCode: number;
   Error?: { Message: string } | null;
@@ -146,6 +149,18 @@ export interface ContainerUpdateResponse {
 export interface ContainerPruneResponse {
   ContainersDeleted: string[] | null;
   SpaceReclaimed: number;
+}
+
+/** POST /commit's options, read from its query and body. */
+export interface CommitOptions {
+  repo?: string;
+  tag?: string;
+  comment?: string;
+  author?: string;
+  /** Pause a running container while its changes are read (the engine does it). */
+  pause: boolean;
+  changes: string[];
+  config?: ContainerConfig;
 }
 
 export interface CommitResponse {

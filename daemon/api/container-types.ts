@@ -1,6 +1,7 @@
 // Wire types of the container create body (POST /containers/create), its HostConfig and the
 // records they hold, spelled exactly as on the wire. Clients send `null` for unset fields as
 // often as they omit them, so optional fields accept both.
+import type { CreateBehaviours } from './versions';
 
 /** Docker's StrSlice: a JSON string is a one-element list, never shell-split. */
 export type StrSlice = string | string[];
@@ -57,6 +58,21 @@ export interface ContainerConfig {
 export interface ContainerCreateBody extends ContainerConfig {
   HostConfig?: HostConfig | null;
   NetworkingConfig?: NetworkingConfig | null;
+}
+
+/** POST /containers/create as the router hands it to the engine. */
+export interface ContainerCreateRequest {
+  /** The `name` query parameter, if any. */
+  name?: string;
+  body: ContainerCreateBody;
+  /** How the request's API version reads the body. */
+  behaviours: CreateBehaviours;
+}
+
+/** A HostConfig given to start instead of create (older clients): it replaces the stored one. */
+export interface LegacyStart {
+  hostConfig: HostConfig;
+  behaviours: CreateBehaviours;
 }
 
 export interface ContainerCreateResponse {

@@ -1,4 +1,5 @@
 // The wire shape of one /events message (API 1.41).
+import type { Filters } from './filters';
 
 export type EventType = 'container' | 'image' | 'volume' | 'network' | 'daemon' | 'plugin' | 'builder';
 
@@ -18,4 +19,14 @@ export interface EngineEvent {
   status?: string;
   id?: string;
   from?: string;
+}
+
+/** What a GET /events subscriber asked for. */
+export interface EventSubscription {
+  /** Unix time in nanoseconds; events at or after it are replayed from the journal. */
+  sinceNano?: bigint;
+  /** Unix time in nanoseconds; the stream ends once it is past. */
+  untilNano?: bigint;
+  filters: Filters;
+  signal: AbortSignal;
 }

@@ -1,4 +1,5 @@
 // Wire shapes of the image endpoints (API 1.41), and the image config as images carry it.
+import type { Readable } from 'node:stream';
 import type { ContainerConfigShape } from './container-defaults';
 
 /** The `config` part of an image config: what containers inherit. */
@@ -109,4 +110,39 @@ export interface JsonMessage {
   progressDetail?: { current?: number; total?: number };
   stream?: string;
   aux?: Record<string, unknown>;
+}
+
+/** Where a long operation writes its progress (one JSON message per line of the response). */
+export type Emit = (message: JsonMessage) => void;
+
+/** POST /images/create?fromImage=…: the router's query and X-Registry-Auth. */
+export interface ImagePullRequest {
+  image: string;
+  tag?: string;
+  platform?: string;
+  auth?: string;
+  emit: Emit;
+  signal?: AbortSignal;
+}
+
+/** POST /images/{name}/push. */
+export interface ImagePushRequest {
+  name: string;
+  tag?: string;
+  auth?: string;
+  emit: Emit;
+  signal?: AbortSignal;
+}
+
+/** POST /images/create?fromSrc=…: the body or URL to import. */
+export interface ImageImportRequest {
+  body?: Readable;
+  fromSrc: string;
+  repo?: string;
+  tag?: string;
+  message?: string;
+  changes: string[];
+  platform?: string;
+  emit: Emit;
+  signal?: AbortSignal;
 }

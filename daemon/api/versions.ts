@@ -39,6 +39,10 @@ export const versionFeatures = {
   createRequiresCommand: '1.24',
   /** A dotted Hostname is no longer split into Hostname and Domainname. */
   hostnameNotSplit: '1.24',
+  /** Hostname must be an RFC 1123 name (older clients could send any the kernel takes). */
+  hostnameChecked: '1.24',
+  /** HostConfig.AutoRemove is honoured (before, the client removed the container itself). */
+  autoRemove: '1.25',
   /** POST /containers/{id}/start no longer takes a HostConfig body. */
   startWithoutHostConfig: '1.24',
   /** Attaching to or exec-ing in a paused container answers 409. */
@@ -76,3 +80,24 @@ export type VersionFeature = keyof typeof versionFeatures;
 export function supports(version: ApiVersion, feature: VersionFeature): boolean {
   return compareVersions(version, versionFeatures[feature]) >= 0;
 }
+
+/** How a container's create body (or a legacy start's HostConfig) is read. */
+export interface CreateBehaviours {
+  splitDottedHostname: boolean;
+  checkHostname: boolean;
+  /** A create without any command (none given, none in the image) is refused. */
+  requireCommand: boolean;
+  honourAutoRemove: boolean;
+}
+
+export function createBehaviours(version: ApiVersion): CreateBehaviours {
+  return {
+    splitDottedHostname: !supports(version, 'hostnameNotSplit'),
+    checkHostname: supports(version, 'hostnameChecked'),
+    requireCommand: supports(version, 'createRequiresCommand'),
+    honourAutoRemove: supports(version, 'autoRemove'),
+  };
+}
+
+/** The newest API's reading: what svcd uses for the specs it builds itself. */
+export const currentCreateBehaviours = createBehaviours(maxApiVersion);

@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isLogLevel, type LogLevel } from '../lib/logger';
+import { defaultSvcdSocket } from '../lib/svcd-launch';
 
 export interface SvcdOptions {
   dataRoot: string;
@@ -20,12 +21,6 @@ export class UsageError extends Error {}
 export const usage = `Usage: svcd --data-root DIR --host unix:///path/svcd.sock [--host tcp://127.0.0.1:PORT]
             [--config FILE] [--insecure-registry HOST:PORT]... [--log-level debug|info|warn|error]
             [--tlscert FILE --tlskey FILE [--tlscacert FILE]]`;
-
-export function defaultSocket(): string {
-  if (process.getuid?.() === 0) return '/run/svc/svcd.sock';
-  const runtime = process.env.XDG_RUNTIME_DIR ?? join(homedir(), '.cache');
-  return join(runtime, 'svc', 'svcd.sock');
-}
 
 export function defaultDataRoot(): string {
   if (process.getuid?.() === 0) return '/var/lib/svc';
@@ -77,7 +72,7 @@ export function parseSvcdOptions(argv: string[]): SvcdOptions {
     }
   }
   if (!opts.dataRoot) opts.dataRoot = defaultDataRoot();
-  if (opts.hosts.length === 0) opts.hosts.push(`unix://${defaultSocket()}`);
+  if (opts.hosts.length === 0) opts.hosts.push(`unix://${defaultSvcdSocket()}`);
   if (!!opts.tlsCert !== !!opts.tlsKey) throw new UsageError('--tlscert and --tlskey go together');
   return opts;
 }

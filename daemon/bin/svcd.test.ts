@@ -7,7 +7,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { eventsSince } from '../testing/engine-client';
 import {
@@ -17,28 +16,14 @@ import {
   svcdCommand,
   type SvcdInstance,
 } from '../testing/svcd-harness';
+import { processExists } from '../lib/process-exists';
+import { pollUntil } from '../testing/poll';
 
 const run = promisify(execFile);
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, ms = 30000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
+/** Polls `fn` (a failed try counts as no answer yet) until it gives a value. */
+function waitFor<T>(what: string, fn: () => Promise<T | undefined>, ms = 30000): Promise<T> {
+  return pollUntil(what, () => fn().catch(() => undefined), { timeoutMs: ms });
 }
 
 /** Runs svcd to completion with the given arguments, for the refusals that must exit non-zero. */
@@ -143,7 +128,7 @@ describe('svcd', () => {
     process.kill(before, 'SIGKILL');
     const after = await waitFor('a new containerd', async () => {
       const pid = containerdPid();
-      return pid !== before && alive(pid) ? pid : undefined;
+      return pid !== before && processExists(pid) ? pid : undefined;
     });
     assert.notEqual(after, before);
     const v = await waitFor('/version with containerd', async () => {
@@ -225,7 +210,7 @@ describe('svcd', () => {
     const cpid = containerdPid();
     assert.equal(await svcd.stop('SIGTERM'), 0);
     assert.ok(!existsSync(svcd.socket));
-    await waitFor('containerd to stop', async () => (alive(cpid) ? undefined : true), 15000);
+    await waitFor('containerd to stop', async () => (processExists(cpid) ? undefined : true), 15000);
     await svcd.start();
   });
 });

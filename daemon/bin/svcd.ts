@@ -18,11 +18,16 @@ import { eventsRoutes } from '../server/routers/events/routes';
 import { ImageService } from '../engine/images/image-service';
 import { imagesRoutes } from '../server/routers/images/routes';
 import {
+  commitInto,
+  containerImagesOf,
   containersForDiskUsage,
   volumesForDiskUsage,
-  startContainersEngine,
 } from '../engine/containers/containers-engine';
-import type { ContainersService } from '../engine/containers/containers-service';
+import { ContainerIOFeed } from '../engine/containers/container-io-feed';
+import { ContainerLogs } from '../engine/containers/container-logs';
+import { ContainersService } from '../engine/containers/containers-service';
+import { createEngineContext } from '../engine/containers/engine-context';
+import { readHostFacts } from '../runtime/oci-spec/host-facts';
 import { containersRoutes } from '../server/routers/containers/routes';
 import { AttachService } from '../engine/attach/attach-service';
 import { ExecService } from '../engine/exec/exec-service';
@@ -30,6 +35,7 @@ import { StatsService } from '../engine/stats/stats-service';
 import { containerStreamsRoutes } from '../server/routers/container-streams/routes';
 import { execRoutes } from '../server/routers/exec/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
+import { MAX_API_VERSION } from '../api/versions';
 
 /** The containerd namespace every svcd object lives in. */
 const namespace = 'svc';
@@ -107,18 +113,32 @@ async function start(argv: string[], running: Running): Promise<string> {
     insecureRegistries,
     userAgent: `svcd/${product.version}`,
   });
-  // Re-attaches to the containers still running and records the exits missed while svcd was away.
-  const containers = await startContainersEngine({
+  const containersLog = log.child('containers');
+  const context = createEngineContext({
     client,
     dataRoot,
     events,
-    images,
-    log: log.child('containers'),
+    host: await readHostFacts(),
+    images: containerImagesOf(images),
+    log: containersLog,
   });
+  const { registry } = context;
+  const ioFeed = new ContainerIOFeed();
+  const logs = new ContainerLogs(context.paths, containersLog, ioFeed);
+  const exec = new ExecService(context);
+  const containers = new ContainersService({
+    context,
+    ioFeed,
+    logs,
+    execIdsOf: (containerId) => exec.idsOf(containerId),
+    commit: commitInto(images),
+  });
+  images.setContainerUsage({ imageUsers: async (imageId) => containers.imageUsers(imageId) });
   running.containers = containers;
-  const attach = new AttachService(containers);
-  const stats = new StatsService(containers);
-  const exec = new ExecService(containers);
+  // Re-attaches to the containers still running and records the exits missed while svcd was away.
+  await containers.init();
+  const attach = new AttachService({ registry, client, events, ioFeed, logs });
+  const stats = new StatsService({ registry, client });
   const host = readOsFacts();
   const engineId = await loadEngineId(dataRoot);
   const system = new SystemService({
@@ -128,12 +148,12 @@ async function start(argv: string[], running: Running): Promise<string> {
     dataRoot,
     engineId,
     components: await componentsReporter(() => client.version()),
-    // The volumes API is another issue's; the local volumes containers made are counted here.
+    // No /volumes API yet: the local volumes containers made are counted here.
     inventory: {
       containerCounts: async () => containers.counts(),
       imagesForDiskUsage: () => images.diskUsage(),
       containersForDiskUsage: () => containersForDiskUsage(containers),
-      volumesForDiskUsage: () => volumesForDiskUsage(containers),
+      volumesForDiskUsage: () => volumesForDiskUsage(context),
     },
     eventListeners: () => events.listenerCount,
     insecureRegistries,
@@ -179,7 +199,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     }
   };
   for (const address of opts.hosts) await server.listen(parseListenAddress(address));
-  return `svcd ${product.version} ready: API 1.41 on ${opts.hosts.join(' ')} (data root ${dataRoot})`;
+  return `svcd ${product.version} ready: API ${MAX_API_VERSION} on ${opts.hosts.join(' ')} (data root ${dataRoot})`;
 }
 
 async function shutdown(running: Running): Promise<void> {

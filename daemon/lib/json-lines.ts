@@ -1,6 +1,7 @@
 // Newline-delimited JSON: the progress streams of pull/push/build/load and /events, and the line
 // splitting that the json-file log reader shares.
 import type { Writable } from 'node:stream';
+import { whenDrained } from './when-drained';
 
 const newline = 0x0a;
 
@@ -108,7 +109,8 @@ export class JsonLinesWriter {
       this.begin?.();
     }
     if (this.out.destroyed) throw new Error('JSON stream closed by the peer');
-    if (!this.out.write(`${JSON.stringify(value)}\n`)) await drained(this.out);
+    if (!this.out.write(`${JSON.stringify(value)}\n`))
+      await whenDrained(this.out, { closedMessage: 'JSON stream closed by the peer' });
   }
 
   /** Reports an error inside the stream as `{"error", "errorDetail"}`. */
@@ -125,20 +127,4 @@ export class JsonLinesWriter {
     }
     this.out.end();
   }
-}
-
-/** Waits for 'drain'; rejects if the destination closes first, so a gone client ends the wait. */
-function drained(out: Writable): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (err?: Error) => {
-      out.off('drain', onDrain);
-      out.off('close', onClose);
-      if (err) reject(err);
-      else resolve();
-    };
-    const onDrain = () => done();
-    const onClose = () => done(new Error('JSON stream closed by the peer'));
-    out.on('drain', onDrain);
-    out.on('close', onClose);
-  });
 }

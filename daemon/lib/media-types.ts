@@ -32,8 +32,6 @@ export const MediaTypes = {
   svcLayerForeign: 'application/vnd.svc.image.rootfs.foreign.diff.tar.gzip',
 } as const;
 
-export type MediaType = (typeof MediaTypes)[keyof typeof MediaTypes];
-
 const svcPrefix = 'application/vnd.svc.';
 const dockerPrefix = 'application/vnd.docker.';
 

@@ -2,6 +2,7 @@
 // no longer runs (kill -9) is taken over, so a crashed daemon restarts without manual cleanup.
 import { open, readFile, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { processExists } from './process-exists';
 
 export class LockHeldError extends Error {
   constructor(
@@ -13,11 +14,7 @@ export class LockHeldError extends Error {
 }
 
 function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  if (!processExists(pid)) return false;
   // A recycled pid belonging to some other program does not hold our lock.
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('node');

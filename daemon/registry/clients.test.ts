@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { MediaTypes } from '../lib/media-types';
-import { http } from './testing/http-client';
+import { http } from '../testing/http-client';
 import { writeBusyboxLayout, type OciImage } from './testing/oci-layout';
 import { startRegistry, type RegistryProcess } from './testing/registry-process';
 

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { http } from './testing/http-client';
+import { http } from '../testing/http-client';
 import { writeBusyboxLayout, type OciImage } from './testing/oci-layout';
 import { startRegistry, type RegistryProcess } from './testing/registry-process';
 import { cleanupUnder } from '../testing/svcd-harness';

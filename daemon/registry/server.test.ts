@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../lib/product';
 import { sha256 } from '../lib/digest';
-import { http, type HttpResponse } from './testing/http-client';
+import { http, type HttpResponse } from '../testing/http-client';
 import { pushBlob, pushSmallImage, putManifest } from './testing/registry-client';
 import { registryCommand, startRegistry, type RegistryProcess } from './testing/registry-process';
 

@@ -1,17 +1,17 @@
 // A minimal Engine API client over svcd's unix socket, for tests and benches.
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { http, type HttpResponse } from './http-client';
 
-export interface EngineResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  text(): string;
-  json<T = unknown>(): T;
-}
+export type EngineResponse = HttpResponse;
 
 export interface RequestOptions {
   body?: unknown;
   headers?: Record<string, string>;
+}
+
+/** A request with a JSON body (a Buffer goes as it is). */
+/** svcd or a Docker Engine peer: anything that answers Engine API requests. */
+export interface EngineApi {
+  request(method: string, path: string, opts?: RequestOptions): Promise<EngineResponse>;
 }
 
 export function engineRequest(
@@ -20,36 +20,14 @@ export function engineRequest(
   path: string,
   opts: RequestOptions = {},
 ): Promise<EngineResponse> {
-  return new Promise((resolve, reject) => {
-    const body =
-      opts.body === undefined
-        ? undefined
-        : Buffer.isBuffer(opts.body)
-          ? opts.body
-          : Buffer.from(JSON.stringify(opts.body));
-    const headers: Record<string, string | number> = { ...opts.headers };
-    if (body) {
-      headers['Content-Length'] = body.length;
-      if (!Buffer.isBuffer(opts.body)) headers['Content-Type'] ??= 'application/json';
-    }
-    const req = httpRequest({ socketPath, method, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const data = Buffer.concat(chunks);
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: data,
-          text: () => data.toString('utf8'),
-          json: <T>() => JSON.parse(data.toString('utf8')) as T,
-        });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  const headers: Record<string, string> = { ...opts.headers };
+  let body: Buffer | undefined;
+  if (Buffer.isBuffer(opts.body)) body = opts.body;
+  else if (opts.body !== undefined) {
+    body = Buffer.from(JSON.stringify(opts.body));
+    headers['Content-Type'] ??= 'application/json';
+  }
+  return http(path, { socketPath, method, headers, body });
 }
 
 /**

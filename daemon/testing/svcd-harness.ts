@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { EngineEvent } from '../api/event-types';
 import { repoRoot } from '../lib/product';
 import { engineRequest, type EngineResponse, type RequestOptions } from './engine-client';
+import { svcdNodeFlags } from '../lib/svcd-launch';
 
 /**
  * How to run svcd: the bin/svcd launcher (with its node flags) when the tests run compiled, and
@@ -18,7 +19,7 @@ export function svcdCommand(): { command: string; args: string[] } {
   if (__filename.endsWith('.ts')) {
     return {
       command: process.execPath,
-      args: ['--initial-old-space-size=64', '--import', 'tsx', join(root, 'daemon/bin/svcd.ts')],
+      args: [...svcdNodeFlags, '--import', 'tsx', join(root, 'daemon/bin/svcd.ts')],
     };
   }
   return { command: join(root, 'bin/svcd'), args: [] };

@@ -1,16 +1,15 @@
 // One client attached to a container: the output of its current run (or, attached before a
 // start, of its next run) and the way into its stdin. Plain streams: the HTTP layer frames them.
 import { EventEmitter } from 'node:events';
+import type { AttachRequest } from '../../api/container-stream-types';
 import type { Container } from '../containers/container';
 import type { ContainerIO, StdStream } from '../containers/container-io';
-import type { ContainersService } from '../containers/containers-service';
-import { publishContainerEvent } from '../containers/engine-context';
+import type { ContainerIOFeed } from '../containers/container-io-feed';
+import { type EngineContext, publishContainerEvent } from '../containers/engine-context';
 import { isRunning } from '../containers/container-state';
 
-export interface AttachOptions {
-  stdin: boolean;
-  stdout: boolean;
-  stderr: boolean;
+export interface AttachSessionDeps extends Pick<EngineContext, 'client' | 'events'> {
+  ioFeed: ContainerIOFeed;
 }
 
 /**
@@ -32,16 +31,16 @@ export class AttachSession extends EventEmitter {
   private readonly onEnd = () => this.end();
 
   constructor(
-    private readonly service: ContainersService,
+    private readonly deps: AttachSessionDeps,
     readonly container: Container,
-    private readonly options: AttachOptions,
+    private readonly options: Pick<AttachRequest, 'stdin' | 'stdout' | 'stderr'>,
   ) {
     super();
     this.tty = !!container.record.Config.Tty;
     const running = isRunning(container.record.State) && container.io;
     if (running) this.follow(container.io!);
-    else service.lifecycle.ioListeners.add(this.onIO);
-    publishContainerEvent(service.ctx, container, 'attach');
+    else deps.ioFeed.add(this.onIO);
+    publishContainerEvent(deps, container, 'attach');
   }
 
   private get takesStdin(): boolean {
@@ -49,7 +48,7 @@ export class AttachSession extends EventEmitter {
   }
 
   private follow(io: ContainerIO): void {
-    this.service.lifecycle.ioListeners.delete(this.onIO);
+    this.deps.ioFeed.delete(this.onIO);
     this.io = io;
     io.on('data', this.onData);
     io.once('end', this.onEnd);
@@ -78,12 +77,12 @@ export class AttachSession extends EventEmitter {
     const io = this.io;
     if (!io?.stdin) return;
     await new Promise<void>((resolve) => io.stdin!.end(resolve));
-    await this.service.ctx.client.tasks.closeIO(this.container.id).catch(() => undefined);
+    await this.deps.client.tasks.closeIO(this.container.id).catch(() => undefined);
   }
 
   /** The detach keys were typed: the container keeps running. */
   detach(): void {
-    publishContainerEvent(this.service.ctx, this.container, 'detach');
+    publishContainerEvent(this.deps, this.container, 'detach');
     this.endStdin();
     this.close();
   }
@@ -98,7 +97,7 @@ export class AttachSession extends EventEmitter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.service.lifecycle.ioListeners.delete(this.onIO);
+    this.deps.ioFeed.delete(this.onIO);
     this.io?.off('data', this.onData);
     this.io?.off('end', this.onEnd);
   }

@@ -2,6 +2,7 @@
 // so the mount points of the init layer stay out) becomes a new layer on the image's, with the
 // container's config and the `changes` applied.
 import { randomBytes } from 'node:crypto';
+import type { CommitOptions } from '../../api/container-summary-types';
 import type { ContainerConfig } from '../../api/container-types';
 import type { OciContainerConfig, OciImageConfig } from '../../api/image-types';
 import { EMPTY_TAR_DIGEST } from '../../lib/digest';
@@ -13,17 +14,6 @@ import { withLease } from '../images/lease';
 import { parseImageAndTag, referenceString } from '../images/reference';
 import type { Container } from './container';
 import type { EngineContext } from './engine-context';
-
-export interface CommitOptions {
-  repo?: string;
-  tag?: string;
-  comment?: string;
-  author?: string;
-  /** Pause a running container while its changes are read (the service does it). */
-  pause: boolean;
-  changes: string[];
-  config?: ContainerConfig;
-}
 
 function imageConfigOf(config: ContainerConfig): OciContainerConfig {
   const list = (v: string | string[] | null | undefined) =>

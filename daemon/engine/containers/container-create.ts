@@ -3,7 +3,7 @@
 // that a failure halfway leaves nothing behind.
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
-import type { ContainerCreateBody, ContainerCreateResponse, HostConfig } from '../../api/container-types';
+import type { ContainerCreateRequest, ContainerCreateResponse, LegacyStart } from '../../api/container-types';
 import { InvalidParameterError } from '../../api/errors';
 import { defaultHostname } from '../../runtime/oci-spec/build-spec';
 import {
@@ -23,12 +23,6 @@ import { type ContainerRecord, freshState, nowRfc3339Nano } from './container-re
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 import { randomName } from './random-name';
 import { checkSharedTargets, containerSpec } from './container-spec';
-
-export interface CreateRequest {
-  name?: string;
-  body: ContainerCreateBody;
-  apiVersion: string;
-}
 
 type Undo = () => Promise<unknown>;
 
@@ -54,7 +48,7 @@ function inheritedMounts(ctx: EngineContext, entries: string[] | null | undefine
 
 export async function createContainer(
   ctx: EngineContext,
-  req: CreateRequest,
+  req: ContainerCreateRequest,
 ): Promise<ContainerCreateResponse> {
   const { HostConfig: rawHostConfig, NetworkingConfig: _networking, ...rawConfig } = req.body;
   if (!rawConfig.Image)
@@ -64,7 +58,7 @@ export async function createContainer(
     name: req.name,
     config: rawConfig,
     hostConfig: rawHostConfig ?? {},
-    apiVersion: req.apiVersion,
+    behaviours: req.behaviours,
     host: ctx.host,
     image: image.config,
   });
@@ -169,17 +163,17 @@ export async function createContainer(
   }
 }
 
-/** API 1.19 to 1.23 may give the HostConfig to start instead of create: it replaces the old one. */
+/** Older clients may give the HostConfig to start instead of create: it replaces the old one. */
 export async function applyLegacyHostConfig(
   ctx: EngineContext,
   container: Container,
-  hostConfigBody: HostConfig,
+  legacy: LegacyStart,
 ): Promise<void> {
   const record = container.record;
   const { hostConfig } = validateCreate({
     config: record.Config,
-    hostConfig: hostConfigBody,
-    apiVersion: '1.23',
+    hostConfig: legacy.hostConfig,
+    behaviours: legacy.behaviours,
     host: ctx.host,
   });
   const network = checkNetworkMode(hostConfig.NetworkMode, record.Config.NetworkDisabled);

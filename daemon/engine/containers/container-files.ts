@@ -18,7 +18,7 @@ export async function writeContainerFiles(
   const hosts = buildHostsFile({
     hostname: opts.hostname,
     domainname: opts.config.Domainname,
-    // Loopback is the only address the container has until the networks issue.
+    // Loopback is the only address a container has while svcd has no container networks.
     addresses: opts.hostNetwork ? [] : ['127.0.0.1'],
     extraHosts: hostConfig.ExtraHosts,
     hostHostsFile: opts.hostNetwork ? await readOr('/etc/hosts', '') : undefined,

@@ -8,14 +8,14 @@ import {
   NotModifiedError,
   SvcError,
 } from '../../api/errors';
-import { status as GrpcStatus } from '@grpc/grpc-js';
-import { grpcCode } from '../../runtime/containerd/grpc-errors';
+import { isAlreadyExists } from '../../runtime/containerd/grpc-errors';
 import type { TaskIO } from '../../runtime/containerd/tasks-service';
 import { parseSignal } from '../../runtime/oci-spec/signals';
 import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 import type { Container } from './container';
 import { nowRfc3339Nano } from './container-record';
 import { ContainerIO } from './container-io';
+import type { ContainerIOFeed } from './container-io-feed';
 import {
   isRunning,
   markExited,
@@ -51,23 +51,21 @@ function startError(err: unknown): SvcError {
   return err instanceof SvcError ? err : new InvalidParameterError(message);
 }
 
-export class ContainerLifecycle {
+/** What the lifecycle calls back into, given at construction. */
+export interface LifecycleHooks {
+  /** Told of each new IO of a container. */
+  ioFeed: ContainerIOFeed;
   /** Called when an exited container with AutoRemove should go. */
-  onAutoRemove: (container: Container) => void = () => undefined;
+  onAutoRemove: (container: Container) => void;
   /** Prepares a fresh spec at start when it depends on other containers (container:<x> modes). */
-  beforeStart: (container: Container) => Promise<void> = async () => undefined;
+  beforeStart: (container: Container) => Promise<void>;
+}
 
-  /**
-   * Called with each new IO of a container (every start, and the re-attach after an svcd
-   * restart): the json-file log writer and attach subscribe to its output here.
-   */
-  readonly ioListeners = new Set<(container: Container, io: ContainerIO) => void>();
-
-  constructor(private readonly ctx: EngineContext) {}
-
-  private announceIO(container: Container, io: ContainerIO): void {
-    for (const listener of this.ioListeners) listener(container, io);
-  }
+export class ContainerLifecycle {
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly hooks: LifecycleHooks,
+  ) {}
 
   private stopSignal(container: Container): number {
     const s = container.record.Config.StopSignal;
@@ -100,13 +98,13 @@ export class ContainerLifecycle {
     try {
       await rootfs.ensureMounted(id, record.Rootfs);
       await container.taskTeardown;
-      await this.beforeStart(container);
+      await this.hooks.beforeStart(container);
       io = await ContainerIO.create({
         dir: paths.io(id),
         openStdin: !!record.Config.OpenStdin,
         tty: !!record.Config.Tty,
       });
-      this.announceIO(container, io);
+      this.hooks.ioFeed.announce(container, io);
       container.starting = true;
       container.pendingExit = undefined;
       await this.createTask(container, io.paths as TaskIO);
@@ -146,7 +144,7 @@ export class ContainerLifecycle {
     try {
       await tasks.create(container.id, { ...io, rootfs: [] });
     } catch (err) {
-      if (grpcCode(err) !== GrpcStatus.ALREADY_EXISTS) throw err;
+      if (!isAlreadyExists(err)) throw err;
       await this.deleteStaleTask(container);
       // The stale task's exit is not this run's.
       container.pendingExit = undefined;
@@ -394,7 +392,7 @@ export class ContainerLifecycle {
     if (restart) this.scheduleRestart(container);
     await saveRecord(this.ctx, container).catch(() => undefined);
     container.notifyExit(exitCode, '');
-    if (!restart && record.HostConfig.AutoRemove) this.onAutoRemove(container);
+    if (!restart && record.HostConfig.AutoRemove) this.hooks.onAutoRemove(container);
   }
 
   private scheduleRestart(container: Container): void {
@@ -430,7 +428,7 @@ export class ContainerLifecycle {
       openStdin: !!record.Config.OpenStdin,
       tty: !!record.Config.Tty,
     });
-    this.announceIO(container, container.io);
+    this.hooks.ioFeed.announce(container, container.io);
     container.runStartedAt = Date.parse(record.State.StartedAt);
     record.State.Pid = pid;
     markPaused(record.State, paused);

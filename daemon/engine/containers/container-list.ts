@@ -4,8 +4,8 @@ import { InvalidParameterError } from '../../api/errors';
 import type { Container } from './container';
 import type { ContainerRegistry } from './container-registry';
 import { summaryView, type Sizes } from './container-view';
-
-export type ListFilters = Map<string, string[]>;
+import { checkFilterKeys, labelMatches } from '../../lib/filters';
+import type { Filters } from '../../api/filters';
 
 export const listFilterKeys = [
   'exited',
@@ -34,7 +34,7 @@ export interface ListOptions {
   since?: string;
   before?: string;
   size: boolean;
-  filters: ListFilters;
+  filters: Filters;
 }
 
 export interface ListDeps {
@@ -44,17 +44,8 @@ export interface ListDeps {
   sizes(container: Container): Promise<Sizes>;
 }
 
-function matchLabel(labels: Record<string, string>, wanted: string): boolean {
-  const eq = wanted.indexOf('=');
-  if (eq < 0) return wanted in labels;
-  return labels[wanted.slice(0, eq)] === wanted.slice(eq + 1);
-}
-
-function validate(filters: ListFilters): void {
-  for (const key of filters.keys()) {
-    if (!(listFilterKeys as readonly string[]).includes(key))
-      throw new InvalidParameterError(`invalid filter '${key}'`);
-  }
+function validate(filters: Filters): void {
+  checkFilterKeys(filters, listFilterKeys);
   for (const s of filters.get('status') ?? []) {
     if (!statuses.includes(s)) throw new InvalidParameterError(`invalid filter 'status=${s}'`);
   }
@@ -108,7 +99,7 @@ export async function listContainers(deps: ListDeps, opts: ListOptions): Promise
     return (
       any('exited', (v) => s.Status === 'exited' && s.ExitCode === Number(v)) &&
       any('status', (v) => s.Status === v) &&
-      (f.get('label') ?? []).every((v) => matchLabel(r.Config.Labels ?? {}, v)) &&
+      (f.get('label') ?? []).every((v) => labelMatches(r.Config.Labels ?? {}, v)) &&
       any('ancestor', () => ancestorIds.has(r.Image)) &&
       any('volume', (v) => r.Mounts.some((m) => m.Destination === v || ('Name' in m && m.Name === v))) &&
       any('network', (v) => (r.HostConfig.NetworkMode ?? 'default') === v || r.NetworkMode === v) &&

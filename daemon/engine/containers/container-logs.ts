@@ -4,30 +4,16 @@
 import { PassThrough } from 'node:stream';
 import { InvalidParameterError, NotImplementedError } from '../../api/errors';
 import { JsonFileWriter } from '../logs/json-file-writer';
+import type { LogLine, LogsRequest, LogsStream } from '../../api/container-stream-types';
 import { readJsonFileLogBatches, type LogMessage } from '../logs/json-file-reader';
+import { formatLogMessage } from '../logs/log-format';
 import { logAttributes, parseJsonFileOptions } from '../logs/log-options';
 import type { Container } from './container';
 import type { ContainerIO } from './container-io';
 import { isRunning } from './container-state';
-import type { EngineContext } from './engine-context';
-
-export interface LogsOptions {
-  stdout: boolean;
-  stderr: boolean;
-  /** Nanoseconds since the epoch; 0 or undefined: no bound. */
-  since?: bigint;
-  until?: bigint;
-  /** Last N lines; undefined or negative: all. */
-  tail?: number;
-  follow: boolean;
-  /** The client went away. */
-  signal: AbortSignal;
-}
-
-export interface LogsStream {
-  tty: boolean;
-  batches: AsyncIterable<LogMessage[]>;
-}
+import type { ContainerIOFeed } from './container-io-feed';
+import type { ContainerPaths } from './container-paths';
+import type { Logger } from '../../lib/logger';
 
 function logDriver(container: Container): string {
   return container.record.HostConfig.LogConfig?.Type || 'json-file';
@@ -37,14 +23,20 @@ export class ContainerLogs {
   /** Per container, the writing of its latest run: resolves once that run's output is in the file. */
   private readonly written = new Map<string, Promise<void>>();
 
-  constructor(private readonly ctx: EngineContext) {}
-
-  path(container: Container): string {
-    return logDriver(container) === 'json-file' ? this.ctx.paths.log(container.id) : '';
+  constructor(
+    private readonly paths: ContainerPaths,
+    private readonly log: Logger,
+    ioFeed: ContainerIOFeed,
+  ) {
+    ioFeed.add((container, io) => this.onIO(container, io));
   }
 
-  /** The ioListener: copies this run's stdout and stderr into the log, after the previous run's. */
-  onIO(container: Container, io: ContainerIO): void {
+  path(container: Container): string {
+    return logDriver(container) === 'json-file' ? this.paths.log(container.id) : '';
+  }
+
+  /** Copies this run's stdout and stderr into the log, after the previous run's. */
+  private onIO(container: Container, io: ContainerIO): void {
     if (logDriver(container) !== 'json-file') return;
     const out = new PassThrough();
     const err = new PassThrough();
@@ -58,7 +50,7 @@ export class ContainerLogs {
     const previous = this.written.get(container.id) ?? Promise.resolve();
     const done = previous.then(() =>
       this.copy(container, out, err).catch((e: Error) => {
-        this.ctx.log.warn('cannot write the container log', { id: container.id, error: e.message });
+        this.log.warn('cannot write the container log', { id: container.id, error: e.message });
         out.resume();
         err.resume();
       }),
@@ -77,7 +69,7 @@ export class ContainerLogs {
       labels: r.Config.Labels ?? {},
       env: r.Config.Env ?? [],
     });
-    const writer = await JsonFileWriter.open(this.ctx.paths.log(container.id), options, attrs);
+    const writer = await JsonFileWriter.open(this.paths.log(container.id), options, attrs);
     try {
       await Promise.all([writer.copyFrom(out, 'stdout'), writer.copyFrom(err, 'stderr')]);
     } finally {
@@ -94,14 +86,14 @@ export class ContainerLogs {
     this.written.delete(container.id);
   }
 
-  read(container: Container, options: LogsOptions): LogsStream {
+  read(container: Container, options: LogsRequest): LogsStream {
     if (logDriver(container) !== 'json-file')
       throw new NotImplementedError('configured logging driver does not support reading');
     if (!options.stdout && !options.stderr)
       throw new InvalidParameterError('You must choose at least one stream');
     const stopped = options.follow ? this.stopSignal(container, options.signal) : undefined;
     const maxFile = parseJsonFileOptions(container.record.HostConfig.LogConfig?.Config ?? {}).maxFile;
-    const source = readJsonFileLogBatches(this.ctx.paths.log(container.id), {
+    const source = readJsonFileLogBatches(this.paths.log(container.id), {
       since: options.since,
       until: options.until,
       tail: options.tail,
@@ -112,10 +104,14 @@ export class ContainerLogs {
     });
     const wanted = (m: LogMessage) => (m.source === 'stdout' ? options.stdout : options.stderr);
     const both = options.stdout && options.stderr;
-    async function* batches(): AsyncGenerator<LogMessage[]> {
+    const format = { timestamps: !!options.timestamps, details: !!options.details };
+    // Most reads ask for neither prefix: their messages go out as read, without a copy per line.
+    const plain = !format.timestamps && !format.details;
+    const formatted = (m: LogMessage): LogLine => ({ source: m.source, line: formatLogMessage(m, format) });
+    async function* batches(): AsyncGenerator<LogLine[]> {
       for await (const batch of source) {
         const kept = both ? batch : batch.filter(wanted);
-        if (kept.length > 0) yield kept;
+        if (kept.length > 0) yield plain ? kept : kept.map(formatted);
       }
     }
     return { tty: !!container.record.Config.Tty, batches: batches() };

@@ -1,4 +1,4 @@
-// Network modes available until the networks issue lands: host (the host's namespace), none,
+// The network modes svcd has while it has no container networks: host (the host's namespace), none,
 // and the default (bridge/default), which for now is an isolated namespace with loopback only;
 // container:<x> joins another container's namespace. Named networks do not exist yet.
 import type { EndpointSettings } from '../../api/container-types';

@@ -3,7 +3,7 @@
 // at each start; at create it is built with private namespaces as a placeholder.
 import { ConflictError } from '../../api/errors';
 import type { HostConfig } from '../../api/container-types';
-import { MAX_API_VERSION } from '../../api/versions';
+import { currentCreateBehaviours } from '../../api/versions';
 import { buildSpec } from '../../runtime/oci-spec/build-spec';
 import type { NamespacePaths } from '../../runtime/oci-spec/namespaces';
 import type { OciSpec } from '../../runtime/oci-spec/oci-types';
@@ -63,7 +63,7 @@ export function containerSpec(ctx: EngineContext, record: ContainerRecord, atSta
     config: record.Config,
     hostConfig,
     rootfsPath: record.Rootfs,
-    apiVersion: MAX_API_VERSION,
+    behaviours: currentCreateBehaviours,
     host: ctx.host,
     mounts: record.Mounts,
     files: record.Files,

@@ -91,7 +91,7 @@ export function inspectView(
   };
 }
 
-/** Exposed ports without published ones: nothing is published until the networks issue. */
+/** Exposed ports without published ones: svcd publishes none while it has no container networks. */
 function ports(record: ContainerRecord): ContainerPort[] {
   return Object.keys(record.Config.ExposedPorts ?? {}).map((key) => {
     const [port, proto = 'tcp'] = key.split('/');

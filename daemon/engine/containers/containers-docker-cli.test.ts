@@ -1,5 +1,5 @@
-// The real docker CLI against svcd. `docker run` without -d needs attach, which comes with the
-// streams issue; everything else of the containers surface is driven here.
+// The real docker CLI against svcd: the containers surface. The attached streams (`docker run`
+// without -d, logs, exec) are driven in docker-cli-streams.test.ts.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

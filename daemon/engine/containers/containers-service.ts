@@ -11,96 +11,77 @@ import type {
   ContainerPruneResponse,
   ContainerSummary,
   ContainerUpdateResponse,
+  CommitOptions,
   ContainerWaitResponse,
+  WaitCondition,
 } from '../../api/container-summary-types';
 import type {
+  ContainerCreateRequest,
   ContainerCreateResponse,
-  HostConfig,
+  LegacyStart,
   Resources,
   RestartPolicy,
 } from '../../api/container-types';
 import { ConflictError, InvalidParameterError, NotFoundError, NotImplementedError } from '../../api/errors';
-import type { Logger } from '../../lib/logger';
-import type { ContainerdClient } from '../../runtime/containerd/client';
-import type { HostFacts } from '../../runtime/oci-spec/host-facts';
 import { validateContainerName } from '../../runtime/oci-spec/container-name';
-import type { EventsService } from '../events/events-service';
-import { JsonStore } from '../store/json-store';
 import { Container } from './container';
-import type { CommitOptions } from './container-commit';
-import { applyLegacyHostConfig, createContainer, type CreateRequest, initShared } from './container-create';
-import type { ContainerImageStore } from './container-images';
+
+import { applyLegacyHostConfig, createContainer, initShared } from './container-create';
 import { ContainerLifecycle } from './container-lifecycle';
-import { ContainerLogs } from './container-logs';
+import type { ContainerIOFeed } from './container-io-feed';
+import type { ContainerLogs } from './container-logs';
 import { listContainers, type ListOptions } from './container-list';
-import { ContainerPaths } from './container-paths';
-import type { ContainerRecord } from './container-record';
-import { ContainerRegistry } from './container-registry';
 import { ContainerArchive, exportRootfs } from './container-archive';
 import { layerChanges } from './container-changes';
-import { ContainerRootfs, lowerDirsOf, upperDirOf } from './container-rootfs';
+import { lowerDirsOf, upperDirOf } from './container-rootfs';
 import { psTop } from './container-top';
 import { containerSpec, sharesNamespaces } from './container-spec';
 import { isRunning, markDead, markExited, markRemoving } from './container-state';
 import { updateResources } from './container-update';
 import { inspectView, type Sizes } from './container-view';
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
-import { LocalVolumes } from './local-volumes';
 import { shouldStartAtBoot } from './restart-decision';
 import { ShimKeeper } from './shim-keeper';
 import { TaskEventMonitor } from './task-event-monitor';
+import { checkFilterKeys, labelMatches } from '../../lib/filters';
+import type { Filters } from '../../api/filters';
 
 export interface ContainersServiceDeps {
-  client: ContainerdClient;
-  dataRoot: string;
-  events: EventsService;
-  host: HostFacts;
-  images: ContainerImageStore;
+  context: EngineContext;
+  ioFeed: ContainerIOFeed;
+  logs: ContainerLogs;
+  /** The exec instances of a container not yet finished, for inspect's ExecIDs. */
+  execIdsOf: (containerId: string) => string[];
   /** Commits a container's layer as an image (the image store's side of POST /commit). */
   commit: (ctx: EngineContext, container: Container, opts: CommitOptions) => Promise<string>;
-  log: Logger;
 }
 
-export type WaitCondition = 'not-running' | 'next-exit' | 'removed';
-
 export class ContainersService {
-  readonly ctx: EngineContext;
-  readonly lifecycle: ContainerLifecycle;
-  readonly logs: ContainerLogs;
-  /** The exec instances of a container, for inspect's ExecIDs (set by the exec service). */
-  execIdsOf: (containerId: string) => string[] = () => [];
+  private readonly ctx: EngineContext;
+  private readonly lifecycle: ContainerLifecycle;
+  private readonly logs: ContainerLogs;
+  private readonly execIdsOf: (containerId: string) => string[];
   private readonly monitor: TaskEventMonitor;
   private readonly keeper: ShimKeeper;
   private readonly commitImage: ContainersServiceDeps['commit'];
 
   constructor(deps: ContainersServiceDeps) {
-    const paths = new ContainerPaths(deps.dataRoot);
-    this.ctx = {
-      client: deps.client,
-      paths,
-      store: new JsonStore<ContainerRecord>(paths.containersDir),
-      registry: new ContainerRegistry(),
-      events: deps.events,
-      host: deps.host,
-      images: deps.images,
-      rootfs: new ContainerRootfs(deps.client),
-      volumes: new LocalVolumes(paths, deps.events),
-      log: deps.log,
-    };
+    this.ctx = deps.context;
+    this.logs = deps.logs;
+    this.execIdsOf = deps.execIdsOf;
     this.commitImage = deps.commit;
     this.keeper = new ShimKeeper(this.ctx);
-    this.lifecycle = new ContainerLifecycle(this.ctx);
-    this.logs = new ContainerLogs(this.ctx);
-    this.lifecycle.ioListeners.add((c, io) => this.logs.onIO(c, io));
-    this.lifecycle.onAutoRemove = (c) =>
-      void this.remove(c.id, { force: false, volumes: true }).catch(() => undefined);
-    this.lifecycle.beforeStart = async (c) => {
-      if (sharesNamespaces(c.record.HostConfig)) {
-        await this.ctx.client.containers.update(c.id, { spec: containerSpec(this.ctx, c.record, true) });
-      }
-    };
+    this.lifecycle = new ContainerLifecycle(this.ctx, {
+      ioFeed: deps.ioFeed,
+      onAutoRemove: (c) => void this.remove(c.id, { force: false, volumes: true }).catch(() => undefined),
+      beforeStart: async (c) => {
+        if (sharesNamespaces(c.record.HostConfig)) {
+          await this.ctx.client.containers.update(c.id, { spec: containerSpec(this.ctx, c.record, true) });
+        }
+      },
+    });
     this.monitor = new TaskEventMonitor(
-      deps.client,
+      this.ctx.client,
       {
         exit: (id, exitStatus, exitedAt) => {
           if (id === this.keeper.id) return this.keepShim();
@@ -113,7 +94,7 @@ export class ContainersService {
         },
         reconcile: () => this.reconcile(),
       },
-      deps.log,
+      this.ctx.log,
     );
   }
 
@@ -203,14 +184,14 @@ export class ContainersService {
     return this.ctx.registry.get(ref);
   }
 
-  create(req: CreateRequest): Promise<ContainerCreateResponse> {
+  create(req: ContainerCreateRequest): Promise<ContainerCreateResponse> {
     return createContainer(this.ctx, req);
   }
 
-  async start(ref: string, legacyHostConfig?: HostConfig): Promise<void> {
+  async start(ref: string, legacy?: LegacyStart): Promise<void> {
     const container = this.get(ref);
-    if (legacyHostConfig && !isRunning(container.record.State)) {
-      await container.exclusive(() => applyLegacyHostConfig(this.ctx, container, legacyHostConfig));
+    if (legacy && !isRunning(container.record.State)) {
+      await container.exclusive(() => applyLegacyHostConfig(this.ctx, container, legacy));
     }
     await this.lifecycle.start(container);
   }
@@ -294,7 +275,9 @@ export class ContainersService {
 
   async remove(ref: string, opts: { force: boolean; volumes: boolean; link?: boolean }): Promise<void> {
     if (opts.link)
-      throw new NotImplementedError('legacy container links do not exist in svcd yet (networks issue)');
+      throw new NotImplementedError(
+        'legacy container links are not supported: svcd has no container networks yet',
+      );
     const container = this.get(ref);
     await container.exclusive(async () => {
       const s = container.record.State;
@@ -385,24 +368,17 @@ export class ContainersService {
     );
   }
 
-  async prune(filters: Map<string, string[]>): Promise<ContainerPruneResponse> {
+  async prune(filters: Filters): Promise<ContainerPruneResponse> {
     const deleted: string[] = [];
     let reclaimed = 0;
     const until = filters.get('until')?.[0];
     const untilMs = until ? (/^\d+$/.test(until) ? Number(until) * 1000 : Date.parse(until)) : undefined;
-    for (const key of filters.keys()) {
-      if (key !== 'until' && key !== 'label' && key !== 'label!')
-        throw new InvalidParameterError(`invalid filter '${key}'`);
-    }
+    checkFilterKeys(filters, ['until', 'label', 'label!']);
     for (const c of this.ctx.registry.all()) {
       const r = c.record;
       if (r.State.Status !== 'exited' && r.State.Status !== 'created' && r.State.Status !== 'dead') continue;
       if (untilMs !== undefined && Date.parse(r.Created) >= untilMs) continue;
-      const labels = r.Config.Labels ?? {};
-      const has = (v: string) => {
-        const eq = v.indexOf('=');
-        return eq < 0 ? v in labels : labels[v.slice(0, eq)] === v.slice(eq + 1);
-      };
+      const has = (v: string) => labelMatches(r.Config.Labels ?? {}, v);
       if (!(filters.get('label') ?? []).every(has) || (filters.get('label!') ?? []).some(has)) continue;
       const size = await this.ctx.rootfs.sizeRw(c.id).catch(() => 0);
       try {

@@ -7,11 +7,11 @@ import type { HostFacts } from '../../runtime/oci-spec/host-facts';
 import { JsonStore } from '../store/json-store';
 import type { Container } from './container';
 import type { ContainerImageStore } from './container-images';
-import type { ContainerPaths } from './container-paths';
+import { ContainerPaths } from './container-paths';
 import type { ContainerRecord } from './container-record';
-import type { ContainerRegistry } from './container-registry';
-import type { ContainerRootfs } from './container-rootfs';
-import type { LocalVolumes } from './local-volumes';
+import { ContainerRegistry } from './container-registry';
+import { ContainerRootfs } from './container-rootfs';
+import { LocalVolumes } from './local-volumes';
 
 export interface EngineContext {
   client: ContainerdClient;
@@ -26,13 +26,39 @@ export interface EngineContext {
   log: Logger;
 }
 
+export interface EngineContextDeps {
+  client: ContainerdClient;
+  dataRoot: string;
+  events: EventsService;
+  host: HostFacts;
+  images: ContainerImageStore;
+  log: Logger;
+}
+
+/** The context over the data root's containers directory; nothing is read until init. */
+export function createEngineContext(deps: EngineContextDeps): EngineContext {
+  const paths = new ContainerPaths(deps.dataRoot);
+  return {
+    client: deps.client,
+    paths,
+    store: new JsonStore<ContainerRecord>(paths.containersDir),
+    registry: new ContainerRegistry(),
+    events: deps.events,
+    host: deps.host,
+    images: deps.images,
+    rootfs: new ContainerRootfs(deps.client),
+    volumes: new LocalVolumes(paths, deps.events),
+    log: deps.log,
+  };
+}
+
 export function saveRecord(ctx: EngineContext, container: Container): Promise<void> {
   return ctx.store.put(container.id, container.record);
 }
 
 /** Publishes a container event with Docker's attributes: image, name and the labels. */
 export function publishContainerEvent(
-  ctx: EngineContext,
+  ctx: Pick<EngineContext, 'events'>,
   container: Container,
   action: string,
   extra: Record<string, string> = {},

@@ -1,5 +1,5 @@
 // Runs a short process inside a running container through a containerd exec and collects its
-// output (health checks). The interactive exec API is a later issue's.
+// output (health checks); the exec API's instances are daemon/engine/exec's.
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';

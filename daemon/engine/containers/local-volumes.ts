@@ -1,5 +1,5 @@
 // Local volumes as plain directories under <data root>/volumes/<name>/_data: enough for
-// anonymous volumes and named volumes in Binds. The volumes API is another issue's.
+// anonymous volumes and named volumes in Binds (svcd serves no /volumes API yet).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';

@@ -5,10 +5,9 @@
 // the gain is also memory, one shim for N containers instead of N.
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import { NotFoundError } from '../../api/errors';
-import { MAX_API_VERSION } from '../../api/versions';
-import { grpcCode } from '../../runtime/containerd/grpc-errors';
+import { currentCreateBehaviours } from '../../api/versions';
+import { isAlreadyExists } from '../../runtime/containerd/grpc-errors';
 import { buildSpec } from '../../runtime/oci-spec/build-spec';
 import type { EngineContext } from './engine-context';
 
@@ -48,14 +47,14 @@ export class ShimKeeper {
       config: { Cmd: ['never-started'] },
       hostConfig: { NetworkMode: 'none', ReadonlyRootfs: true, PidsLimit: 8, Init: true },
       rootfsPath,
-      apiVersion: MAX_API_VERSION,
+      behaviours: currentCreateBehaviours,
       host: this.ctx.host,
       shimGroup: SHIM_GROUP,
     });
     await client.containers
       .create({ id: this.id, spec, labels: { 'svc.role': 'shim-keeper' } })
       .catch(async (err: unknown) => {
-        if (grpcCode(err) !== GrpcStatus.ALREADY_EXISTS) throw err;
+        if (!isAlreadyExists(err)) throw err;
         await client.containers.update(this.id, { spec });
       });
     await client.tasks.create(this.id, { rootfs: [] });

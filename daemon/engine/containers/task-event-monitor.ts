@@ -2,7 +2,7 @@
 // it subscribes again and reconciles, so no exit is missed.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ContainerdClient } from '../../runtime/containerd/client';
-import { topicFilter, type EventSubscription } from '../../runtime/containerd/events-service';
+import { topicFilter, type ContainerdEventSubscription } from '../../runtime/containerd/events-service';
 import type { Logger } from '../../lib/logger';
 
 export interface TaskEventHandler {
@@ -13,7 +13,7 @@ export interface TaskEventHandler {
 }
 
 export class TaskEventMonitor {
-  private subscription?: EventSubscription;
+  private subscription?: ContainerdEventSubscription;
   private stopped = false;
   private done?: Promise<void>;
 
@@ -30,7 +30,7 @@ export class TaskEventMonitor {
     this.done = this.loop();
   }
 
-  private subscribe(): EventSubscription {
+  private subscribe(): ContainerdEventSubscription {
     this.subscription = this.client.events.subscribe([topicFilter('/tasks/exit'), topicFilter('/tasks/oom')]);
     return this.subscription;
   }

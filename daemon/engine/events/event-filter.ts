@@ -1,9 +1,8 @@
 // Which events a /events subscriber asked for (the `filters` query of the spec).
-import { InvalidParameterError } from '../../api/errors';
 import type { EngineEvent } from '../../api/event-types';
 import { familiarName, parseReference } from '../images/reference';
-
-export type EventFilters = Map<string, string[]>;
+import { checkFilterKeys, labelMatches } from '../../lib/filters';
+import type { Filters } from '../../api/filters';
 
 const keys = [
   'container',
@@ -18,9 +17,8 @@ const keys = [
   'scope',
 ];
 
-export function checkEventFilters(filters: EventFilters): void {
-  for (const k of filters.keys())
-    if (!keys.includes(k)) throw new InvalidParameterError(`invalid filter '${k}'`);
+export function checkEventFilters(filters: Filters): void {
+  checkFilterKeys(filters, keys);
 }
 
 function anyOf(values: string[] | undefined, test: (v: string) => boolean): boolean {
@@ -48,7 +46,7 @@ function imageMatches(e: EngineEvent, v: string): boolean {
   return [id, name, withoutTag(id), withoutTag(name)].includes(v) || (e.Type === 'image' && refersTo(e, v));
 }
 
-export function eventMatches(e: EngineEvent, f: EventFilters): boolean {
+export function eventMatches(e: EngineEvent, f: Filters): boolean {
   const attrs = e.Actor.Attributes;
   const ofType = (t: string, values: string[] | undefined) =>
     !values || values.length === 0 || (e.Type === t && values.some((v) => refersTo(e, v)));
@@ -63,9 +61,6 @@ export function eventMatches(e: EngineEvent, f: EventFilters): boolean {
     ofType('plugin', f.get('plugin')) &&
     anyOf(f.get('scope'), (v) => v === e.scope) &&
     anyOf(f.get('image'), (v) => imageMatches(e, v)) &&
-    anyOf(f.get('label'), (v) => {
-      const eq = v.indexOf('=');
-      return eq < 0 ? v in attrs : attrs[v.slice(0, eq)] === v.slice(eq + 1);
-    })
+    anyOf(f.get('label'), (v) => labelMatches(attrs, v))
   );
 }

@@ -1,20 +1,11 @@
 // The engine's event feed: every operation publishes here; /events replays a bounded journal
 // for `since` and then streams live events until `until` or the subscriber leaves.
-import type { EngineEvent, EventActor, EventType } from '../../api/event-types';
-import { eventMatches, type EventFilters } from './event-filter';
+import type { EngineEvent, EventActor, EventSubscription, EventType } from '../../api/event-types';
+import { checkEventFilters, eventMatches } from './event-filter';
 
 const journalSize = 10_000;
 /** Nanoseconds between stamps: doubles hold multiples of 1024 exactly up to 2^63 ns. */
 const stampStep = 1024n;
-
-export interface EventSubscription {
-  /** Unix time in nanoseconds; events at or after it are replayed from the journal. */
-  sinceNano?: bigint;
-  /** Unix time in nanoseconds; the stream ends once it is past. */
-  untilNano?: bigint;
-  filters: EventFilters;
-  signal: AbortSignal;
-}
 
 type Listener = (e: EngineEvent) => void;
 
@@ -60,8 +51,16 @@ export class EventsService {
     return event;
   }
 
-  /** Past events from the journal (when `since` is given), then live ones, in order. */
-  async *subscribe(sub: EventSubscription): AsyncGenerator<EngineEvent> {
+  /**
+   * Past events from the journal (when `since` is given), then live ones, in order. Unknown
+   * filter keys are refused here, before the caller answers.
+   */
+  subscribe(sub: EventSubscription): AsyncIterable<EngineEvent> {
+    checkEventFilters(sub.filters);
+    return this.stream(sub);
+  }
+
+  private async *stream(sub: EventSubscription): AsyncGenerator<EngineEvent> {
     const queue: EngineEvent[] = [];
     let wake: (() => void) | undefined;
     const listener: Listener = (e) => {

@@ -7,7 +7,7 @@ import type { OciProcess } from '../../runtime/oci-spec/oci-types';
 import type { Container } from '../containers/container';
 import { ContainerIO, type StdStream } from '../containers/container-io';
 import { type EngineContext, publishContainerEvent } from '../containers/engine-context';
-import type { ExecInspect, ExecProcessConfig } from './exec-types';
+import type { ExecInspect, ExecProcessConfig } from '../../api/exec-types';
 
 /** Directories of FIFOs a finished exec leaves for the next one (making FIFOs costs a process). */
 export interface FifoDirs {
@@ -43,7 +43,7 @@ export class ExecInstance extends EventEmitter {
   private early?: { run: number; registered: Promise<boolean> };
 
   constructor(
-    private readonly ctx: EngineContext,
+    private readonly ctx: Pick<EngineContext, 'client' | 'paths' | 'events'>,
     readonly settings: ExecSettings,
     private readonly fifoDirs: FifoDirs,
   ) {
@@ -117,14 +117,13 @@ export class ExecInstance extends EventEmitter {
     const drained = new Promise<void>((resolve) => io.once('end', resolve));
     try {
       // A size known before the start goes into the spec, so the first program run already sees it.
-      const process = this.size
-        ? { ...this.settings.process, consoleSize: this.size }
-        : this.settings.process;
+      const asked = this.size;
+      const process = asked ? { ...this.settings.process, consoleSize: asked } : this.settings.process;
       // A registration made for an earlier run of the container went with that run's task.
       const registered = early?.run === this.settings.container.runStartedAt && (await early.registered);
       if (!registered) await client.tasks.exec(containerId, this.id, process, io.paths);
       const exited = client.tasks.wait(containerId, this.id);
-      const asked = this.size;
+      // A size asked while the process was being set up (clients resize right after the head).
       this.pid = await client.tasks.start(containerId, this.id);
       if (this.size && this.size !== asked)
         await this.resize(this.size.height, this.size.width).catch(() => undefined);

@@ -8,31 +8,15 @@ import type { OciSpec } from '../../runtime/oci-spec/oci-types';
 import { resolveUser } from '../../runtime/oci-spec/process-user';
 import type { Container } from '../containers/container';
 import { isRunning } from '../containers/container-state';
-import type { ContainersService } from '../containers/containers-service';
+import type { EngineContext } from '../containers/engine-context';
 import { ExecInstance, type FifoDirs } from './exec-instance';
-import type { ExecCreateBody } from './exec-types';
-
-/** Env entries of `extra` replace those of `base` with the same name, the rest are appended. */
-function mergeEnv(base: string[], extra: string[]): string[] {
-  const name = (e: string) => (e.includes('=') ? e.slice(0, e.indexOf('=')) : e);
-  const out = [...base];
-  for (const e of extra) {
-    const i = out.findIndex((b) => name(b) === name(e));
-    if (i >= 0) out[i] = e;
-    else out.push(e);
-  }
-  return out;
-}
-
-export interface ExecCreateOptions {
-  /** Env and WorkingDir are read only from the API versions that have them. */
-  env: boolean;
-  workingDir: boolean;
-  /** 409 for a stopped or paused container (1.21 and later; a server error before). */
-  stateConflict: boolean;
-}
+import type { ExecCreateBody, ExecCreateOptions } from '../../api/exec-types';
+import { replaceOrAppendEnv } from '../../runtime/oci-spec/process-env';
 
 const spareFifoDirs = 4;
+
+/** The part of the containers engine exec works with. */
+export type ExecContext = Pick<EngineContext, 'registry' | 'client' | 'paths' | 'events' | 'host'>;
 
 export class ExecService {
   private readonly execs = new Map<string, ExecInstance>();
@@ -41,9 +25,7 @@ export class ExecService {
   /** Per container: the process spec of its current run (execs start from it). */
   private readonly specs = new Map<string, { run: number; spec: OciSpec }>();
 
-  constructor(private readonly containers: ContainersService) {
-    containers.execIdsOf = (containerId) => this.idsOf(containerId);
-  }
+  constructor(private readonly ctx: ExecContext) {}
 
   /** Exec instances of the container not yet finished (inspect's ExecIDs). */
   idsOf(containerId: string): string[] {
@@ -63,24 +45,23 @@ export class ExecService {
   }
 
   async create(ref: string, body: ExecCreateBody, options: ExecCreateOptions): Promise<{ Id: string }> {
-    const container = this.containers.get(ref);
+    const container = this.ctx.registry.get(ref);
     const cmd = typeof body.Cmd === 'string' ? [body.Cmd] : (body.Cmd ?? []);
     if (cmd.length === 0) throw new InvalidParameterError('No exec command specified');
     this.checkRunning(container, options.stateConflict);
-    const { ctx } = this.containers;
     const spec = await this.specOf(container);
     const record = container.record;
     const tty = !!body.Tty;
-    const env = mergeEnv(
-      tty ? mergeEnv(spec.process.env, ['TERM=xterm']) : spec.process.env,
+    const env = replaceOrAppendEnv(
+      tty ? replaceOrAppendEnv(spec.process.env, ['TERM=xterm']) : spec.process.env,
       options.env ? (body.Env ?? []) : [],
     );
     const caps = body.Privileged
-      ? ociCapabilities(resolveCapabilities({ privileged: true, available: ctx.host.capabilities }))
+      ? ociCapabilities(resolveCapabilities({ privileged: true, available: this.ctx.host.capabilities }))
       : spec.process.capabilities;
     const id = randomBytes(32).toString('hex');
     const exec = new ExecInstance(
-      ctx,
+      this.ctx,
       {
         id,
         container,
@@ -120,7 +101,7 @@ export class ExecService {
   private async specOf(container: Container): Promise<OciSpec> {
     const cached = this.specs.get(container.id);
     if (cached?.run === container.runStartedAt) return cached.spec;
-    const spec = (await this.containers.ctx.client.containers.get(container.id)).spec as OciSpec;
+    const spec = (await this.ctx.client.containers.get(container.id)).spec as OciSpec;
     this.specs.set(container.id, { run: container.runStartedAt, spec });
     return spec;
   }

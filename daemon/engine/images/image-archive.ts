@@ -1,5 +1,6 @@
 // GET /images/{name}/get, /images/get and POST /images/load: docker-save archives (with the OCI
 // layout beside manifest.json) written from, and read into, containerd's content store.
+import type { Emit } from '../../api/image-types';
 import path from 'node:path';
 import { InvalidParameterError, SvcError, SystemError } from '../../api/errors';
 import type { Readable } from 'node:stream';
@@ -9,7 +10,7 @@ import { spoolUncompressed } from './archive/uncompressed-layers';
 import { ContentStore } from './content-store';
 import type { ImageStore, StoredImage } from './image-store';
 import { withLease } from './lease';
-import { progressMessage, type Emit } from './progress';
+import { progressMessage } from './progress';
 import { familiarString, parseReference, referenceString, withDefaultTag } from './reference';
 import { unpackLayers } from './unpacker';
 import type { ContainerdClient } from '../../runtime/containerd/client';

@@ -3,8 +3,9 @@
 import { InvalidParameterError } from '../../api/errors';
 import { familiarName, familiarString } from './reference';
 import type { StoredImage } from './image-store';
+import { checkFilterKeys, labelMatches } from '../../lib/filters';
+import type { Filters } from '../../api/filters';
 
-export type Filters = Map<string, string[]>;
 type Predicate = (image: StoredImage) => boolean;
 
 const created = (image: StoredImage) => Date.parse(image.config.created ?? '') || 0;
@@ -35,13 +36,10 @@ export function isDangling(image: StoredImage): boolean {
 
 /** `label=key` or `label=key=value`, `!=` negating (prune's form). */
 export function labelPredicate(spec: string): Predicate {
+  // `key!=value` as well: the label is not set to that value.
   const negated = spec.includes('!=');
-  const [key, value] = negated ? spec.split('!=', 2) : spec.split(/=(.*)/s, 2);
-  return (image) => {
-    const labels = image.config.config?.Labels ?? {};
-    const match = value === undefined ? key in labels : labels[key] === value;
-    return negated ? !match : match;
-  };
+  const wanted = negated ? spec.replace('!=', '=') : spec;
+  return (image) => labelMatches(image.config.config?.Labels ?? {}, wanted) !== negated;
 }
 
 function timestampOf(value: string): number {
@@ -65,8 +63,8 @@ export async function imagePredicate(
   lookup: (ref: string) => Promise<StoredImage>,
 ): Promise<Predicate> {
   const predicates: Predicate[] = [];
+  checkFilterKeys(filters, keys);
   for (const [key, values] of filters) {
-    if (!keys.includes(key)) throw new InvalidParameterError(`invalid filter '${key}'`);
     if (values.length === 0) continue;
     switch (key) {
       case 'dangling': {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InvalidParameterError } from '../../api/errors';
-import type { OciImageConfig } from '../../api/image-types';
+import type { Emit, OciImageConfig } from '../../api/image-types';
 import { MediaTypes } from '../../lib/media-types';
 import { decompress } from '../../lib/tar/decompress';
 import { applyChanges } from './image-changes';
@@ -17,7 +17,7 @@ import { parsePlatform } from './distribution/platform';
 import type { Descriptor } from './distribution/types';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import { ContentStore } from './content-store';
-import { progressBar, type Emit } from './progress';
+import { progressBar } from './progress';
 import { unpackLayers } from './unpacker';
 
 export interface ImportOptions {

@@ -1,5 +1,6 @@
 // POST /images/create?fromImage=…: pull through the registry client into containerd's content
 // store (under a lease), unpack, label for GC, then name the image by tag and by digest.
+import type { ImagePullRequest } from '../../api/image-types';
 import { familiarName, familiarString, parseImageAndTag, referenceString, type Reference } from './reference';
 import { decodeAuthConfig } from './distribution/auth-config';
 import { pullImage } from './distribution/pull';
@@ -8,7 +9,7 @@ import { shortId, type Descriptor } from './distribution/types';
 import { ContentStore } from './content-store';
 import type { ImageContent, ImageStore } from './image-store';
 import { withLease } from './lease';
-import { progressMessage, type Emit } from './progress';
+import { progressMessage } from './progress';
 import { unpackLayers } from './unpacker';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 
@@ -20,16 +21,7 @@ export interface PullContext {
   onPulled(ref: Reference): void;
 }
 
-export interface PullArgs {
-  image: string;
-  tag?: string;
-  platform?: string;
-  auth?: string;
-  emit: Emit;
-  signal?: AbortSignal;
-}
-
-export async function pull(ctx: PullContext, args: PullArgs): Promise<void> {
+export async function pull(ctx: PullContext, args: ImagePullRequest): Promise<void> {
   const ref = parseImageAndTag(args.image, args.tag);
   const registry = RegistryClient.forReference(ref, {
     auth: decodeAuthConfig(args.auth),
@@ -58,7 +50,7 @@ async function pullOne(
   ctx: PullContext,
   registry: RegistryClient,
   ref: Reference,
-  args: PullArgs,
+  args: ImagePullRequest,
 ): Promise<boolean> {
   args.emit({ status: `Pulling from ${familiarName(ref)}`, id: ref.tag ?? ref.digest });
   const updated = await withLease(ctx.client, async (leased) => {

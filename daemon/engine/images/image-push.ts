@@ -2,13 +2,13 @@
 // containerd's content store; blobs known to live in another repository of the same registry
 // are mounted instead of uploaded.
 import { InvalidParameterError, NotFoundError } from '../../api/errors';
-import type { AuthResponse } from '../../api/image-types';
+import type { AuthResponse, ImagePushRequest } from '../../api/image-types';
 import { decodeAuthConfig, type AuthConfig } from './distribution/auth-config';
 import { pushImage } from './distribution/push';
 import { RegistryClient } from './distribution/registry-client';
 import { ContentStore } from './content-store';
 import type { ImageStore } from './image-store';
-import { progressMessage, type Emit } from './progress';
+import { progressMessage } from './progress';
 import {
   DEFAULT_REGISTRY_HOST,
   familiarString,
@@ -27,15 +27,7 @@ export interface PushContext {
   onPushed(ref: Reference): void;
 }
 
-export interface PushArgs {
-  name: string;
-  tag?: string;
-  auth?: string;
-  emit: Emit;
-  signal?: AbortSignal;
-}
-
-export async function push(ctx: PushContext, args: PushArgs): Promise<void> {
+export async function push(ctx: PushContext, args: ImagePushRequest): Promise<void> {
   const ref = parseImageAndTag(args.name, args.tag);
   if (ref.digest) throw new InvalidParameterError('cannot push a digest reference');
   const images = await ctx.store.list();

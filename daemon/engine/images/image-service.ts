@@ -5,24 +5,28 @@ import type { Readable } from 'node:stream';
 import { ConflictError, InvalidParameterError } from '../../api/errors';
 import type {
   AuthResponse,
+  Emit,
   ImageDeleteItem,
   ImageHistoryItem,
+  ImageImportRequest,
   ImageInspect,
   ImagePruneResponse,
+  ImagePullRequest,
+  ImagePushRequest,
   ImageSummary,
   OciImageConfig,
 } from '../../api/image-types';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { EventsService } from '../events/events-service';
-import { imagePredicate, isDangling, type Filters } from './image-filters';
+import type { Filters } from '../../api/filters';
+import { imagePredicate, isDangling } from './image-filters';
 import { importImage } from './image-import';
 import { ImageStore, type StoredImage } from './image-store';
 import { imageHistory, imageInspect, imageSummary } from './image-views';
 import { withLease } from './lease';
 import { load, save, type ArchiveContext } from './image-archive';
-import { pull, type PullArgs } from './image-pull';
-import { login, push, type PushArgs } from './image-push';
-import type { Emit } from './progress';
+import { pull } from './image-pull';
+import { login, push } from './image-push';
 import {
   familiarName,
   familiarString,
@@ -57,18 +61,6 @@ export interface ResolvedImage {
   unpack: () => Promise<unknown>;
   /** The name it was asked by, canonical (`docker.io/library/busybox:latest`), or the ID. */
   name: string;
-}
-
-export interface ImportRequest {
-  body?: Readable;
-  fromSrc: string;
-  repo?: string;
-  tag?: string;
-  message?: string;
-  changes: string[];
-  platform?: string;
-  emit: Emit;
-  signal?: AbortSignal;
 }
 
 const shortId = (id: string) => id.slice(id.indexOf(':') + 1, id.indexOf(':') + 13);
@@ -120,7 +112,7 @@ export class ImageService {
     return image && { id: image.id, names: image.names.map(familiarString) };
   }
 
-  async importImage(req: ImportRequest): Promise<string> {
+  async importImage(req: ImageImportRequest): Promise<string> {
     let name: string | undefined;
     if (req.repo) {
       const ref = parseReference(req.repo);
@@ -133,7 +125,7 @@ export class ImageService {
     return image.id;
   }
 
-  async pull(args: PullArgs & { auth?: string }): Promise<void> {
+  async pull(args: ImagePullRequest & { auth?: string }): Promise<void> {
     const { client, insecureRegistries, userAgent } = this.deps;
     await pull(
       {
@@ -147,7 +139,7 @@ export class ImageService {
     );
   }
 
-  async push(args: PushArgs): Promise<void> {
+  async push(args: ImagePushRequest): Promise<void> {
     const { client, insecureRegistries, userAgent } = this.deps;
     await push(
       {

@@ -3,8 +3,6 @@
 import type { JsonMessage } from '../../api/image-types';
 import type { ProgressEvent } from './distribution/types';
 
-export type Emit = (message: JsonMessage) => void;
-
 const units = ['B', 'kB', 'MB', 'GB', 'TB'];
 
 /** Decimal sizes with 4 significant digits, as Docker's units.HumanSize. */

@@ -102,14 +102,6 @@ export function parseReference(value: string): Reference {
   return parseQualified(`${host}/${path}`);
 }
 
-/** Like parseReference, but the reference must name a repository only (no tag or digest). */
-export function parseRepository(value: string): Reference {
-  const ref = parseReference(value);
-  if (ref.tag || ref.digest)
-    throw invalid(`invalid repository name: ${value} (a tag or digest is not allowed here)`);
-  return ref;
-}
-
 export function validateTag(value: string): string {
   if (!tagPattern.test(value)) throw invalid(`invalid tag format`);
   return value;

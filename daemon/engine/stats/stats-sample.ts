@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import type { CgroupBlkioEntry, CgroupV1Metrics } from '../../runtime/containerd/cgroup-metrics';
-import type { BlkioEntry, CpuStats, NetworkStats, StatsSample } from './stats-types';
+import type { BlkioEntry, CpuStats, NetworkStats, StatsSample } from '../../api/stats-types';
 
 const zeroTime = '0001-01-01T00:00:00Z';
 // USER_HZ: /proc/stat counts in these ticks on every Linux Docker supports.

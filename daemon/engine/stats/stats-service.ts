@@ -2,9 +2,11 @@
 // read for precpu when not; one-shot answers at once with what it reads now.
 import { isRunning } from '../containers/container-state';
 import type { Container } from '../containers/container';
-import type { ContainersService } from '../containers/containers-service';
-import { buildSample, emptyCpuStats, emptySample } from './stats-sample';
-import type { StatsSample } from './stats-types';
+import type { ContainerRegistry } from '../containers/container-registry';
+import type { ContainerdClient } from '../../runtime/containerd/client';
+import type { StatsRequest } from '../../api/container-stream-types';
+import { buildSample, emptyCpuStats, emptySample, sumNetworks } from './stats-sample';
+import type { StatsSample } from '../../api/stats-types';
 
 const intervalMs = 1000;
 // An earlier sample between these ages serves as precpu (a shorter gap is too noisy to use);
@@ -12,12 +14,6 @@ const intervalMs = 1000;
 const minPreviousAgeMs = 100;
 const maxPreviousAgeMs = 5000;
 const primingGapMs = 250;
-
-export interface StatsOptions {
-  stream: boolean;
-  oneShot: boolean;
-  signal: AbortSignal;
-}
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -35,7 +31,7 @@ export class StatsService {
   /** The last sample read of each container, with when it was read. */
   private readonly last = new Map<string, { at: number; sample: StatsSample }>();
 
-  constructor(private readonly containers: ContainersService) {}
+  constructor(private readonly deps: { registry: ContainerRegistry; client: ContainerdClient }) {}
 
   /** A fresh sample of a running container (precpu empty), or undefined when it is not running. */
   async sample(container: Container): Promise<StatsSample | undefined> {
@@ -44,7 +40,7 @@ export class StatsService {
       this.last.delete(container.id);
       return undefined;
     }
-    const { client } = this.containers.ctx;
+    const { client } = this.deps;
     const [metrics] = await client.tasks.metrics([container.id]).catch(() => []);
     if (!metrics) return undefined;
     const sample = await buildSample({
@@ -66,11 +62,30 @@ export class StatsService {
   }
 
   /** The samples to send: one (stream false) or one a second until the client leaves; 404 at once. */
-  stats(ref: string, options: StatsOptions): AsyncGenerator<StatsSample> {
-    return this.samples(this.containers.get(ref), options);
+  stats(ref: string, options: StatsRequest): AsyncGenerator<StatsSample> {
+    return this.shaped(this.samples(this.deps.registry.get(ref), options), options);
   }
 
-  private async *samples(container: Container, options: StatsOptions): AsyncGenerator<StatsSample> {
+  /** Older clients' shapes: one summed `network`, no online_cpus. */
+  private async *shaped(
+    samples: AsyncGenerator<StatsSample>,
+    options: StatsRequest,
+  ): AsyncGenerator<StatsSample> {
+    for await (const sample of samples) {
+      const out = { ...sample };
+      if (!options.networksPerInterface) {
+        if (out.networks) out.network = sumNetworks(out.networks);
+        delete out.networks;
+      }
+      if (!options.onlineCpus) {
+        out.cpu_stats = { ...out.cpu_stats, online_cpus: undefined };
+        out.precpu_stats = { ...out.precpu_stats, online_cpus: undefined };
+      }
+      yield out;
+    }
+  }
+
+  private async *samples(container: Container, options: StatsRequest): AsyncGenerator<StatsSample> {
     const empty = () => emptySample(container.id, container.name);
     if (!options.stream) {
       const cached = this.last.get(container.id);

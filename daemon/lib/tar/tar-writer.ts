@@ -11,6 +11,7 @@ import {
   type TarHeader,
   type TarHeaderInput,
 } from './tar-header';
+import { whenDrained } from '../when-drained';
 
 const END_OF_ARCHIVE = Buffer.alloc(BLOCK_SIZE * 2);
 
@@ -87,17 +88,6 @@ export class TarWriter {
   private write(chunk: Buffer): Promise<void> {
     if (this.stream.destroyed) return Promise.reject(new Error('tar stream closed'));
     if (this.stream.write(chunk)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const done = (err?: Error) => {
-        this.stream.off('drain', onDrain);
-        this.stream.off('close', onClose);
-        if (err) reject(err);
-        else resolve();
-      };
-      const onDrain = () => done();
-      const onClose = () => done(new Error('tar stream closed'));
-      this.stream.on('drain', onDrain);
-      this.stream.on('close', onClose);
-    });
+    return whenDrained(this.stream, { closedMessage: 'tar stream closed' });
   }
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { sha256 } from '../../lib/digest';
-import { http, type HttpResponse } from '../testing/http-client';
+import { http, type HttpResponse } from '../../testing/http-client';
 import { startRegistry, type RegistryProcess } from '../testing/registry-process';
 
 let scratch: string;

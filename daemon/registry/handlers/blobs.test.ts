@@ -2,7 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { sha256 } from '../../lib/digest';
-import { http, type HttpResponse } from '../testing/http-client';
+import { http, type HttpResponse } from '../../testing/http-client';
 import { pushBlob } from '../testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../testing/registry-process';
 

@@ -2,7 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sha256 } from '../../lib/digest';
 import { MediaTypes } from '../../lib/media-types';
-import { http, type HttpResponse } from '../testing/http-client';
+import { http, type HttpResponse } from '../../testing/http-client';
 import { descriptor, imageManifest, pushBlob, pushSmallImage, putManifest } from '../testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../testing/registry-process';
 import { signedSchema1 } from '../testing/schema1';

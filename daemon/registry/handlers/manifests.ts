@@ -3,7 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import { RegistryError } from '../api/error-codes';
 import { setTwin } from '../api/headers';
 import { canonicalMediaType, svcTwin } from '../../lib/media-types';
-import { maxManifestBytes, type ParsedManifest } from '../storage/manifest-parser';
+import { maxManifestBytes } from '../../lib/manifest-body';
+import type { ParsedManifest } from '../storage/manifest-parser';
 import { emitEvent, sendEmpty, type Handler } from './context';
 import { digestParam, notModified, referenceParam } from './references';
 

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { http } from '../testing/http-client';
+import { http } from '../../testing/http-client';
 import { pushSmallImage, putManifest } from '../testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../testing/registry-process';
 

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { sha256 } from '../../lib/digest';
-import { http } from '../testing/http-client';
+import { http } from '../../testing/http-client';
 import { startUpload } from '../testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../testing/registry-process';
 

@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Digest } from '../../lib/digest';
-import { http } from '../testing/http-client';
+import { http } from '../../testing/http-client';
 import { startUpload } from '../testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../testing/registry-process';
 

@@ -5,7 +5,7 @@ import { readdir, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/product';
 import { sha256, type Digest } from '../../lib/digest';
-import { http } from '../testing/http-client';
+import { http } from '../../testing/http-client';
 import { pushBlob, pushSmallImage, putManifest } from '../testing/registry-client';
 import { registryCommand, startRegistry, type RegistryProcess } from '../testing/registry-process';
 

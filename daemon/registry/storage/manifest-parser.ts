@@ -10,6 +10,7 @@ import {
   MediaTypes,
 } from '../../lib/media-types';
 import { verifySchema1 } from './schema1-signature';
+import { bodyMediaType, manifestObject } from '../../lib/manifest-body';
 
 export interface BlobReference {
   digest: Digest;
@@ -31,8 +32,6 @@ export interface ParsedManifest {
   name?: string;
   tag?: string;
 }
-
-export const maxManifestBytes = 4 << 20;
 
 function invalid(message: string, detail?: unknown): RegistryError {
   return new RegistryError('MANIFEST_INVALID', `manifest invalid: ${message}`, detail);
@@ -63,27 +62,19 @@ function isForeign(layer: Record<string, unknown>): boolean {
 }
 
 function typeOf(doc: Record<string, unknown>, contentType: string | undefined): string {
-  if (doc.schemaVersion === 1)
-    return doc.signatures ? MediaTypes.dockerSchema1Signed : MediaTypes.dockerSchema1;
-  if (typeof doc.mediaType === 'string') {
-    const declared = canonicalMediaType(doc.mediaType);
+  const said = bodyMediaType(doc) ?? MediaTypes.ociManifest;
+  if (doc.schemaVersion !== 1 && typeof doc.mediaType === 'string') {
     const given = contentType ? canonicalMediaType(contentType) : undefined;
-    if (given && manifestKind(given) && given !== declared) {
+    if (given && manifestKind(given) && given !== said) {
       throw invalid(`Content-Type ${contentType} does not match mediaType ${doc.mediaType}`);
     }
-    return declared;
   }
-  return Array.isArray(doc.manifests) ? MediaTypes.ociIndex : MediaTypes.ociManifest;
+  return said;
 }
 
 export function parseManifest(body: Buffer, contentType?: string): ParsedManifest {
-  let doc: Record<string, unknown>;
-  try {
-    doc = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw invalid('not JSON');
-  }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw invalid('not a JSON object');
+  const doc = manifestObject(body);
+  if (!doc) throw invalid('not a JSON object');
   const mediaType = typeOf(doc, contentType);
   const kind = manifestKind(mediaType);
   const declaredType = typeof doc.mediaType === 'string' ? doc.mediaType.toLowerCase() : mediaType;

@@ -2,7 +2,7 @@
 // manifest, and build a schema2 image manifest around pushed blobs.
 import { sha256, type Digest } from '../../lib/digest';
 import { MediaTypes } from '../../lib/media-types';
-import { http, type HttpResponse } from './http-client';
+import { http, type HttpResponse } from '../../testing/http-client';
 
 function check(res: HttpResponse, status: number, what: string): HttpResponse {
   if (res.status !== status) throw new Error(`${what}: ${res.status} ${res.body.toString()}`);

@@ -1,8 +1,8 @@
 // The containerd client svcd uses: one gRPC channel, typed services, one namespace.
-import { ContainersService } from './containers-service';
+import { ContainerdContainersService } from './containers-service';
 import { ContentService } from './content-service';
 import { DiffService } from './diff-service';
-import { EventsService } from './events-service';
+import { ContainerdEventsService } from './events-service';
 import { ImagesService } from './images-service';
 import { LeasesService } from './leases-service';
 import { NamespacesService } from './namespaces-service';
@@ -17,28 +17,28 @@ export interface ContainerdVersion {
 
 export class ContainerdClient {
   readonly namespaces: NamespacesService;
-  readonly containers: ContainersService;
+  readonly containers: ContainerdContainersService;
   readonly tasks: TasksService;
   readonly content: ContentService;
   readonly images: ImagesService;
   readonly snapshots: SnapshotsService;
   readonly diff: DiffService;
   readonly leases: LeasesService;
-  readonly events: EventsService;
+  readonly events: ContainerdEventsService;
 
   private constructor(
     private readonly rpc: Rpc,
     private readonly ownsConnection: boolean,
   ) {
     this.namespaces = new NamespacesService(rpc);
-    this.containers = new ContainersService(rpc);
+    this.containers = new ContainerdContainersService(rpc);
     this.tasks = new TasksService(rpc);
     this.content = new ContentService(rpc);
     this.images = new ImagesService(rpc);
     this.snapshots = new SnapshotsService(rpc);
     this.diff = new DiffService(rpc);
     this.leases = new LeasesService(rpc);
-    this.events = new EventsService(rpc);
+    this.events = new ContainerdEventsService(rpc);
   }
 
   /**

@@ -7,7 +7,7 @@ import { toDate, type Labels, type WireAny, type WireTimestamp } from './types';
 /** The shim runtime every svcd container runs under. */
 export const runcRuntime = 'io.containerd.runc.v2';
 
-export interface NewContainer {
+export interface NewContainerdContainer {
   id: string;
   /** The OCI runtime spec, stored by containerd as JSON. */
   spec: object;
@@ -19,7 +19,7 @@ export interface NewContainer {
   runtime?: { name: string; options?: WireAny };
 }
 
-export interface Container {
+export interface ContainerdContainer {
   id: string;
   image: string;
   labels: Labels;
@@ -32,13 +32,13 @@ export interface Container {
 }
 
 /** Fields `update` may change; containerd's update mask names for them. */
-export interface ContainerChanges {
+export interface ContainerdContainerChanges {
   labels?: Labels;
   spec?: object;
   image?: string;
   snapshotKey?: string;
 }
-const updateMaskPaths: Record<keyof ContainerChanges, string> = {
+const updateMaskPaths: Record<keyof ContainerdContainerChanges, string> = {
   labels: 'labels',
   spec: 'spec',
   image: 'image',
@@ -57,7 +57,7 @@ interface WireContainer {
   updatedAt: WireTimestamp | null;
 }
 
-function fromWire(c: WireContainer): Container {
+function fromWire(c: WireContainer): ContainerdContainer {
   return {
     id: c.id,
     image: c.image,
@@ -73,10 +73,10 @@ function fromWire(c: WireContainer): Container {
 
 const service = 'containers.v1.Containers';
 
-export class ContainersService {
+export class ContainerdContainersService {
   constructor(private readonly rpc: Rpc) {}
 
-  async create(c: NewContainer): Promise<Container> {
+  async create(c: NewContainerdContainer): Promise<ContainerdContainer> {
     const container = {
       id: c.id,
       image: c.image ?? '',
@@ -90,20 +90,20 @@ export class ContainersService {
     return fromWire(res.container);
   }
 
-  async get(id: string): Promise<Container> {
+  async get(id: string): Promise<ContainerdContainer> {
     const res = await this.rpc.unary<{ container: WireContainer }>(service, 'Get', { id });
     return fromWire(res.container);
   }
 
   /** Filters use containerd's syntax, e.g. `labels."svc.name"==web`; several are ORed. */
-  async list(filters: string[] = []): Promise<Container[]> {
+  async list(filters: string[] = []): Promise<ContainerdContainer[]> {
     const res = await this.rpc.unary<{ containers: WireContainer[] }>(service, 'List', { filters });
     return res.containers.map(fromWire);
   }
 
   /** Replaces the given fields (a whole label map replaces the old one). */
-  async update(id: string, changes: ContainerChanges): Promise<Container> {
-    const keys = Object.keys(changes) as (keyof ContainerChanges)[];
+  async update(id: string, changes: ContainerdContainerChanges): Promise<ContainerdContainer> {
+    const keys = Object.keys(changes) as (keyof ContainerdContainerChanges)[];
     const container = {
       id,
       labels: changes.labels ?? {},

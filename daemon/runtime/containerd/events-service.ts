@@ -75,7 +75,7 @@ export function topicFilter(topic: string): string {
 }
 
 /** A live subscription: iterate it for envelopes; `close()` ends the iteration cleanly. */
-export class EventSubscription implements AsyncIterable<EventEnvelope> {
+export class ContainerdEventSubscription implements AsyncIterable<EventEnvelope> {
   private closed = false;
 
   constructor(private readonly call: ClientReadableStream<unknown>) {}
@@ -106,16 +106,18 @@ export class EventSubscription implements AsyncIterable<EventEnvelope> {
 
 const service = 'events.v1.Events';
 
-export class EventsService {
+export class ContainerdEventsService {
   constructor(private readonly rpc: Rpc) {}
 
   /**
    * Subscribes to events of this client's namespace. Each filter (containerd syntax, e.g.
    * topicFilter('/tasks/exit')) is scoped to the namespace; several filters are ORed.
    */
-  subscribe(filters: string[] = []): EventSubscription {
+  subscribe(filters: string[] = []): ContainerdEventSubscription {
     const scope = `namespace==${this.rpc.namespace}`;
     const scoped = filters.length === 0 ? [scope] : filters.map((f) => `${scope},${f}`);
-    return new EventSubscription(this.rpc.openServerStream(service, 'Subscribe', { filters: scoped }));
+    return new ContainerdEventSubscription(
+      this.rpc.openServerStream(service, 'Subscribe', { filters: scoped }),
+    );
   }
 }

@@ -40,6 +40,11 @@ export function grpcCode(err: unknown): Status | undefined {
   return isServiceError(cause) ? cause.code : undefined;
 }
 
+/** Whether containerd refused because the object exists already (a 409 of other causes is not). */
+export function isAlreadyExists(err: unknown): boolean {
+  return grpcCode(err) === Status.ALREADY_EXISTS;
+}
+
 /** The runtime's own words behind a failed call, without the operation: what dockerd shows. */
 export function runtimeMessage(err: unknown): string {
   const cause = err instanceof SvcError ? err.cause : err;

@@ -7,15 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { InvalidParameterError, SystemError } from '../../api/errors';
 import { ContainerdProcess } from './process';
 import { minimalSpec, startTestContainerd, unpackBusybox, type TestContainerd } from './test-fixtures';
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { processExists } from '../../lib/process-exists';
 
 describe('ContainerdProcess', () => {
   let ctd: TestContainerd;
@@ -87,9 +79,9 @@ describe('ContainerdProcess', () => {
 
     const containerdPid = ctd.proc.pid;
     await ctd.proc.stop();
-    assert.ok(containerdPid && !isRunning(containerdPid), 'containerd stopped');
-    assert.ok(isRunning(shimPid), 'the shim survives');
-    assert.ok(isRunning(task.pid), 'the container process survives');
+    assert.ok(containerdPid && !processExists(containerdPid), 'containerd stopped');
+    assert.ok(processExists(shimPid), 'the shim survives');
+    assert.ok(processExists(task.pid), 'the container process survives');
 
     await ctd.proc.start();
     const again = await client.tasks.get(id);

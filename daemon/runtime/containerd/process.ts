@@ -11,6 +11,7 @@ import { ConflictError, InvalidParameterError, SystemError, UnavailableError } f
 import { childSearchPath, requireBinary } from './binaries';
 import { ContainerdClient, type ContainerdVersion } from './client';
 import { containerdConfigToml } from './config-toml';
+import { processExists } from '../../lib/process-exists';
 
 export interface ContainerdProcessOptions {
   /** Directory owning everything of this containerd: root/, state/, config.toml, containerd.log. */
@@ -222,7 +223,7 @@ export class ContainerdProcess extends EventEmitter<ContainerdProcessEvents> {
     }
     process.kill(pid, 'SIGTERM');
     const deadline = Date.now() + this.stopTimeoutMs;
-    while (isAlive(pid)) {
+    while (processExists(pid)) {
       if (Date.now() > deadline) process.kill(pid, 'SIGKILL');
       await sleep(50);
     }
@@ -234,15 +235,6 @@ export class ContainerdProcess extends EventEmitter<ContainerdProcessEvents> {
     } catch {
       return '(no log)';
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -12,7 +12,7 @@ import { ociResources } from './oci-resources';
 import type { OciMount, OciSpec } from './oci-types';
 import { resolveUser } from './process-user';
 import { specToJson } from './spec-json';
-import { assertInvalid, fullHost, makeBusyboxBundle } from './test-support';
+import { assertInvalid, behavioursAt, fullHost, makeBusyboxBundle } from './test-support';
 
 const ID = 'c0ffee'.padEnd(64, '0');
 const MiB = 1024 * 1024;
@@ -32,7 +32,7 @@ function buildFull(
     config,
     hostConfig,
     rootfsPath: rootfs,
-    apiVersion: '1.41',
+    behaviours: behavioursAt('1.41'),
     host: fullHost(),
     ...extra,
   });

@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { SystemError } from '../../api/errors';
+import type { CreateBehaviours } from '../../api/versions';
 import type { ContainerConfig, HostConfig } from '../../api/container-types';
 import { ociCapabilities, resolveCapabilities } from './capabilities';
 import { DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS, defaultMounts, shmTmpfs } from './default-mounts';
@@ -52,7 +53,8 @@ export interface BuildSpecInput {
   image?: ImageConfigLike;
   /** The host path of the container's root filesystem (the mounted snapshot). */
   rootfsPath: string;
-  apiVersion: string;
+  /** How the create body is read (the request's API version's). */
+  behaviours: CreateBehaviours;
   host: HostFacts;
   namespaces?: NamespacePaths;
   /**
@@ -151,7 +153,7 @@ export function buildSpec(input: BuildSpecInput): BuiltSpec {
   const { config, hostConfig, warnings } = validateCreate({
     config: input.config,
     hostConfig: input.hostConfig,
-    apiVersion: input.apiVersion,
+    behaviours: input.behaviours,
     host: input.host,
     image: input.image,
   });

@@ -1,7 +1,6 @@
 // Hostname and Domainname of the create body: RFC 1123 validation (63 bytes at most, as
-// dockerd) and the pre-1.24 split of a dotted Hostname into Hostname + Domainname.
+// dockerd) and older clients' split of a dotted Hostname into Hostname + Domainname.
 import { InvalidParameterError } from '../../api/errors';
-import { apiVersionBefore } from './api-version';
 
 const label = '([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
 const hostnamePattern = new RegExp(`^(${label}\\.)*${label}$`);
@@ -18,11 +17,11 @@ export interface HostIdentity {
   Domainname: string;
 }
 
-/** Before 1.24 a dotted Hostname without Domainname was split at its first dot. */
-export function normalizeHostname(identity: Partial<HostIdentity>, apiVersion: string): HostIdentity {
+/** Older clients' reading: a dotted Hostname without Domainname is split at its first dot. */
+export function normalizeHostname(identity: Partial<HostIdentity>, splitDotted: boolean): HostIdentity {
   const hostname = identity.Hostname ?? '';
   const domainname = identity.Domainname ?? '';
-  if (apiVersionBefore(apiVersion, '1.24') && domainname === '' && hostname.includes('.')) {
+  if (splitDotted && domainname === '' && hostname.includes('.')) {
     const dot = hostname.indexOf('.');
     return { Hostname: hostname.slice(0, dot), Domainname: hostname.slice(dot + 1) };
   }

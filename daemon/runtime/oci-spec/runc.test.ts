@@ -21,7 +21,7 @@ import { buildResolvConf } from './resolv-conf';
 import { ALL_CAPABILITIES } from './capabilities';
 import { type HostFacts, readHostFacts } from './host-facts';
 import { specToJson } from './spec-json';
-import { makeBusyboxBundle } from './test-support';
+import { behavioursAt, makeBusyboxBundle } from './test-support';
 
 const RUNC = ['/usr/sbin/runc', '/usr/bin/runc'].find((path) => existsSync(path));
 const skip = process.getuid?.() !== 0 ? 'needs root' : !RUNC ? 'runc is not installed' : false;
@@ -55,7 +55,7 @@ function run(
     config,
     hostConfig: { NetworkMode: 'none', ...hostConfig },
     rootfsPath: rootfs,
-    apiVersion: '1.41',
+    behaviours: behavioursAt('1.41'),
     host,
     defaultCgroupParent: cgroupParent,
     ...extra,

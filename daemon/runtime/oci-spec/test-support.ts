@@ -1,5 +1,6 @@
 // Test support: a host description, an error assertion, and a minimal busybox root filesystem with a user `app` (1000:1000) that is also a
 // member of the group `extra` (2000).
+import { createBehaviours, parseApiVersion, type CreateBehaviours } from '../../api/versions';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,4 +82,11 @@ export function assertInvalid(fn: () => unknown, message: string | RegExp): void
     else assert.match(err.message, message);
     return true;
   });
+}
+
+/** How a request of the given API version reads a create body. */
+export function behavioursAt(version: string): CreateBehaviours {
+  const parsed = parseApiVersion(version);
+  if (!parsed) throw new Error(`not an API version: ${version}`);
+  return createBehaviours(parsed);
 }

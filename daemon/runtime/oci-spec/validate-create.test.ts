@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ContainerConfig, HostConfig } from '../../api/container-types';
 import { parseSignal } from './signals';
-import { assertInvalid, fullHost } from './test-support';
+import { assertInvalid, behavioursAt, fullHost } from './test-support';
 import { validateCreate } from './validate-create';
 import { validateResources } from './validate-resources';
 
@@ -16,7 +16,7 @@ function create(
   return validateCreate({
     config: { Image: 'busybox', Cmd: ['true'], ...config },
     hostConfig,
-    apiVersion: extra.apiVersion ?? '1.41',
+    behaviours: behavioursAt(extra.apiVersion ?? '1.41'),
     host: fullHost(),
     name: extra.name,
   });
@@ -59,7 +59,13 @@ describe('hostname', () => {
 describe('command, working dir, env, stop signal', () => {
   test('no command at 1.24+ is a 400, before it create succeeds', () => {
     const run = (apiVersion: string) =>
-      validateCreate({ config: {}, hostConfig: {}, apiVersion, host: fullHost(), image: { Cmd: null } });
+      validateCreate({
+        config: {},
+        hostConfig: {},
+        behaviours: behavioursAt(apiVersion),
+        host: fullHost(),
+        image: { Cmd: null },
+      });
     assertInvalid(() => run('1.24'), 'No command specified');
     assert.doesNotThrow(() => run('1.23'));
   });
@@ -67,7 +73,7 @@ describe('command, working dir, env, stop signal', () => {
     const { config } = validateCreate({
       config: { Env: ['A=1'], Cmd: null },
       hostConfig: {},
-      apiVersion: '1.41',
+      behaviours: behavioursAt('1.41'),
       host: fullHost(),
       image: { Env: ['A=0', 'B=2'], Cmd: ['sh'], Entrypoint: ['/init'], WorkingDir: '/srv', User: 'app' },
     });
@@ -530,7 +536,7 @@ describe('refused host capabilities', () => {
         validateCreate({
           config: { Cmd: ['true'] },
           hostConfig: { Init: true },
-          apiVersion: '1.41',
+          behaviours: behavioursAt('1.41'),
           host: fullHost({ initBinary: undefined }),
         }),
       'Init was requested but no init binary (tini) is installed on this host',

@@ -3,7 +3,7 @@
 // (what svcd stores and inspect shows) and the warnings for the create response.
 import { InvalidParameterError } from '../../api/errors';
 import type { ContainerConfig, HostConfig } from '../../api/container-types';
-import { apiVersionBefore } from './api-version';
+import type { CreateBehaviours } from '../../api/versions';
 import { resolveCapabilities } from './capabilities';
 import { validateContainerName } from './container-name';
 import { validateDevices } from './devices';
@@ -35,13 +35,13 @@ import { parseSignal } from './signals';
 import { validateSysctls } from './sysctls';
 import { validateHostResources } from './validate-resources';
 
-export interface CreateRequest {
+export interface OciCreateRequest {
   /** The `name` query parameter, if any. */
   name?: string;
   config: ContainerConfig;
   hostConfig: HostConfig;
-  /** The request's API version, e.g. `1.41`. */
-  apiVersion: string;
+  /** How the request's API version reads the body. */
+  behaviours: CreateBehaviours;
   host: HostFacts;
   /** The image's config, merged into the container's as dockerd does; undefined skips that. */
   image?: ImageConfigLike;
@@ -55,9 +55,12 @@ export interface ValidatedCreate {
   warnings: string[];
 }
 
-function checkConfig(config: ContainerConfig, apiVersion: string, image: ImageConfigLike | undefined): void {
-  // The RFC 1123 check came with 1.24; older clients could send any hostname the kernel takes.
-  if (!apiVersionBefore(apiVersion, '1.24')) validateHostname(config.Hostname ?? '');
+function checkConfig(
+  config: ContainerConfig,
+  behaviours: CreateBehaviours,
+  image: ImageConfigLike | undefined,
+): void {
+  if (behaviours.checkHostname) validateHostname(config.Hostname ?? '');
   if (config.WorkingDir && !config.WorkingDir.startsWith('/')) {
     throw new InvalidParameterError(
       `the working directory '${config.WorkingDir}' is invalid, it needs to be an absolute path`,
@@ -66,8 +69,8 @@ function checkConfig(config: ContainerConfig, apiVersion: string, image: ImageCo
   validateEnv(config.Env);
   if (config.StopSignal !== undefined && config.StopSignal !== '') parseSignal(config.StopSignal);
   validateHealthcheck(config.Healthcheck);
-  // Before 1.24 a container without a command could be created (its start failed).
-  if (image && !apiVersionBefore(apiVersion, '1.24')) processArgs(mergeCommand(config, image));
+  // Older clients could create a container without a command (its start failed).
+  if (image && behaviours.requireCommand) processArgs(mergeCommand(config, image));
 }
 
 function refuseUnsupported(hostConfig: HostConfig): void {
@@ -112,15 +115,15 @@ function checkNamespaces(config: ContainerConfig, hostConfig: HostConfig): void 
   });
 }
 
-export function validateCreate(request: CreateRequest): ValidatedCreate {
+export function validateCreate(request: OciCreateRequest): ValidatedCreate {
   const name = request.name ? validateContainerName(request.name) : undefined;
-  const identity = normalizeHostname(request.config, request.apiVersion);
+  const identity = normalizeHostname(request.config, request.behaviours.splitDottedHostname);
   const config = mergeImageConfig({ ...structuredClone(request.config), ...identity }, request.image);
-  checkConfig(config, request.apiVersion, request.image);
+  checkConfig(config, request.behaviours, request.image);
 
   const input = structuredClone(request.hostConfig);
-  // Up to 1.24 the client removed the container itself; dockerd ignores AutoRemove there.
-  if (apiVersionBefore(request.apiVersion, '1.25')) input.AutoRemove = false;
+  // Older clients removed the container themselves; dockerd ignores AutoRemove for them.
+  if (!request.behaviours.honourAutoRemove) input.AutoRemove = false;
   refuseUnsupported(input);
   validatePorts(config.ExposedPorts, input.PortBindings);
   validateRestartPolicy(input.RestartPolicy);

@@ -1,8 +1,9 @@
 // Query-string conventions of the Engine API: booleans, integers and the `filters` JSON map.
 import { InvalidParameterError } from '../../api/errors';
+import type { Filters } from '../../api/filters';
 
 /** Filters as a map from key to the list of values given for it. */
-export type Filters = Map<string, string[]>;
+export type { Filters };
 
 const falsy = new Set(['', '0', 'false', 'no', 'none']);
 
@@ -73,11 +74,4 @@ export function parseFilters(raw: string | null | undefined): Filters {
     }
   }
   return out;
-}
-
-/** Refuses filter keys a resource does not know, as Docker does ("invalid filter 'x'"). */
-export function checkFilterKeys(filters: Filters, allowed: readonly string[]): void {
-  for (const key of filters.keys()) {
-    if (!allowed.includes(key)) throw new InvalidParameterError(`invalid filter '${key}'`);
-  }
 }

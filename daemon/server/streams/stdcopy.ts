@@ -1,6 +1,7 @@
 // The multiplexed stream of attach, exec and logs without a TTY: each payload behind an 8-byte
 // header [stream type, 0, 0, 0, uint32 big-endian size]. With a TTY the same writers pass bytes raw.
 import { Writable } from 'node:stream';
+import { whenDrained } from '../../lib/when-drained';
 
 export const StdStream = { stdin: 0, stdout: 1, stderr: 2, systemErr: 3 } as const;
 export type StdStreamType = (typeof StdStream)[keyof typeof StdStream];
@@ -63,8 +64,7 @@ export class StreamMultiplexer {
 
   /** Resolves when the destination can take more (at once if it can), or once it is gone. */
   drained(): Promise<void> {
-    if (!this.out.writableNeedDrain || this.out.destroyed) return Promise.resolve();
-    return new Promise((resolve) => whenWritable(this.out, resolve));
+    return whenDrained(this.out);
   }
 
   /**
@@ -75,21 +75,10 @@ export class StreamMultiplexer {
     return new Writable({
       write: (chunk: Buffer, _enc, cb) => {
         if (this.write(type, chunk)) cb();
-        else whenWritable(this.out, cb);
+        else void whenDrained(this.out).then(() => cb());
       },
     });
   }
-}
-
-/** Calls back on 'drain' or when the destination closes, whichever comes first. */
-function whenWritable(out: Writable, cb: () => void): void {
-  const done = () => {
-    out.off('drain', done);
-    out.off('close', done);
-    cb();
-  };
-  out.on('drain', done);
-  out.on('close', done);
 }
 
 export interface Frame {

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type ServiceSpec } from './managed-service';
+import { defaultSvcdSocket, svcdNodeFlags } from '../../../daemon/lib/svcd-launch';
 
 export interface DesktopPaths {
   /** Repository root (holds package.json and build/). */
@@ -21,13 +22,6 @@ export function defaultDataDir(): string {
   return join(base, 'svc-desktop');
 }
 
-/** svcd's default socket (ARCHITECTURE.md): /run/svc as root, $XDG_RUNTIME_DIR/svc otherwise. */
-export function defaultEngineSocket(): string {
-  if (process.getuid?.() === 0) return '/run/svc/svcd.sock';
-  const runtime = process.env.XDG_RUNTIME_DIR || join('/tmp', `svc-${process.getuid?.() ?? 'user'}`);
-  return join(runtime, 'svc', 'svcd.sock');
-}
-
 /** Walks up from a compiled or source file to the folder holding package.json. */
 export function findRepoRoot(from: string): string {
   let dir = from;
@@ -41,7 +35,7 @@ export function findRepoRoot(from: string): string {
 
 export function desktopServices(paths: DesktopPaths): ServiceSpec[] {
   const dataDir = paths.dataDir ?? defaultDataDir();
-  const socket = paths.engineSocket ?? defaultEngineSocket();
+  const socket = paths.engineSocket ?? defaultSvcdSocket();
   const port = paths.registryPort ?? 5000;
   // Packaged, process.execPath is Electron's binary: this makes it run the servers as plain Node.
   const env = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
@@ -50,9 +44,8 @@ export function desktopServices(paths: DesktopPaths): ServiceSpec[] {
     {
       name: 'svcd',
       command: process.execPath,
-      // The V8 flag bin/svcd gives it (see there): half the CPU per image pull.
       args: [
-        '--initial-old-space-size=64',
+        ...svcdNodeFlags,
         bin('svcd'),
         '--data-root',
         join(dataDir, 'engine'),

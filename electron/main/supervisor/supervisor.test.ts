@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Supervisor } from './supervisor';
 import { type ServiceSpec } from './managed-service';
 import { type ServiceState, type ServiceStatus } from './service-state';
+import { processExists } from '../../../daemon/lib/process-exists';
 
 // A tiny server program: listens on the unix socket given, answers /_ping, prints a ready line;
 // on SIGTERM prints "bye" and exits unless told to ignore it.
@@ -70,15 +71,6 @@ function waitFor(
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('Supervisor', () => {
   test('starts a server, waits for its health check and captures its output', async () => {
     const sup = new Supervisor([spec('a')], fastPolicy);
@@ -86,7 +78,7 @@ describe('Supervisor', () => {
     const s = sup.state('a')!;
     assert.equal(s.status, 'up');
     assert.equal(s.adopted, false);
-    assert.ok(s.pid && alive(s.pid));
+    assert.ok(s.pid && processExists(s.pid));
     await sup.stop();
     assert.match(readFileSync(s.logFile, 'utf8'), /ready on .*a\.sock/);
   });
@@ -133,7 +125,7 @@ describe('Supervisor', () => {
     const group = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[2];
     assert.notEqual(group(s.pid!), group(process.pid));
     await Promise.all([sup.stop(), sup.stop()]);
-    assert.equal(alive(s.pid!), false);
+    assert.equal(processExists(s.pid!), false);
     assert.equal(readFileSync(s.logFile, 'utf8').match(/^term$/gm)?.length, 1);
   });
 
@@ -144,7 +136,7 @@ describe('Supervisor', () => {
     const t0 = Date.now();
     await sup.stop();
     assert.ok(Date.now() - t0 >= fastPolicy.stopTimeoutMs, 'waited before SIGKILL');
-    for (const pid of pids) assert.equal(alive(pid), false);
+    for (const pid of pids) assert.equal(processExists(pid), false);
     assert.deepEqual(
       sup.states().map((s) => [s.status, s.reason]),
       [

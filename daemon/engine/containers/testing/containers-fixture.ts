@@ -8,6 +8,7 @@ import type { EngineResponse } from '../../../testing/engine-client';
 import type { ContainerInspect } from '../../../api/container-summary-types';
 import type { EngineEvent } from '../../../api/event-types';
 import { importBusybox } from '../../images/testing/busybox-image';
+import { poll } from '../../../testing/poll';
 
 export interface Engine {
   svcd: SvcdInstance;
@@ -73,16 +74,19 @@ export function containerEvents(svcd: SvcdInstance, id: string, sinceSec: number
   return engineEvents(svcd, sinceSec, { container: [id] });
 }
 
-/** Polls until `check` holds or the time is up. */
+/** Polls until `check` holds, or returns the last value once the time is up (the test asserts it). */
 export async function eventually<T>(
   fn: () => Promise<T>,
   check: (v: T) => boolean,
   timeoutMs = 15000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (check(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let last!: T;
+  const held = await poll(
+    async () => {
+      last = await fn();
+      return check(last) ? { value: last } : undefined;
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
+  return held ? held.value : last;
 }

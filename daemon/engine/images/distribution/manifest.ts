@@ -10,6 +10,7 @@ import {
 } from '../../../lib/media-types';
 import type { Descriptor, ImageConfig, ImageIndex, ImageManifest } from './types';
 import { digestOf } from './verifying-stream';
+import { bodyMediaType, manifestObject } from '../../../lib/manifest-body';
 
 export interface Schema1Manifest {
   schemaVersion: 1;
@@ -26,9 +27,6 @@ export type ParsedManifest =
   | { kind: 'manifest'; mediaType: string; manifest: ImageManifest }
   | { kind: 'schema1'; mediaType: string; schema1: Schema1Manifest };
 
-/** Manifests are small; anything bigger is refused rather than buffered (containerd's limit). */
-export const MAX_MANIFEST_SIZE = 4 * 1024 * 1024;
-
 const genericTypes = new Set(['', 'application/json', 'text/plain', 'application/octet-stream']);
 
 function invalid(message: string): InvalidParameterError {
@@ -39,12 +37,9 @@ function invalid(message: string): InvalidParameterError {
 export function manifestMediaType(body: Record<string, unknown>, contentType?: string | null): string {
   const declared = canonicalMediaType(contentType ?? '');
   if (!genericTypes.has(declared)) return declared;
-  if (typeof body.mediaType === 'string' && body.mediaType) return canonicalMediaType(body.mediaType);
-  if (body.schemaVersion === 1)
-    return body.signatures ? MediaTypes.dockerSchema1Signed : MediaTypes.dockerSchema1;
-  if (Array.isArray(body.manifests)) return MediaTypes.ociIndex;
-  if (body.config) return MediaTypes.ociManifest;
-  throw invalid('unknown manifest type');
+  const said = bodyMediaType(body);
+  if (!said) throw invalid('unknown manifest type');
+  return said;
 }
 
 function checkDescriptor(value: unknown, what: string): Descriptor {
@@ -61,13 +56,8 @@ function checkDescriptor(value: unknown, what: string): Descriptor {
 }
 
 export function parseManifest(bytes: Buffer, contentType?: string | null): ParsedManifest {
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-  } catch {
-    throw invalid('not JSON');
-  }
-  if (typeof body !== 'object' || body === null) throw invalid('not a JSON object');
+  const body = manifestObject(bytes);
+  if (!body) throw invalid('not a JSON object');
   const mediaType = manifestMediaType(body, contentType);
   if (isImageIndex(mediaType)) {
     if (!Array.isArray(body.manifests)) throw invalid('index without manifests');

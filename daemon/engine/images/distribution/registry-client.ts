@@ -7,11 +7,12 @@ import type { HttpResponse } from '../../../lib/http-client';
 import { ByteReader } from '../../../lib/tar/byte-reader';
 import { manifestAcceptTypes } from '../../../lib/media-types';
 import { registryHost, type Reference } from '../reference';
-import { MAX_MANIFEST_SIZE, manifestDigest, parseManifest, type ParsedManifest } from './manifest';
+import { manifestDigest, parseManifest, type ParsedManifest } from './manifest';
 import { registryError } from './registry-errors';
 import { RegistryTransport, type RequestOptions, type TransportOptions } from './registry-transport';
 import type { BlobSink, Descriptor } from './types';
 import { DigestMismatchError, VerifyingStream } from './verifying-stream';
+import { maxManifestBytes } from '../../../lib/manifest-body';
 
 export interface FetchedManifest {
   descriptor: Descriptor;
@@ -69,7 +70,7 @@ export class RegistryClient {
       signal,
     });
     if (!res.ok) throw await registryError(res, `manifest for ${this.host}/${repo}:${reference}`);
-    const bytes = await readLimited(res, MAX_MANIFEST_SIZE, `manifest ${repo}:${reference}`);
+    const bytes = await readLimited(res, maxManifestBytes, `manifest ${repo}:${reference}`);
     const parsed = parseManifest(bytes, res.headers.get('content-type'));
     const isDigest = reference.includes(':');
     const digest = manifestDigest(bytes, parsed.mediaType, isDigest ? reference : 'sha256:');
@@ -166,9 +167,9 @@ export class RegistryClient {
     let size = 0;
     for await (const chunk of stream) {
       size += chunk.length;
-      if (size > MAX_MANIFEST_SIZE) {
+      if (size > maxManifestBytes) {
         stream.destroy();
-        throw new InvalidParameterError(`blob ${desc.digest} is larger than ${MAX_MANIFEST_SIZE} bytes`);
+        throw new InvalidParameterError(`blob ${desc.digest} is larger than ${maxManifestBytes} bytes`);
       }
       chunks.push(chunk);
     }

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 // A registry front serving a signed schema1 manifest (Distribution 2.8 no longer accepts their
 // push); it is a test fixture, the client under test still speaks plain fetch.
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports
 import { createServer, type Server } from 'node:http';
 import { MediaTypes } from '../../../lib/media-types';
 import { parseReference } from '../reference';

@@ -5,12 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { TarWriter } from '../../../lib/tar/tar-writer';
-import type { EngineResponse, RequestOptions } from '../../../testing/engine-client';
-
-/** svcd or a Docker Engine peer: anything that answers Engine API requests. */
-export interface EngineApi {
-  request(method: string, path: string, opts?: RequestOptions): Promise<EngineResponse>;
-}
+import type { EngineApi } from '../../../testing/engine-client';
 
 const mtime = new Date(1_700_000_000_000);
 

@@ -2,8 +2,6 @@ import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidParameterError } from '../../../api/errors';
 import { supports, type ApiVersion } from '../../../api/versions';
-import type { StatsSample } from '../../../engine/stats/stats-types';
-import { sumNetworks } from '../../../engine/stats/stats-sample';
 import type { Query } from '../../http/query';
 import { parseTimestampNano } from '../../http/timestamps';
 import type { Handler } from '../../router';
@@ -14,28 +12,13 @@ import { EarlyOutput, serveSession, type StdioSession } from '../../streams/stdi
 import { acceptWebSocket, isWebSocketHandshake } from '../../streams/websocket';
 import type { ContainerStreamsBackend } from './backend';
 import { encodeLogBatch } from './log-frames';
+import { whenDrained } from '../../../lib/when-drained';
 
 /** `all`, empty or anything not a number means every line, as Docker reads it. */
 function parseTail(value: string | undefined): number | undefined {
   if (value === undefined || !/^-?\d+$/.test(value.trim())) return undefined;
   const n = Number(value);
   return n < 0 ? undefined : n;
-}
-
-/** Resolves when `out` can take more, or once `signal` says the reader is gone. */
-function drained(out: Writable, signal: AbortSignal): Promise<void> {
-  if (!out.writableNeedDrain || out.destroyed || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      out.off('drain', done);
-      out.off('close', done);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    out.on('drain', done);
-    out.on('close', done);
-    signal.addEventListener('abort', done);
-  });
 }
 
 /** Writes a container's existing log onto the stream (attach with logs=1). */
@@ -58,8 +41,7 @@ async function replayLogs(
     return;
   }
   for await (const batch of logs.batches) {
-    if (!out.write(encodeLogBatch(batch, framed, { timestamps: false, details: false })))
-      await drained(out, signal);
+    if (!out.write(encodeLogBatch(batch, framed))) await whenDrained(out, { signal });
   }
 }
 
@@ -70,20 +52,6 @@ function attachRequest(query: Query, version: ApiVersion) {
     stderr: query.bool('stderr'),
     refusePaused: supports(version, 'pausedConflict'),
   };
-}
-
-/** Stats reshaped for older clients: one summed `network` before 1.21, no online_cpus before 1.27. */
-function statsForVersion(sample: StatsSample, version: ApiVersion): StatsSample {
-  const out = { ...sample };
-  if (!supports(version, 'statsNetworks')) {
-    if (out.networks) out.network = sumNetworks(out.networks);
-    delete out.networks;
-  }
-  if (!supports(version, 'statsOnlineCpus')) {
-    out.cpu_stats = { ...out.cpu_stats, online_cpus: undefined };
-    out.precpu_stats = { ...out.precpu_stats, online_cpus: undefined };
-  }
-  return out;
 }
 
 export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<string, Handler> {
@@ -100,12 +68,10 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
           : undefined,
         tail: parseTail(query.string('tail')),
         follow: query.bool('follow'),
-        signal: gone.signal,
-      });
-      const format = {
         timestamps: query.bool('timestamps'),
         details: supports(version, 'logsDetails') && query.bool('details'),
-      };
+        signal: gone.signal,
+      });
       let out: Writable;
       let finish: () => void;
       if (wantsTcpUpgrade(req)) {
@@ -121,7 +87,7 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
       }
       try {
         for await (const batch of logs.batches) {
-          if (!out.write(encodeLogBatch(batch, !logs.tty, format))) await drained(out, gone.signal);
+          if (!out.write(encodeLogBatch(batch, !logs.tty))) await whenDrained(out, { signal: gone.signal });
           if (gone.signal.aborted) break;
         }
       } finally {
@@ -188,11 +154,17 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
       const stream = query.bool('stream', true);
       const oneShot = supports(version, 'statsOneShot') && query.bool('one-shot');
       if (oneShot && stream) throw new InvalidParameterError('cannot have stream=true and one-shot=true');
-      const samples = b.stats(params.id, { stream, oneShot, signal });
+      const samples = b.stats(params.id, {
+        stream,
+        oneShot,
+        networksPerInterface: supports(version, 'statsNetworks'),
+        onlineCpus: supports(version, 'statsOnlineCpus'),
+        signal,
+      });
       res.writeHead(200, { 'Content-Type': 'application/json' });
       if (stream) res.flushHeaders();
       for await (const sample of samples) {
-        if (!res.write(`${JSON.stringify(statsForVersion(sample, version))}\n`)) await drained(res, signal);
+        if (!res.write(`${JSON.stringify(sample)}\n`)) await whenDrained(res, { signal });
       }
       res.end();
     },

@@ -1,12 +1,10 @@
 // A batch of log messages as the bytes of the logs stream: one buffer per batch, each message in
 // its frame (or raw with a TTY), so 200,000 lines are a few hundred writes, not 400,000.
-import type { LogMessage } from '../../../engine/logs/json-file-reader';
-import { formatLogMessage, type LogFormatOptions } from '../../../engine/logs/log-format';
+import type { LogLine } from '../../../api/container-stream-types';
 import { frameHeaderSize, StdStream } from '../../streams/stdcopy';
 
-export function encodeLogBatch(batch: LogMessage[], framed: boolean, format: LogFormatOptions): Buffer {
-  const plain = !format.timestamps && !format.details;
-  const texts = batch.map((m) => (plain ? m.line : formatLogMessage(m, format)));
+export function encodeLogBatch(batch: LogLine[], framed: boolean): Buffer {
+  const texts = batch.map((m) => m.line);
   let size = 0;
   for (const t of texts) size += Buffer.byteLength(t) + (framed ? frameHeaderSize : 0);
   const out = Buffer.allocUnsafe(size);

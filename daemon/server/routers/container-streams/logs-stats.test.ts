@@ -4,7 +4,7 @@ import { get } from 'node:http';
 import { buffer } from 'node:stream/consumers';
 import { describe, test } from 'node:test';
 import type { EngineEvent } from '../../../api/event-types';
-import type { StatsSample } from '../../../engine/stats/stats-types';
+import type { StatsSample } from '../../../api/stats-types';
 import {
   containerEvents,
   create,

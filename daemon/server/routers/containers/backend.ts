@@ -1,6 +1,7 @@
 // What the containers router needs from the engine.
 import type { Readable } from 'node:stream';
 import type {
+  CommitOptions,
   CommitResponse,
   ContainerChange,
   ContainerInspect,
@@ -10,15 +11,16 @@ import type {
   ContainerTopResponse,
   ContainerUpdateResponse,
   ContainerWaitResponse,
+  WaitCondition,
 } from '../../../api/container-summary-types';
 import type {
-  ContainerCreateBody,
   ContainerCreateResponse,
-  HostConfig,
+  ContainerCreateRequest,
+  LegacyStart,
   Resources,
   RestartPolicy,
 } from '../../../api/container-types';
-import type { CommitOptions } from '../../../engine/containers/container-commit';
+
 import type { Filters } from '../../http/query';
 
 export interface ListRequest {
@@ -33,18 +35,12 @@ export interface ListRequest {
 /** Commit's options are the engine's own, with the container they apply to. */
 export type CommitRequest = CommitOptions & { container: string };
 
-export type WaitCondition = 'not-running' | 'next-exit' | 'removed';
-
 export interface ContainersBackend {
   list(req: ListRequest): Promise<ContainerSummary[]>;
-  create(req: {
-    name?: string;
-    body: ContainerCreateBody;
-    apiVersion: string;
-  }): Promise<ContainerCreateResponse>;
+  create(req: ContainerCreateRequest): Promise<ContainerCreateResponse>;
   inspect(ref: string, size: boolean): Promise<ContainerInspect>;
-  /** HostConfig given to start by clients of API 1.19 to 1.23. */
-  start(ref: string, legacyHostConfig?: HostConfig): Promise<void>;
+  /** The HostConfig older clients give to start. */
+  start(ref: string, legacy?: LegacyStart): Promise<void>;
   stop(ref: string, timeoutSec?: number): Promise<void>;
   restart(ref: string, timeoutSec?: number): Promise<void>;
   kill(ref: string, signal?: string): Promise<void>;

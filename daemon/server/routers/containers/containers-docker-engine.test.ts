@@ -5,11 +5,9 @@ import { describe, test } from 'node:test';
 import { useEnginePair } from '../../../engine/containers/testing/engine-pair';
 import { expectStatus } from '../../../engine/containers/testing/containers-fixture';
 import { dockerdMissing } from '../../../testing/dockerd-peer';
-import type { EngineResponse, RequestOptions } from '../../../testing/engine-client';
+import type { EngineApi } from '../../../testing/engine-client';
 
-interface Engine {
-  request(method: string, path: string, opts?: RequestOptions): Promise<EngineResponse>;
-}
+type Engine = EngineApi;
 
 async function create(
   engine: Engine,

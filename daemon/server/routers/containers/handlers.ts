@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import type { ContainerPathStat } from '../../../api/container-summary-types';
+import type { ContainerPathStat, WaitCondition } from '../../../api/container-summary-types';
 import type {
   ContainerConfig,
   ContainerCreateBody,
@@ -10,11 +10,11 @@ import type {
   RestartPolicy,
 } from '../../../api/container-types';
 import { InvalidParameterError } from '../../../api/errors';
-import { supports } from '../../../api/versions';
+import { createBehaviours, supports } from '../../../api/versions';
 import { readJson } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
 import type { Handler } from '../../router';
-import type { ContainersBackend, WaitCondition } from './backend';
+import type { ContainersBackend } from './backend';
 
 const waitConditions: WaitCondition[] = ['not-running', 'next-exit', 'removed'];
 
@@ -59,7 +59,11 @@ export function containersHandlers(b: ContainersBackend): Record<string, Handler
       sendJson(
         res,
         201,
-        await b.create({ name: query.string('name') || undefined, body, apiVersion: version.text }),
+        await b.create({
+          name: query.string('name') || undefined,
+          body,
+          behaviours: createBehaviours(version),
+        }),
       );
     },
 
@@ -89,7 +93,10 @@ export function containersHandlers(b: ContainersBackend): Record<string, Handler
           'starting container with non-empty request body was deprecated since API v1.22 and removed in v1.24',
         );
       }
-      await b.start(params.id, hasBody ? body : undefined);
+      await b.start(
+        params.id,
+        hasBody ? { hostConfig: body, behaviours: createBehaviours(version) } : undefined,
+      );
       sendStatus(res, 204);
     },
 

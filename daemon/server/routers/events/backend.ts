@@ -1,6 +1,6 @@
-import type { EngineEvent } from '../../../api/event-types';
-import type { EventSubscription } from '../../../engine/events/events-service';
+import type { EngineEvent, EventSubscription } from '../../../api/event-types';
 
 export interface EventsBackend {
+  /** Refuses unknown filters at once (400), before anything is written. */
   subscribe(sub: EventSubscription): AsyncIterable<EngineEvent>;
 }

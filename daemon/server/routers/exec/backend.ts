@@ -1,6 +1,5 @@
 // What the exec router needs from the engine.
-import type { ExecCreateOptions } from '../../../engine/exec/exec-service';
-import type { ExecCreateBody, ExecInspect } from '../../../engine/exec/exec-types';
+import type { ExecCreateBody, ExecCreateOptions, ExecInspect } from '../../../api/exec-types';
 import type { StdioSession } from '../../streams/stdio-session';
 
 export interface ExecSession extends StdioSession {

@@ -2,17 +2,14 @@
 // same bytes on the stream, the same exit codes.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ExecInspect } from '../../../engine/exec/exec-types';
+import type { ExecInspect } from '../../../api/exec-types';
 import { useEnginePair } from '../../../engine/containers/testing/engine-pair';
 import { expectStatus } from '../../../engine/containers/testing/containers-fixture';
 import { dockerdMissing } from '../../../testing/dockerd-peer';
-import type { EngineResponse, RequestOptions } from '../../../testing/engine-client';
+import type { EngineApi } from '../../../testing/engine-client';
 import { openStream } from '../../streams/testing/stream-client';
 
-interface Engine {
-  socket: string;
-  request(method: string, path: string, opts?: RequestOptions): Promise<EngineResponse>;
-}
+type Engine = EngineApi & { socket: string };
 
 async function sleeper(engine: Engine): Promise<string> {
   const res = await engine.request('POST', '/containers/create', {
@@ -79,28 +76,25 @@ describe('exec as Docker Engine 20.10 does it', { skip: dockerdMissing() }, () =
     }
   });
 
-  test(
-    'detach keys given at create detach a TTY exec; the process keeps running',
-    { todo: 'svcd ends the stream on ctrl-x,x but its exec is no longer running after it' },
-    async () => {
-      for (const engine of both()) {
-        const container = await sleeper(engine);
-        const id = await execCreate(engine, container, {
-          Cmd: ['sh'],
-          Tty: true,
-          AttachStdin: true,
-          AttachStdout: true,
-          DetachKeys: 'ctrl-x,x',
-        });
-        const s = await openStream(engine, 'POST', `/exec/${id}/start`, false, { Detach: false, Tty: true });
-        s.conn.write('echo $((40+2))\n');
-        await s.waitFor('42');
-        s.conn.write('\x18x');
-        await s.ended;
-        assert.equal((await execInspect(engine, id)).Running, true);
-      }
-    },
-  );
+  test('detach keys given at create end a TTY exec session; svcd keeps the process running', async () => {
+    for (const engine of both()) {
+      const container = await sleeper(engine);
+      const id = await execCreate(engine, container, {
+        Cmd: ['sh'],
+        Tty: true,
+        AttachStdin: true,
+        AttachStdout: true,
+        DetachKeys: 'ctrl-x,x',
+      });
+      const s = await openStream(engine, 'POST', `/exec/${id}/start`, false, { Detach: false, Tty: true });
+      s.conn.write('echo $((40+2))\n');
+      await s.waitFor('42');
+      s.conn.write('\x18x');
+      await s.ended;
+      // dockerd closes the process's stdin as it detaches (its sh then exits); svcd leaves it be.
+      if (engine === engines().svcd) assert.equal((await execInspect(engine, id)).Running, true);
+    }
+  });
 
   test('svcd also takes detach keys at the start, for clients that send them there', async () => {
     const { svcd } = engines();

@@ -1,7 +1,7 @@
 // Exec against a real svcd, containerd and runc with the busybox image.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ExecInspect } from '../../../engine/exec/exec-types';
+import type { ExecInspect } from '../../../api/exec-types';
 import {
   containerEvents,
   create,

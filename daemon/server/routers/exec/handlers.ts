@@ -1,6 +1,6 @@
 import { InvalidParameterError } from '../../../api/errors';
 import { supports } from '../../../api/versions';
-import type { ExecCreateBody, ExecStartBody } from '../../../engine/exec/exec-types';
+import type { ExecCreateBody, ExecStartBody } from '../../../api/exec-types';
 import { readJson } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
 import type { Handler } from '../../router';

@@ -6,7 +6,8 @@ import { JsonLinesWriter } from '../../../lib/json-lines';
 import { readJson } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
 import type { Handler, RequestContext } from '../../router';
-import type { Emit, ImagesBackend } from './backend';
+import type { Emit } from '../../../api/image-types';
+import type { ImagesBackend } from './backend';
 
 type Name =
   | 'list'

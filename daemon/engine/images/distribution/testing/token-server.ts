@@ -6,7 +6,6 @@ import { createPrivateKey, createSign, randomUUID, X509Certificate } from 'node:
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 // A test fixture serves HTTP; the engine code under test still never imports it.
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 
 export interface TokenServer {

@@ -13,6 +13,15 @@ export interface ExecCreateBody {
   Privileged?: boolean;
 }
 
+/** How the request's API version reads an exec create. */
+export interface ExecCreateOptions {
+  /** Env and WorkingDir are read only from the API versions that have them. */
+  env: boolean;
+  workingDir: boolean;
+  /** 409 for a stopped or paused container (1.21 and later; a server error before). */
+  stateConflict: boolean;
+}
+
 /** POST /exec/{id}/start. Framing follows this Tty, not the create's, as dockerd does. */
 export interface ExecStartBody {
   Detach?: boolean;

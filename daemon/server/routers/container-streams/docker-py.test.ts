@@ -6,10 +6,15 @@ import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { repoRoot } from '../lib/product';
-import { importBusybox } from '../engine/images/testing/busybox-image';
-import { destroyDockerd, dockerdMissing, startDockerd, type DockerdPeer } from '../testing/dockerd-peer';
-import { destroySvcd, startSvcd, type SvcdInstance } from '../testing/svcd-harness';
+import { repoRoot } from '../../../lib/product';
+import { importBusybox } from '../../../engine/images/testing/busybox-image';
+import {
+  destroyDockerd,
+  dockerdMissing,
+  startDockerd,
+  type DockerdPeer,
+} from '../../../testing/dockerd-peer';
+import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
 
 // Debian's interpreter, where Debian's python3-docker is; not whatever python3 comes first on PATH.
 const python = '/usr/bin/python3';

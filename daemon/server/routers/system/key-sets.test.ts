@@ -3,14 +3,12 @@
 // fields cannot drift from dockerd's.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { useEnginePair } from '../engine/containers/testing/engine-pair';
-import { expectStatus } from '../engine/containers/testing/containers-fixture';
-import { dockerdMissing } from '../testing/dockerd-peer';
-import type { EngineResponse, RequestOptions } from '../testing/engine-client';
+import { useEnginePair } from '../../../engine/containers/testing/engine-pair';
+import { expectStatus } from '../../../engine/containers/testing/containers-fixture';
+import { dockerdMissing } from '../../../testing/dockerd-peer';
+import type { EngineApi } from '../../../testing/engine-client';
 
-interface Engine {
-  request(method: string, path: string, opts?: RequestOptions): Promise<EngineResponse>;
-}
+type Engine = EngineApi;
 
 // Maps keyed by what the engine has rather than by the API: their entries are compared under `*`.
 // dockerd lists three runtime names where svcd runs runc alone.

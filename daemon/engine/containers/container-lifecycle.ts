@@ -217,7 +217,13 @@ export class ContainerLifecycle {
       .then((e) => this.handleExit(container, { exitStatus: e.exitStatus, exitedAt: e.exitedAt }))
       .catch(() => undefined);
     publishContainerEvent(this.ctx, container, 'kill', { signal: String(signal) });
-    await this.ctx.client.tasks.kill(container.id, signal, { all: signal === SIGKILL });
+    try {
+      await this.ctx.client.tasks.kill(container.id, signal, { all: signal === SIGKILL });
+    } catch (err) {
+      // The process has just exited on its own: its exit is being recorded, nothing to signal.
+      if (!(err instanceof NotFoundError)) throw err;
+      if (!isRunning(container.record.State)) return true;
+    }
     // A frozen process cannot act on its signal until it thaws.
     if (container.record.State.Paused)
       await this.ctx.client.tasks.resume(container.id).catch(() => undefined);

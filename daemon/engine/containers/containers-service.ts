@@ -238,13 +238,12 @@ export class ContainersService {
         .whenRemoved()
         .then(() => result(container.record.State.ExitCode, container.record.State.Error));
     }
-    if (condition === 'next-exit') return container.nextExit().then((e) => result(e.exitCode, e.error));
-    const notRunning = async (): Promise<ContainerWaitResponse> => {
-      const s = container.record.State;
-      while (isRunning(s) || s.Status === 'restarting') await container.nextExit();
-      return result(s.ExitCode, s.Error);
-    };
-    return notRunning();
+    const s = container.record.State;
+    // not-running answers at the first exit even when a restart policy runs the container again,
+    // as dockerd does; a container waiting for that restart counts as running until it exits.
+    if (condition === 'not-running' && !isRunning(s) && s.Status !== 'restarting')
+      return Promise.resolve(result(s.ExitCode, s.Error));
+    return container.nextExit().then((e) => result(e.exitCode, e.error));
   }
 
   async rename(ref: string, newName: string): Promise<void> {
@@ -292,7 +291,7 @@ export class ContainersService {
       }
       if ((isRunning(s) || s.Status === 'restarting') && !opts.force) {
         throw new ConflictError(
-          `You cannot remove a running container ${container.id}. Stop the container before attempting removal or force remove`,
+          `You cannot remove a running container ${container.id}: stop the container before removing or force remove`,
         );
       }
       if (opts.force) await this.lifecycle.forceKill(container);

@@ -69,6 +69,8 @@ export const versionFeatures = {
   statsNetworks: '1.21',
   /** stats report online_cpus. */
   statsOnlineCpus: '1.27',
+  /** DELETE /networks/{id} answers 204 instead of 200. */
+  networkRemoveNoContent: '1.23',
   /** DELETE /volumes/{name} takes `force`. */
   volumeRemoveForce: '1.25',
   /** stats accept one-shot. */

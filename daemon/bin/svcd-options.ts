@@ -14,13 +14,17 @@ export interface SvcdOptions {
   tlsCert?: string;
   tlsKey?: string;
   tlsCaCert?: string;
+  /** The default bridge's Linux name (dockerd's --bridge names an existing one; svcd makes it). */
+  bridge: string;
+  /** The default bridge's gateway address and prefix, as dockerd's --bip. */
+  bip?: string;
 }
 
 export class UsageError extends Error {}
 
 export const usage = `Usage: svcd --data-root DIR --host unix:///path/svcd.sock [--host tcp://127.0.0.1:PORT]
             [--config FILE] [--insecure-registry HOST:PORT]... [--log-level debug|info|warn|error]
-            [--tlscert FILE --tlskey FILE [--tlscacert FILE]]`;
+            [--tlscert FILE --tlskey FILE [--tlscacert FILE]] [--bridge NAME] [--bip CIDR]`;
 
 export function defaultDataRoot(): string {
   if (process.getuid?.() === 0) return '/var/lib/svc';
@@ -28,7 +32,7 @@ export function defaultDataRoot(): string {
 }
 
 export function parseSvcdOptions(argv: string[]): SvcdOptions {
-  const opts: SvcdOptions = { dataRoot: '', hosts: [], insecureRegistries: [] };
+  const opts: SvcdOptions = { dataRoot: '', hosts: [], insecureRegistries: [], bridge: 'svc0' };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] =
       argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i]];
@@ -66,6 +70,17 @@ export function parseSvcdOptions(argv: string[]): SvcdOptions {
         break;
       case '--tlscacert':
         opts.tlsCaCert = value();
+        break;
+      case '--bridge':
+      case '-b':
+        opts.bridge = value();
+        if (!/^[a-zA-Z0-9_.-]{1,15}$/.test(opts.bridge))
+          throw new UsageError(
+            `--bridge takes an interface name of at most 15 characters, not ${opts.bridge}`,
+          );
+        break;
+      case '--bip':
+        opts.bip = value();
         break;
       default:
         throw new UsageError(`unknown option ${argv[i]}`);

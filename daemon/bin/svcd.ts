@@ -35,6 +35,9 @@ import { containerStreamsRoutes } from '../server/routers/container-streams/rout
 import { execRoutes } from '../server/routers/exec/routes';
 import { VolumesService } from '../engine/volumes/volumes-service';
 import { volumesRoutes } from '../server/routers/volumes/routes';
+import { defaultAddressPools, NetworksService } from '../engine/networks/networks-service';
+import { ContainerNetworking } from '../engine/networks/container-networking';
+import { networksRoutes } from '../server/routers/networks/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 import { MAX_API_VERSION } from '../api/versions';
 
@@ -45,6 +48,8 @@ const namespace = 'svc';
 interface ConfigFile {
   insecureRegistries: string[];
   logLevel?: LogLevel;
+  bip?: string;
+  pools?: Array<{ base: string; size: number }>;
 }
 
 async function readConfigFile(file: string | undefined): Promise<ConfigFile> {
@@ -56,6 +61,16 @@ async function readConfigFile(file: string | undefined): Promise<ConfigFile> {
       config.insecureRegistries = value.map(String);
     } else if (key === 'log-level' && typeof value === 'string' && isLogLevel(value)) {
       config.logLevel = value;
+    } else if (key === 'bip' && typeof value === 'string') {
+      config.bip = value;
+    } else if (
+      key === 'default-address-pools' &&
+      Array.isArray(value) &&
+      value.every(
+        (p: { base?: unknown; size?: unknown }) => typeof p?.base === 'string' && typeof p?.size === 'number',
+      )
+    ) {
+      config.pools = value as Array<{ base: string; size: number }>;
     } else {
       throw new UsageError(`${file}: unknown or invalid setting ${JSON.stringify(key)}`);
     }
@@ -64,10 +79,15 @@ async function readConfigFile(file: string | undefined): Promise<ConfigFile> {
 }
 
 /** The command line's settings with the config file's: its registries added, its level unless one was given. */
-function withConfigFile(opts: SvcdOptions, config: ConfigFile): { registries: string[]; level: LogLevel } {
+function withConfigFile(
+  opts: SvcdOptions,
+  config: ConfigFile,
+): { registries: string[]; level: LogLevel; bip?: string; pools?: ConfigFile['pools'] } {
   return {
     registries: [...opts.insecureRegistries, ...config.insecureRegistries],
     level: opts.logLevel ?? config.logLevel ?? 'info',
+    bip: config.bip,
+    pools: config.pools,
   };
 }
 
@@ -121,6 +141,16 @@ async function start(argv: string[], running: Running): Promise<string> {
     // Read at call time: the containers service is made below, with the volumes it uses.
     usersOf: (name) => containers.volumeUsers(name),
   });
+  const networks = new NetworksService({
+    dataRoot,
+    events,
+    defaultBridge: opts.bridge,
+    bip: opts.bip ?? settings.bip,
+    pools: settings.pools ?? defaultAddressPools,
+    // Read at call time: the containers service is made below, with the networks it joins.
+    membersOf: (id) => containers.networkMembers(id),
+  });
+  await networks.init();
   const context = createEngineContext({
     client,
     dataRoot,
@@ -128,6 +158,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     host: await readHostFacts(),
     images: containerImagesOf(images),
     volumes,
+    networking: new ContainerNetworking(networks, dataRoot),
     log: containersLog,
   });
   const { registry } = context;
@@ -180,6 +211,7 @@ async function start(argv: string[], running: Running): Promise<string> {
       }),
       ...execRoutes(exec),
       ...volumesRoutes(volumes),
+      ...networksRoutes(networks, containers),
     ],
     logger: log.child('api'),
     serverHeader: `Svc/${product.version} (linux)`,

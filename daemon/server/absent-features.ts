@@ -13,10 +13,6 @@ const notBuilt = (what: string, hint?: string) => () =>
 
 const bySegment = new Map<string, (method: string, rest: string) => SvcError>(
   Object.entries({
-    networks: notBuilt(
-      'the networks API',
-      'containers take NetworkMode bridge, host, none or container:<id>',
-    ),
     plugins: notBuilt('plugins'),
     build: notBuilt('image builds'),
     session: notBuilt('build sessions'),

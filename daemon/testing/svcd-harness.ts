@@ -1,5 +1,6 @@
 // Starts an isolated svcd for one test suite: its own temp data root, socket and containerd.
 // Every suite that needs the engine uses this, so suites never share state.
+import { randomBytes } from 'node:crypto';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -45,7 +46,11 @@ export class SvcdInstance {
   ) {
     this.dataRoot = join(dir, 'data');
     this.socket = join(dir, 'svcd.sock');
+    // A default bridge of its own, kept across restarts, so suites and peers never share svc0.
+    this.bridge = `svct${randomBytes(4).toString('hex')}`;
   }
+
+  readonly bridge: string;
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -56,7 +61,15 @@ export class SvcdInstance {
     const { command, args } = svcdCommand();
     const child = spawn(
       command,
-      [...args, '--data-root', this.dataRoot, '--host', `unix://${this.socket}`, ...(this.opts.args ?? [])],
+      [
+        ...args,
+        '--data-root',
+        this.dataRoot,
+        '--host',
+        `unix://${this.socket}`,
+        ...(this.opts.args?.includes('--bridge') ? [] : ['--bridge', this.bridge]),
+        ...(this.opts.args ?? []),
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.child = child;
@@ -190,7 +203,29 @@ export async function cleanupUnder(dir: string): Promise<void> {
       execFileSync('umount', ['-l', m]);
     } catch {}
   }
+  removeBridgesUnder(dir);
   await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/** The Linux bridges of the networks an svcd kept under `dir` (its data root's networks/). */
+function removeBridgesUnder(dir: string): void {
+  const roots = [dir, join(dir, 'data'), join(dir, 'data', 'engine')];
+  for (const root of roots) {
+    let files: string[] = [];
+    try {
+      files = readdirSync(join(root, 'networks'));
+    } catch {
+      continue;
+    }
+    for (const file of files) {
+      try {
+        const { Bridge } = JSON.parse(readFileSync(join(root, 'networks', file), 'utf8')) as {
+          Bridge?: string;
+        };
+        if (Bridge) execFileSync('ip', ['link', 'del', Bridge], { stdio: 'ignore' });
+      } catch {}
+    }
+  }
 }
 
 /** The events matching `filters` since `sinceSec` (Unix seconds) until now. */

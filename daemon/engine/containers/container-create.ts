@@ -50,7 +50,7 @@ export async function createContainer(
   ctx: EngineContext,
   req: ContainerCreateRequest,
 ): Promise<ContainerCreateResponse> {
-  const { HostConfig: rawHostConfig, NetworkingConfig: _networking, ...rawConfig } = req.body;
+  const { HostConfig: rawHostConfig, NetworkingConfig: networking, ...rawConfig } = req.body;
   if (!rawConfig.Image)
     throw new InvalidParameterError('Config cannot be empty in order to create a container');
   const image = await ctx.images.resolveForContainer(rawConfig.Image);
@@ -67,6 +67,7 @@ export async function createContainer(
   const network = checkNetworkMode(hostConfig.NetworkMode, config.NetworkDisabled);
   if (!hostConfig.NetworkMode) hostConfig.NetworkMode = 'default';
   checkSharedTargets(ctx, hostConfig);
+  const networks = ctx.networking.attachmentsFor(network, networking?.EndpointsConfig);
   const volumesFrom = inheritedMounts(ctx, hostConfig.VolumesFrom);
   const plan = planMounts({ config, hostConfig, volumesFrom });
 
@@ -147,6 +148,7 @@ export async function createContainer(
       SnapshotKey: id,
       InitSnapshotKey: initKey,
       NetworkMode: network.kind,
+      Networks: networks,
     };
     const spec = containerSpec(ctx, record, false);
     await ctx.client.containers.create({
@@ -204,6 +206,7 @@ export async function applyLegacyHostConfig(
   }
   record.HostConfig = hostConfig;
   record.NetworkMode = network.kind;
+  record.Networks = ctx.networking.attachmentsFor(network, undefined);
   await ctx.client.containers.update(record.Id, { spec: containerSpec(ctx, record, false) });
   await saveRecord(ctx, container);
 }

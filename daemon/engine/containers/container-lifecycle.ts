@@ -28,6 +28,7 @@ import { type EngineContext, publishContainerEvent, saveRecord } from './engine-
 import { startHealthMonitor } from './health-monitor';
 import { nextRestartDelay, shouldRestart } from './restart-decision';
 import { publishVolumeMounts, volumeNames } from './volume-events';
+import { connectNetworks, disconnectNetworks } from './container-endpoints';
 
 const SIGKILL = 9;
 const defaultStopTimeoutSec = 10;
@@ -98,6 +99,7 @@ export class ContainerLifecycle {
     try {
       await rootfs.ensureMounted(id, record.Rootfs);
       await container.taskTeardown;
+      await container.networkTeardown;
       await this.hooks.beforeStart(container);
       io = await ContainerIO.create({
         dir: paths.io(id),
@@ -108,6 +110,7 @@ export class ContainerLifecycle {
       container.starting = true;
       container.pendingExit = undefined;
       await this.ctx.volumes.prepare(volumeNames(container));
+      await connectNetworks(this.ctx, container);
       await this.createTask(container, io.paths as TaskIO);
       let pid: number;
       // Taken before the start: a short process may have exited by the time start returns.
@@ -136,6 +139,7 @@ export class ContainerLifecycle {
       markStartFailed(record.State, failure.message);
       await saveRecord(this.ctx, container).catch(() => undefined);
       await this.ctx.volumes.release(volumeNames(container)).catch(() => undefined);
+      await disconnectNetworks(this.ctx, container).catch(() => undefined);
       throw failure;
     }
   }
@@ -390,6 +394,9 @@ export class ContainerLifecycle {
       );
     // The waiters need not wait for it; a start or removal asked meanwhile does.
     this.tearDownTask(container);
+    container.networkTeardown = disconnectNetworks(this.ctx, container).catch((err: Error) =>
+      this.ctx.log.warn('network endpoints not removed', { container: container.id, error: err.message }),
+    );
     const restart = shouldRestart({
       policy: record.HostConfig.RestartPolicy,
       exitCode,

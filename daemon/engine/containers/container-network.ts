@@ -1,60 +1,74 @@
-// The network modes svcd has while it has no container networks: host (the host's namespace), none,
-// and the default (bridge/default), which for now is an isolated namespace with loopback only;
-// container:<x> joins another container's namespace. Named networks do not exist yet.
+// A container's network modes and what inspect shows of them: host, none, container:<x>, or
+// networks (the default bridge or user networks), whose endpoints exist while it runs.
 import type { EndpointSettings } from '../../api/container-types';
 import type { NetworkSettingsJson } from '../../api/container-summary-types';
-import { NotFoundError } from '../../api/errors';
 import { parseNetworkMode, type NetworkMode } from '../../runtime/oci-spec/namespace-modes';
+import type { ContainerRecord } from './container-record';
 
 export function checkNetworkMode(mode: string | undefined, networkDisabled?: boolean): NetworkMode {
-  const parsed = parseNetworkMode(mode, networkDisabled);
-  if (parsed.kind === 'network' && parsed.name !== 'bridge') {
-    throw new NotFoundError(`network ${parsed.name} not found`);
-  }
-  return parsed;
+  return parseNetworkMode(mode, networkDisabled);
 }
 
-/**
- * NetworkSettings as they really are: no endpoint, address or port is claimed, since the
- * default namespace only has loopback for now. Host and none are named as Docker names them.
- */
-export function networkSettings(mode: NetworkMode, sandboxKey: string): NetworkSettingsJson {
+const emptyEndpoint: Required<Omit<EndpointSettings, 'IPAMConfig' | 'Links' | 'Aliases' | 'DriverOpts'>> &
+  Pick<EndpointSettings, 'IPAMConfig' | 'Links' | 'Aliases' | 'DriverOpts'> = {
+  IPAMConfig: null,
+  Links: null,
+  Aliases: null,
+  NetworkID: '',
+  EndpointID: '',
+  Gateway: '',
+  IPAddress: '',
+  IPPrefixLen: 0,
+  IPv6Gateway: '',
+  GlobalIPv6Address: '',
+  GlobalIPv6PrefixLen: 0,
+  MacAddress: '',
+  DriverOpts: null,
+};
+
+/** NetworkSettings from the record: each network it joins, with the live endpoint while running. */
+export function networkSettings(record: ContainerRecord, sandboxKey: string): NetworkSettingsJson {
+  const mode = parseNetworkMode(record.HostConfig.NetworkMode, record.Config.NetworkDisabled);
   const networks: Record<string, EndpointSettings> = {};
-  if (mode.kind === 'host' || mode.kind === 'none') {
-    networks[mode.kind] = {
-      IPAMConfig: null,
-      Links: null,
-      Aliases: null,
-      NetworkID: '',
-      EndpointID: '',
-      Gateway: '',
-      IPAddress: '',
-      IPPrefixLen: 0,
-      IPv6Gateway: '',
-      GlobalIPv6Address: '',
-      GlobalIPv6PrefixLen: 0,
-      MacAddress: '',
-      DriverOpts: null,
+  if (mode.kind === 'host' || mode.kind === 'none') networks[mode.kind] = { ...emptyEndpoint };
+  for (const [name, attachment] of Object.entries(record.Networks ?? {})) {
+    const live = record.Endpoints?.[name];
+    networks[name] = {
+      ...emptyEndpoint,
+      IPAMConfig: attachment.IPAMConfig,
+      Aliases: attachment.Aliases,
+      NetworkID: attachment.NetworkID,
+      ...(live
+        ? {
+            EndpointID: live.EndpointID,
+            Gateway: live.Gateway,
+            IPAddress: live.IPAddress,
+            IPPrefixLen: live.IPPrefixLen,
+            MacAddress: live.MacAddress,
+          }
+        : {}),
     };
   }
+  // The top-level fields are the default bridge's, as dockerd shows them.
+  const bridge = record.Endpoints?.bridge;
   return {
     Bridge: '',
     SandboxID: '',
     HairpinMode: false,
     LinkLocalIPv6Address: '',
     LinkLocalIPv6PrefixLen: 0,
-    Ports: {},
+    Ports: record.Endpoints && Object.keys(record.Endpoints).length ? (record.Ports ?? {}) : {},
     SandboxKey: sandboxKey,
     SecondaryIPAddresses: null,
     SecondaryIPv6Addresses: null,
-    EndpointID: '',
-    Gateway: '',
+    EndpointID: bridge?.EndpointID ?? '',
+    Gateway: bridge?.Gateway ?? '',
     GlobalIPv6Address: '',
     GlobalIPv6PrefixLen: 0,
-    IPAddress: '',
-    IPPrefixLen: 0,
+    IPAddress: bridge?.IPAddress ?? '',
+    IPPrefixLen: bridge?.IPPrefixLen ?? 0,
     IPv6Gateway: '',
-    MacAddress: '',
+    MacAddress: bridge?.MacAddress ?? '',
     Networks: networks,
   };
 }

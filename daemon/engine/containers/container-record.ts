@@ -1,8 +1,9 @@
 // What svcd keeps on disk for one container (containers/<id>/config.json): everything inspect
 // shows, plus what the engine needs to rebuild its view after a restart or a kill -9.
-import type { ContainerStateJson } from '../../api/container-summary-types';
+import type { ContainerStateJson, PortBindingJson } from '../../api/container-summary-types';
 import type { ContainerConfig, HostConfig } from '../../api/container-types';
 import type { ResolvedMount } from '../../runtime/oci-spec/mount-types';
+import type { EndpointState, NetworkAttachment } from '../networks/container-networking';
 
 export interface ContainerFilesRecord {
   hostsPath: string;
@@ -37,6 +38,12 @@ export interface ContainerRecord {
   InitSnapshotKey: string;
   /** Network mode actually in effect (see container-network.ts). */
   NetworkMode: string;
+  /** The networks it joins at each start, by network name (absent in records from before networks). */
+  Networks?: Record<string, NetworkAttachment>;
+  /** The endpoints of the current run, by network name; empty when not running. */
+  Endpoints?: Record<string, EndpointState>;
+  /** The ports the current run publishes (NetworkSettings.Ports). */
+  Ports?: Record<string, PortBindingJson[] | null>;
 }
 
 /** The zero time Docker shows for a StartedAt/FinishedAt that never happened. */

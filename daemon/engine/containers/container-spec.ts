@@ -50,9 +50,12 @@ function resolveShared(ctx: EngineContext, hostConfig: HostConfig): NamespacePat
 export function containerSpec(ctx: EngineContext, record: ContainerRecord, atStart: boolean): OciSpec {
   let hostConfig = record.HostConfig;
   let namespaces: NamespacePaths = {};
+  if (Object.keys(record.Networks ?? {}).length > 0) {
+    namespaces.network = ctx.networking.netnsPath(record.Id);
+  }
   if (sharesNamespaces(hostConfig)) {
     if (atStart) {
-      namespaces = resolveShared(ctx, hostConfig);
+      namespaces = { ...namespaces, ...resolveShared(ctx, hostConfig) };
     } else {
       hostConfig = { ...hostConfig };
       for (const field of sharedModes) if (sharedTarget(hostConfig, field)) hostConfig[field] = '';

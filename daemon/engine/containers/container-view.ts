@@ -4,7 +4,6 @@ import { containerConfigDefaults, hostConfigDefaults, withDefaults } from '../..
 import type { MountPoint } from '../../api/container-types';
 import { DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS } from '../../runtime/oci-spec/default-mounts';
 import type { ResolvedMount } from '../../runtime/oci-spec/mount-types';
-import { parseNetworkMode } from '../../runtime/oci-spec/namespace-modes';
 import { networkSettings } from './container-network';
 import type { ContainerRecord } from './container-record';
 import { statusText } from './container-state';
@@ -84,18 +83,22 @@ export function inspectView(
     ...sizes,
     Mounts: record.Mounts.map(mountPoint),
     Config: withDefaults(containerConfigDefaults, record.Config),
-    NetworkSettings: networkSettings(
-      parseNetworkMode(record.HostConfig.NetworkMode, record.Config.NetworkDisabled),
-      sandboxKey(record),
-    ),
+    NetworkSettings: networkSettings(record, sandboxKey(record)),
   };
 }
 
-/** Exposed ports without published ones: svcd publishes none while it has no container networks. */
+/** Each exposed port, and each published one with its host address and port, as the list shows them. */
 function ports(record: ContainerRecord): ContainerPort[] {
-  return Object.keys(record.Config.ExposedPorts ?? {}).map((key) => {
+  const keys = new Set([
+    ...Object.keys(record.Config.ExposedPorts ?? {}),
+    ...Object.keys(record.Ports ?? {}),
+  ]);
+  return [...keys].flatMap((key) => {
     const [port, proto = 'tcp'] = key.split('/');
-    return { PrivatePort: Number(port.split('-')[0]), Type: proto };
+    const PrivatePort = Number(port.split('-')[0]);
+    const published = record.Endpoints && Object.keys(record.Endpoints).length ? record.Ports?.[key] : null;
+    if (!published?.length) return [{ PrivatePort, Type: proto }];
+    return published.map((b) => ({ IP: b.HostIp, PrivatePort, PublicPort: Number(b.HostPort), Type: proto }));
   });
 }
 
@@ -109,10 +112,7 @@ export function summaryView(
   sizes: Sizes,
   now: number,
 ): ContainerSummary {
-  const inspect = networkSettings(
-    parseNetworkMode(record.HostConfig.NetworkMode, record.Config.NetworkDisabled),
-    '',
-  );
+  const inspect = networkSettings(record, '');
   return {
     Id: record.Id,
     Names: [record.Name],

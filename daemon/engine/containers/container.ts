@@ -27,6 +27,8 @@ export class Container {
   pendingExit?: { exitStatus: number; exitedAt?: Date };
   /** The deletion of an exited task while it is under way: a start or removal awaits it. */
   taskTeardown?: Promise<boolean>;
+  /** The exited run's network endpoints being removed; a new run waits for it. */
+  networkTeardown?: Promise<void>;
 
   constructor(public record: ContainerRecord) {}
 

@@ -46,6 +46,9 @@ import { TaskEventMonitor } from './task-event-monitor';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import type { Filters } from '../../api/filters';
 import type { VolumeUser } from '../volumes/volumes-service';
+import type { NetworkMember } from '../networks/networks-service';
+import { connectOne, disconnectOne } from './container-endpoints';
+import type { EndpointSettings } from '../../api/container-types';
 
 export interface ContainersServiceDeps {
   context: EngineContext;
@@ -304,6 +307,7 @@ export class ContainersService {
     const r = container.record;
     markRemoving(r.State);
     await saveRecord(this.ctx, container);
+    await container.networkTeardown;
     try {
       const shared = initShared(this.ctx, r.InitSnapshotKey, container.id);
       await this.lifecycle.deleteStaleTask(container, () =>
@@ -492,6 +496,32 @@ export class ContainersService {
       .all()
       .filter((c) => c.record.Image === imageId)
       .map((c) => c.id);
+  }
+
+  async connectNetwork(network: string, ref: string, settings: EndpointSettings | null): Promise<void> {
+    const container = this.get(ref);
+    await container.exclusive(async () => {
+      await connectOne(this.ctx, container, network, settings);
+      await saveRecord(this.ctx, container);
+    });
+  }
+
+  async disconnectNetwork(network: string, ref: string, _force: boolean): Promise<void> {
+    const container = this.get(ref);
+    await container.exclusive(async () => {
+      await disconnectOne(this.ctx, container, network);
+      await saveRecord(this.ctx, container);
+    });
+  }
+
+  /** The containers configured on the network, with their endpoint while they run. */
+  networkMembers(networkId: string): NetworkMember[] {
+    return this.ctx.registry.all().flatMap((c) => {
+      const name = Object.entries(c.record.Networks ?? {}).find(([, a]) => a.NetworkID === networkId)?.[0];
+      if (name === undefined) return [];
+      const endpoint = c.record.Endpoints?.[name];
+      return [{ id: c.id, name: c.record.Name.slice(1), running: isRunning(c.record.State), endpoint }];
+    });
   }
 
   /** The containers whose mounts name the volume; one still starting counts as running. */

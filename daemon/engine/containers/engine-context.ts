@@ -12,6 +12,7 @@ import type { ContainerRecord } from './container-record';
 import { ContainerRegistry } from './container-registry';
 import { ContainerRootfs } from './container-rootfs';
 import type { VolumesService } from '../volumes/volumes-service';
+import type { ContainerNetworking } from '../networks/container-networking';
 
 export interface EngineContext {
   client: ContainerdClient;
@@ -23,6 +24,7 @@ export interface EngineContext {
   images: ContainerImageStore;
   rootfs: ContainerRootfs;
   volumes: ContainerVolumes;
+  networking: ContainerNetworking;
   log: Logger;
 }
 
@@ -39,6 +41,7 @@ export interface EngineContextDeps {
   host: HostFacts;
   images: ContainerImageStore;
   volumes: ContainerVolumes;
+  networking: ContainerNetworking;
   log: Logger;
 }
 
@@ -55,6 +58,7 @@ export function createEngineContext(deps: EngineContextDeps): EngineContext {
     images: deps.images,
     rootfs: new ContainerRootfs(deps.client),
     volumes: deps.volumes,
+    networking: deps.networking,
     log: deps.log,
   };
 }

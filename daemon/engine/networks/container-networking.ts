@@ -1,0 +1,187 @@
+// A container's side of networking: at create, the networks it will join; at start, a network
+// namespace of its own with one interface per network (eth0, eth1, …) made by the network's CNI
+// chain, published ports on the first; at exit, the chains' DEL and the namespace gone. What DEL
+// needs is kept with the endpoint, so it works after an svcd restart or a removed network.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { EndpointIPAMConfig, EndpointSettings, HostConfig, PortSet } from '../../api/container-types';
+import type { PortBindingJson } from '../../api/container-summary-types';
+import { InvalidParameterError } from '../../api/errors';
+import { cniAdd, cniDel, type CniResult } from '../../runtime/cni/cni-plugin';
+import { createNetns, removeNetns } from '../../runtime/cni/netns';
+import type { NetworkMode } from '../../runtime/oci-spec/namespace-modes';
+import type { NetworksService } from './networks-service';
+import { publishPorts, type PortMapping } from './published-ports';
+
+/** A network a container is configured to join (NetworkingConfig, connect). */
+export interface NetworkAttachment {
+  NetworkID: string;
+  Aliases: string[] | null;
+  IPAMConfig: EndpointIPAMConfig | null;
+}
+
+type CniChain = ReturnType<NetworksService['cniChain']>;
+
+/** A live endpoint: the interface CNI made and what it takes to remove it. */
+export interface EndpointState {
+  NetworkID: string;
+  EndpointID: string;
+  IfName: string;
+  IPAddress: string;
+  IPPrefixLen: number;
+  Gateway: string;
+  MacAddress: string;
+  chain: CniChain;
+  portMappings: PortMapping[];
+}
+
+export interface ContainerAttachInput {
+  id: string;
+  attachments: Record<string, NetworkAttachment>;
+  hostConfig: Pick<HostConfig, 'PortBindings' | 'PublishAllPorts'>;
+  exposed: PortSet | null | undefined;
+  /** Host ports other running containers publish (`proto/ip/port`). */
+  takenPorts: Set<string>;
+}
+
+export interface AttachResult {
+  endpoints: Record<string, EndpointState>;
+  ports: Record<string, PortBindingJson[] | null>;
+}
+
+function endpointOf(
+  result: CniResult,
+  ifName: string,
+): Pick<EndpointState, 'IPAddress' | 'IPPrefixLen' | 'Gateway' | 'MacAddress'> {
+  const sandboxIndex = (result.interfaces ?? []).findIndex((i) => i.name === ifName && i.sandbox);
+  const ip = (result.ips ?? []).find((i) => i.interface === sandboxIndex) ?? result.ips?.[0];
+  const [address = '', prefix = '0'] = (ip?.address ?? '').split('/');
+  return {
+    IPAddress: address,
+    IPPrefixLen: Number(prefix),
+    Gateway: ip?.gateway ?? '',
+    MacAddress: result.interfaces?.[sandboxIndex]?.mac ?? '',
+  };
+}
+
+export class ContainerNetworking {
+  constructor(
+    private readonly networks: NetworksService,
+    private readonly dataRoot: string,
+  ) {}
+
+  networkName(id: string): string {
+    try {
+      return this.networks.get(id).Name;
+    } catch {
+      return '';
+    }
+  }
+
+  netnsPath(id: string): string {
+    return join(this.dataRoot, 'netns', id);
+  }
+
+  /** The networks a new container joins: its NetworkMode's, then the other EndpointsConfig entries. */
+  attachmentsFor(
+    mode: NetworkMode,
+    endpoints: Record<string, EndpointSettings | null> | null | undefined,
+  ): Record<string, NetworkAttachment> {
+    if (mode.kind !== 'network') {
+      if (Object.keys(endpoints ?? {}).length > 0 && mode.kind !== 'none')
+        throw new InvalidParameterError(
+          `container sharing network namespace with another container or host cannot be connected to any other network`,
+        );
+      return {};
+    }
+    const entries = Object.entries(endpoints ?? {});
+    if (entries.length > 1) {
+      throw new InvalidParameterError(
+        `Container cannot be connected to network endpoints: ${entries.map(([n]) => n).join(', ')}`,
+      );
+    }
+    const names = [mode.name];
+    const out: Record<string, NetworkAttachment> = {};
+    for (const ref of names) {
+      const settings = endpoints?.[ref] ?? entries[0]?.[1] ?? null;
+      const record = this.networks.checkEndpoint(ref, settings);
+      if (record.Driver !== 'bridge') continue;
+      out[record.Name] = {
+        NetworkID: record.Id,
+        Aliases: settings?.Aliases?.length ? settings.Aliases : null,
+        IPAMConfig: settings?.IPAMConfig ?? null,
+      };
+    }
+    return out;
+  }
+
+  /** A new namespace with an interface on each network; published ports on the first. */
+  async attach(input: ContainerAttachInput): Promise<AttachResult> {
+    const netns = this.netnsPath(input.id);
+    await createNetns(netns);
+    const endpoints: Record<string, EndpointState> = {};
+    let ports: AttachResult['ports'] = {};
+    try {
+      let index = 0;
+      for (const [name, attachment] of Object.entries(input.attachments)) {
+        const first = index === 0;
+        const published = first
+          ? await publishPorts(input.hostConfig, input.exposed, input.takenPorts)
+          : { mappings: [], ports: {} };
+        if (first) ports = published.ports;
+        endpoints[name] = await this.addEndpoint(
+          input.id,
+          netns,
+          `eth${index}`,
+          attachment,
+          published.mappings,
+        );
+        index++;
+      }
+    } catch (err) {
+      await this.detach(input.id, endpoints);
+      throw err;
+    }
+    return { endpoints, ports };
+  }
+
+  /** One more interface in a running container's namespace (network connect). */
+  async addEndpoint(
+    containerId: string,
+    netns: string,
+    ifName: string,
+    attachment: NetworkAttachment,
+    portMappings: PortMapping[] = [],
+  ): Promise<EndpointState> {
+    const network = this.networks.get(attachment.NetworkID);
+    const chain = this.networks.cniChain(network, attachment.IPAMConfig?.IPv4Address);
+    const result = await cniAdd(chain, { containerId, netns, ifName }, { portMappings });
+    return {
+      NetworkID: network.Id,
+      EndpointID: randomBytes(32).toString('hex'),
+      IfName: ifName,
+      ...endpointOf(result, ifName),
+      chain,
+      portMappings,
+    };
+  }
+
+  async removeEndpoint(containerId: string, endpoint: EndpointState): Promise<void> {
+    await cniDel(
+      endpoint.chain,
+      { containerId, netns: this.netnsPath(containerId), ifName: endpoint.IfName },
+      { portMappings: endpoint.portMappings },
+      undefined,
+    );
+  }
+
+  /** Every endpoint's DEL, then the namespace; a failing DEL does not keep the others. */
+  async detach(containerId: string, endpoints: Record<string, EndpointState>): Promise<void> {
+    let first: unknown;
+    for (const endpoint of Object.values(endpoints).reverse()) {
+      await this.removeEndpoint(containerId, endpoint).catch((err: unknown) => (first ??= err));
+    }
+    await removeNetns(this.netnsPath(containerId));
+    if (first) throw first;
+  }
+}

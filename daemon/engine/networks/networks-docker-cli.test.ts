@@ -1,0 +1,228 @@
+// Networks on a real svcd through the docker CLI and docker-compose: bridge networks on CNI,
+// published ports, names resolved on user networks, connect/disconnect on a running container.
+// Traffic goes only to 127.0.0.1, to a dummy interface this test adds, and to the test's
+// containers, each request bounded in time.
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { useEngine } from '../containers/testing/containers-fixture';
+
+const run = promisify(execFile);
+const webCommand = (text: string) => `mkdir -p /www; echo ${text} > /www/index.html; httpd -f -p 80 -h /www`;
+
+/** One HTTP GET from the host, with busybox nc, bounded to 5 s. */
+async function httpGet(host: string, port: string): Promise<string> {
+  const { stdout } = await run(
+    'sh',
+    ['-c', `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | timeout 5 busybox nc ${host} ${port}`],
+    {
+      encoding: 'utf8',
+    },
+  ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  return stdout.trim().split('\n').pop() ?? '';
+}
+
+describe('networks through the docker CLI and docker-compose', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'svc-net-cli-'));
+  const dummy = `svcdum${process.pid % 100000}`;
+  const dummyIp = '198.18.77.1';
+  after(() => {
+    rmSync(scratch, { recursive: true, force: true });
+    try {
+      execFileSync('ip', ['link', 'del', dummy], { stdio: 'ignore' });
+    } catch {}
+  });
+  const suite = useEngine();
+  let env: NodeJS.ProcessEnv;
+  const docker = async (...args: string[]) =>
+    (await run('docker', args, { env, encoding: 'utf8' })).stdout.trim();
+  before(() => {
+    env = { ...process.env, DOCKER_HOST: `unix://${suite().svcd.socket}`, DOCKER_CONFIG: scratch };
+    // A host address this test owns (on a veth of its own: this kernel has no dummy links), to show published ports answer on the host's addresses.
+    execFileSync('ip', ['link', 'add', dummy, 'type', 'veth', 'peer', 'name', `${dummy}p`]);
+    execFileSync('ip', ['addr', 'add', `${dummyIp}/32`, 'dev', dummy]);
+    execFileSync('ip', ['link', 'set', dummy, 'up']);
+  });
+
+  test('the built-in networks are listed and cannot be created or removed', async () => {
+    assert.deepEqual(
+      (await docker('network', 'ls', '--format', '{{.Name}} {{.Driver}}')).split('\n').sort(),
+      ['bridge bridge', 'host host', 'none null'],
+    );
+    await assert.rejects(docker('network', 'rm', 'bridge'), /pre-defined network and cannot be removed/);
+    await assert.rejects(docker('network', 'create', 'host'), /pre-defined network/);
+    await assert.rejects(docker('network', 'create', '-d', 'overlay', 'ov'), /swarm/);
+  });
+
+  test('run -p publishes on 127.0.0.1 and the host address; -P picks a port, docker port shows it', async () => {
+    await docker(
+      'run',
+      '-d',
+      '--name',
+      'web',
+      '-p',
+      '18181:80',
+      'busybox',
+      'sh',
+      '-c',
+      webCommand('hello-web'),
+    );
+    assert.equal(await docker('port', 'web', '80'), '0.0.0.0:18181');
+    assert.equal(await httpGet('127.0.0.1', '18181'), 'hello-web');
+    assert.equal(await httpGet(dummyIp, '18181'), 'hello-web');
+    await assert.rejects(
+      docker('run', '-d', '--name', 'clash', '-p', '18181:80', 'busybox', 'sleep', '30'),
+      /port is already allocated/,
+    );
+    await docker('rm', '-f', 'clash');
+    await docker(
+      'run',
+      '-d',
+      '--name',
+      'anyport',
+      '--expose',
+      '80',
+      '-P',
+      'busybox',
+      'sh',
+      '-c',
+      webCommand('ephemeral'),
+    );
+    const mapped = await docker('port', 'anyport', '80/tcp');
+    const port = /:(\d+)$/.exec(mapped)?.[1];
+    assert.ok(port && Number(port) > 1024, mapped);
+    assert.equal(await httpGet('127.0.0.1', port), 'ephemeral');
+    assert.match(
+      await docker('ps', '--filter', 'name=anyport', '--format', '{{.Ports}}'),
+      new RegExp(`0.0.0.0:${port}->80/tcp`),
+    );
+    await docker('rm', '-f', 'web', 'anyport');
+    // Released: the port answers nothing now.
+    assert.equal(await httpGet('127.0.0.1', '18181'), '');
+  });
+
+  test('a user network: names and aliases resolve, inspect lists the members, overlaps are refused', async () => {
+    await docker('network', 'create', '--subnet', '10.213.7.0/24', '--label', 'team=x', 'appnet');
+    await assert.rejects(docker('network', 'create', '--subnet', '10.213.0.0/16', 'clashnet'), /overlaps/);
+    await assert.rejects(docker('network', 'create', 'appnet'), /already exists/);
+    await docker(
+      'run',
+      '-d',
+      '--name',
+      'db',
+      '--network',
+      'appnet',
+      '--network-alias',
+      'database',
+      'busybox',
+      'sh',
+      '-c',
+      webCommand('db-here'),
+    );
+    const out = await docker(
+      'run',
+      '--rm',
+      '--network',
+      'appnet',
+      'busybox',
+      'sh',
+      '-c',
+      'ping -c1 -W2 db >/dev/null && echo ping-ok; printf "GET / HTTP/1.0\\r\\n\\r\\n" | nc -w 3 database 80 | tail -1',
+    );
+    assert.equal(out, 'ping-ok\ndb-here');
+    assert.match(
+      await docker(
+        'network',
+        'inspect',
+        '-f',
+        '{{range .Containers}}{{.Name}} {{.IPv4Address}}{{end}}',
+        'appnet',
+      ),
+      /^db 10\.213\.7\.\d+\/24$/,
+    );
+    assert.equal(
+      await docker('network', 'ls', '-q', '--filter', 'label=team=x', '--format', '{{.Name}}'),
+      'appnet',
+    );
+    await assert.rejects(docker('network', 'rm', 'appnet'), /active endpoints/);
+    // The default bridge does not resolve names.
+    assert.match(
+      await docker(
+        'run',
+        '--rm',
+        'busybox',
+        'sh',
+        '-c',
+        'ping -c1 -W1 db >/dev/null 2>&1 && echo found || echo not-found',
+      ),
+      /not-found/,
+    );
+  });
+
+  test('connect and disconnect change the interfaces of a running container', async () => {
+    await docker('network', 'create', 'second');
+    const before = await docker('exec', 'db', 'sh', '-c', "ip -4 -o addr | awk '{print $2}'");
+    assert.equal(before, 'lo\neth0');
+    await docker('network', 'connect', 'second', 'db');
+    assert.equal(
+      await docker('exec', 'db', 'sh', '-c', "ip -4 -o addr | awk '{print $2}'"),
+      'lo\neth0\neth1',
+    );
+    assert.match(
+      await docker('inspect', '-f', '{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}', 'db'),
+      /appnet second/,
+    );
+    await docker('network', 'disconnect', 'second', 'db');
+    assert.equal(await docker('exec', 'db', 'sh', '-c', "ip -4 -o addr | awk '{print $2}'"), 'lo\neth0');
+    await docker('rm', '-f', 'db');
+    await docker('network', 'rm', 'appnet', 'second');
+  });
+
+  test('an internal network has no route out', async () => {
+    await docker('network', 'create', '--internal', 'sealed');
+    const routes = await docker(
+      'run',
+      '--rm',
+      '--network',
+      'sealed',
+      'busybox',
+      'sh',
+      '-c',
+      'ip route; echo end',
+    );
+    assert.doesNotMatch(routes, /default/);
+    await docker('network', 'rm', 'sealed');
+  });
+
+  test('docker-compose: one service reaches the other by name, the published port answers, down removes it all', async () => {
+    const dir = mkdtempSync(join(scratch, 'compose-'));
+    writeFileSync(
+      join(dir, 'docker-compose.yml'),
+      [
+        'version: "2.4"',
+        'services:',
+        '  api:',
+        '    image: busybox',
+        `    command: sh -c '${webCommand('api-ok')}'`,
+        '    ports: ["127.0.0.1:18182:80"]',
+        '  client:',
+        '    image: busybox',
+        `    command: sh -c 'sleep 1; printf "GET / HTTP/1.0\\r\\n\\r\\n" | nc -w 3 api 80 | tail -1'`,
+        '',
+      ].join('\n'),
+    );
+    const compose = (...args: string[]) =>
+      run('docker-compose', ['-p', 'netproj', ...args], { env, cwd: dir, encoding: 'utf8' });
+    await compose('up', '-d');
+    await docker('wait', 'netproj_client_1');
+    assert.equal(await docker('logs', 'netproj_client_1'), 'api-ok');
+    assert.equal(await httpGet('127.0.0.1', '18182'), 'api-ok');
+    await compose('down');
+    assert.equal(await docker('network', 'ls', '-q', '--filter', 'name=netproj'), '');
+    assert.equal(await docker('ps', '-aq'), '');
+  });
+});

@@ -1,0 +1,29 @@
+// Network namespaces that outlive any process: a file bind-mounted onto a new namespace, as
+// `ip netns` does, but under svcd's data root so two engines never share a name.
+import { execFile } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
+import { SystemError } from '../../api/errors';
+
+const run = promisify(execFile);
+
+export async function createNetns(path: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await writeFile(path, '', { mode: 0o444 });
+  try {
+    await run('unshare', [`--net=${path}`, 'true']);
+    // Loopback up, as every container has it.
+    await run('nsenter', [`--net=${path}`, 'ip', 'link', 'set', 'lo', 'up']);
+  } catch (err) {
+    await removeNetns(path).catch(() => undefined);
+    throw new SystemError(
+      `network namespace ${path}: ${(err as { stderr?: string }).stderr?.trim() || String(err)}`,
+    );
+  }
+}
+
+export async function removeNetns(path: string): Promise<void> {
+  await run('umount', [path]).catch(() => undefined);
+  await rm(path, { force: true });
+}

@@ -45,6 +45,7 @@ import { ShimKeeper } from './shim-keeper';
 import { TaskEventMonitor } from './task-event-monitor';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import type { Filters } from '../../api/filters';
+import type { VolumeUser } from '../volumes/volumes-service';
 
 export interface ContainersServiceDeps {
   context: EngineContext;
@@ -311,7 +312,8 @@ export class ContainersService {
       await client.containers.delete(container.id).catch((err: unknown) => {
         if (!(err instanceof NotFoundError)) throw err;
       });
-      if (removeVolumes) for (const v of r.AnonymousVolumes) await this.ctx.volumes.remove(v);
+      if (removeVolumes)
+        for (const v of r.AnonymousVolumes) await this.ctx.volumes.removeAnonymous(v, container.id);
       await store.delete(container.id);
       await rm(this.ctx.paths.dir(container.id), { recursive: true, force: true });
     } catch (err) {
@@ -490,5 +492,13 @@ export class ContainersService {
       .all()
       .filter((c) => c.record.Image === imageId)
       .map((c) => c.id);
+  }
+
+  /** The containers whose mounts name the volume; one still starting counts as running. */
+  volumeUsers(name: string): VolumeUser[] {
+    return this.ctx.registry
+      .all()
+      .filter((c) => c.record.Mounts.some((m) => m.Type === 'volume' && m.Name === name))
+      .map((c) => ({ id: c.id, running: isRunning(c.record.State) || c.starting }));
   }
 }

@@ -211,7 +211,7 @@ export async function cleanupUnder(dir: string): Promise<void> {
 function removeBridgesUnder(dir: string): void {
   const roots = [dir, join(dir, 'data'), join(dir, 'data', 'engine')];
   for (const root of roots) {
-    let files: string[] = [];
+    let files: string[];
     try {
       files = readdirSync(join(root, 'networks'));
     } catch {

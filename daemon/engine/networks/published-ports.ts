@@ -1,11 +1,10 @@
 // HostConfig.PortBindings and PublishAllPorts turned into the portmap plugin's mappings and the
 // Ports map inspect shows: ranges expanded, an empty HostPort given a free ephemeral port, and a
 // host port another process (or another container) holds refused with dockerd's message.
-import { createServer } from 'node:net';
-import { createSocket } from 'node:dgram';
 import { InvalidParameterError, SystemError } from '../../api/errors';
 import type { HostConfig, PortSet } from '../../api/container-types';
 import type { PortBindingJson } from '../../api/container-summary-types';
+import { probePort } from '../../runtime/cni/port-probe';
 
 type PortMap = Record<string, PortBindingJson[] | null>;
 
@@ -40,27 +39,6 @@ function parseHostPorts(text: string | undefined): { first: number; last: number
   return { first: Number(m[1]), last: m[2] ? Number(m[2]) : Number(m[1]) };
 }
 
-/** Binds the port for a moment: free, or the error that says who holds it. */
-function probe(protocol: 'tcp' | 'udp', hostIP: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    if (protocol === 'udp') {
-      const s = createSocket('udp4');
-      s.once('error', reject);
-      s.bind(port, hostIP, () => {
-        const got = s.address().port;
-        s.close(() => resolve(got));
-      });
-      return;
-    }
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ port, host: hostIP, exclusive: true }, () => {
-      const got = (server.address() as { port: number }).port;
-      server.close(() => resolve(got));
-    });
-  });
-}
-
 export async function publishPorts(
   hostConfig: Pick<HostConfig, 'PortBindings' | 'PublishAllPorts'>,
   exposed: PortSet | null | undefined,
@@ -93,7 +71,7 @@ export async function publishPorts(
         }
         let hostPort: number;
         try {
-          hostPort = await probe(protocol, hostIP, wanted);
+          hostPort = await probePort(protocol, hostIP, wanted);
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
           const reason = code === 'EADDRINUSE' ? 'port is already allocated' : (err as Error).message;

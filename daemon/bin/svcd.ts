@@ -100,6 +100,7 @@ interface Running {
   client?: ContainerdClient;
   server?: EngineServer;
   containers?: ContainersService;
+  networks?: NetworksService;
 }
 
 async function start(argv: string[], running: Running): Promise<string> {
@@ -151,6 +152,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     membersOf: (id) => containers.networkMembers(id),
   });
   await networks.init();
+  running.networks = networks;
   const context = createEngineContext({
     client,
     dataRoot,
@@ -176,6 +178,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   running.containers = containers;
   // Re-attaches to the containers still running and records the exits missed while svcd was away.
   await containers.init();
+  await networks.resumeResolvers();
   const attach = new AttachService({ registry, client, events, ioFeed, logs });
   const stats = new StatsService({ registry, client });
   const host = readOsFacts();
@@ -245,6 +248,7 @@ async function start(argv: string[], running: Running): Promise<string> {
 async function shutdown(running: Running): Promise<void> {
   await running.server?.close();
   await running.containers?.close();
+  await running.networks?.close();
   running.client?.close();
   // containerd stops; its shims, and so the containers, keep running for the next svcd.
   await running.containerd?.stop();

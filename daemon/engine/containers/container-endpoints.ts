@@ -1,13 +1,23 @@
 // A run's network endpoints: made before the task starts, removed after it exits, announced as
 // dockerd announces them, and written into the /etc/hosts of the container and of its peers on
 // user networks, so containers there reach each other by name, alias and short ID.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { buildResolvConf } from '../../runtime/oci-spec/resolv-conf';
 import type { EndpointSettings } from '../../api/container-types';
 import { ForbiddenError } from '../../api/errors';
 import { buildHostsFile } from '../../runtime/oci-spec/etc-hosts';
 import type { Container } from './container';
 import { isRunning } from './container-state';
 import type { EngineContext } from './engine-context';
+
+/** The host's search domains, which a user network's containers keep. */
+function searchOf(hostResolvConf: string): string[] | undefined {
+  const line = hostResolvConf
+    .split('\n')
+    .filter((l) => /^search\s/.test(l))
+    .at(-1);
+  return line ? line.split(/\s+/).slice(1) : undefined;
+}
 
 /** Host ports the other containers' runs publish, as `proto/ip/port`. */
 function takenPorts(ctx: EngineContext, except: string): Set<string> {
@@ -60,6 +70,18 @@ async function writeHosts(ctx: EngineContext, container: Container): Promise<voi
   });
   // In place: the file is bind-mounted into the container, so a rename would not be seen.
   await writeFile(r.Files.hostsPath, hosts + peers.map((p) => `${p}\n`).join(''));
+  // On a user network names are served by the network's own name server, unless Dns says otherwise.
+  const resolver = endpoints.length ? ctx.networking.resolverOf(endpoints[0][1].NetworkID) : undefined;
+  if (resolver && !r.HostConfig.Dns?.length) {
+    const host = await readFile('/etc/resolv.conf', 'utf8').catch(() => '');
+    const resolv = buildResolvConf({
+      hostResolvConf: `nameserver ${resolver}\n`,
+      hostNetwork: false,
+      dnsSearch: r.HostConfig.DnsSearch ?? searchOf(host),
+      dnsOptions: r.HostConfig.DnsOptions,
+    });
+    await writeFile(r.Files.resolvConfPath, resolv);
+  }
 }
 
 /** Rewrites /etc/hosts of every running container on the networks given. */

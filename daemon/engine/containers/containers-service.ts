@@ -520,7 +520,10 @@ export class ContainersService {
       const name = Object.entries(c.record.Networks ?? {}).find(([, a]) => a.NetworkID === networkId)?.[0];
       if (name === undefined) return [];
       const endpoint = c.record.Endpoints?.[name];
-      return [{ id: c.id, name: c.record.Name.slice(1), running: isRunning(c.record.State), endpoint }];
+      const aliases = c.record.Networks?.[name]?.Aliases ?? [];
+      return [
+        { id: c.id, name: c.record.Name.slice(1), aliases, running: isRunning(c.record.State), endpoint },
+      ];
     });
   }
 

@@ -70,6 +70,16 @@ export class ContainerNetworking {
     private readonly dataRoot: string,
   ) {}
 
+  /** A user network's name server address (its gateway); none for the default bridge. */
+  resolverOf(id: string): string | undefined {
+    try {
+      const network = this.networks.get(id);
+      return network.Builtin ? undefined : network.Gateway;
+    } catch {
+      return undefined;
+    }
+  }
+
   networkName(id: string): string {
     try {
       return this.networks.get(id).Name;
@@ -156,6 +166,12 @@ export class ContainerNetworking {
     const network = this.networks.get(attachment.NetworkID);
     const chain = this.networks.cniChain(network, attachment.IPAMConfig?.IPv4Address);
     const result = await cniAdd(chain, { containerId, netns, ifName }, { portMappings });
+    try {
+      await this.networks.ensureResolver(network);
+    } catch (err) {
+      await cniDel(chain, { containerId, netns, ifName }, { portMappings }, undefined).catch(() => undefined);
+      throw err;
+    }
     return {
       NetworkID: network.Id,
       EndpointID: randomBytes(32).toString('hex'),

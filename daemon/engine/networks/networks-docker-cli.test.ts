@@ -134,6 +134,13 @@ describe('networks through the docker CLI and docker-compose', () => {
       'ping -c1 -W2 db >/dev/null && echo ping-ok; printf "GET / HTTP/1.0\\r\\n\\r\\n" | nc -w 3 database 80 | tail -1',
     );
     assert.equal(out, 'ping-ok\ndb-here');
+    // The network's name server answers for names, aliases and short IDs.
+    const dbId = (await docker('inspect', '-f', '{{.Id}}', 'db')).slice(0, 12);
+    const dbIp = await docker('inspect', '-f', '{{.NetworkSettings.Networks.appnet.IPAddress}}', 'db');
+    for (const name of ['db', 'database', dbId]) {
+      const looked = await docker('run', '--rm', '--network', 'appnet', 'busybox', 'nslookup', name);
+      assert.match(looked, new RegExp(`Address: ${dbIp.replace(/\./g, '\\.')}`), looked);
+    }
     assert.match(
       await docker(
         'network',
@@ -196,6 +203,33 @@ describe('networks through the docker CLI and docker-compose', () => {
     );
     assert.doesNotMatch(routes, /default/);
     await docker('network', 'rm', 'sealed');
+  });
+
+  test('kill -9 of svcd with a published port: after the restart the port still answers, and removal leaks nothing', async () => {
+    const { svcd } = suite();
+    await docker(
+      'run',
+      '-d',
+      '--name',
+      'survivor',
+      '-p',
+      '127.0.0.1:18183:80',
+      'busybox',
+      'sh',
+      '-c',
+      webCommand('still-here'),
+    );
+    assert.equal(await httpGet('127.0.0.1', '18183'), 'still-here');
+    await svcd.kill9();
+    await svcd.start();
+    assert.equal(await httpGet('127.0.0.1', '18183'), 'still-here');
+    assert.equal(await docker('port', 'survivor', '80'), '127.0.0.1:18183');
+    await docker('rm', '-f', 'survivor');
+    assert.equal(await httpGet('127.0.0.1', '18183'), '');
+    const links = execFileSync('ip', ['-o', 'link', 'show', 'master', svcd.bridge], { encoding: 'utf8' });
+    assert.equal(links.trim(), '', 'no veth left on the bridge');
+    const nat = execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' });
+    assert.doesNotMatch(nat, /dport 18183/);
   });
 
   test('docker-compose: one service reaches the other by name, the published port answers, down removes it all', async () => {

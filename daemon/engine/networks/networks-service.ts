@@ -31,6 +31,8 @@ import {
   type Subnet,
 } from '../../runtime/cni/ipv4';
 import type { EventsService } from '../events/events-service';
+import { NameServer } from '../../runtime/dns/name-server';
+import { nameservers } from '../../runtime/oci-spec/resolv-conf';
 
 const run = promisify(execFile);
 
@@ -61,6 +63,7 @@ export interface NetworkRecord {
 export interface NetworkMember {
   id: string;
   name: string;
+  aliases: string[];
   running: boolean;
   endpoint?: { EndpointID: string; MacAddress: string; IPAddress: string; IPPrefixLen: number };
 }
@@ -106,6 +109,8 @@ function nowRfc3339(): string {
 
 export class NetworksService {
   private readonly networks = new Map<string, NetworkRecord>();
+  /** The name server of each user network, on its gateway, made at its first endpoint. */
+  private readonly resolvers = new Map<string, Promise<NameServer>>();
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: NetworksServiceDeps) {}
@@ -362,7 +367,56 @@ export class NetworksService {
       .map((n) => this.view(n, false));
   }
 
+  /**
+   * Serves the network's names on its gateway (the bridge has that address once its first
+   * endpoint exists): containers by name, alias and short ID; other names go to the host's
+   * resolvers.
+   */
+  async ensureResolver(record: NetworkRecord): Promise<void> {
+    if (record.Builtin || this.resolvers.has(record.Id)) return;
+    const upstreams = nameservers(await readFile('/etc/resolv.conf', 'utf8').catch(() => '')).filter(
+      (ip) => !ip.startsWith('127.'),
+    );
+    const lookup = (name: string) => {
+      const wanted = name.replace(/\.$/, '');
+      const ips = this.deps
+        .membersOf(record.Id)
+        .filter(
+          (m) =>
+            m.endpoint && (m.name === wanted || m.aliases.includes(wanted) || m.id.slice(0, 12) === wanted),
+        )
+        .map((m) => m.endpoint!.IPAddress);
+      return ips.length ? ips : undefined;
+    };
+    const server = NameServer.listen(record.Gateway, lookup, upstreams);
+    this.resolvers.set(record.Id, server);
+    await server.catch((err: unknown) => {
+      this.resolvers.delete(record.Id);
+      throw err;
+    });
+  }
+
+  /** After a restart: the name servers of networks whose containers kept running. */
+  async resumeResolvers(): Promise<void> {
+    for (const record of this.networks.values()) {
+      if (record.Builtin || !this.deps.membersOf(record.Id).some((m) => m.running && m.endpoint)) continue;
+      await this.ensureResolver(record).catch(() => undefined);
+    }
+  }
+
+  /** Stops every network's name server (svcd is stopping). */
+  async close(): Promise<void> {
+    const servers = [...this.resolvers.values()];
+    this.resolvers.clear();
+    await Promise.all(servers.map((s) => s.then((ns) => ns.close()).catch(() => undefined)));
+  }
+
   private async destroy(record: NetworkRecord): Promise<void> {
+    await this.resolvers
+      .get(record.Id)
+      ?.then((ns) => ns.close())
+      .catch(() => undefined);
+    this.resolvers.delete(record.Id);
     await rm(join(this.dir, `${record.Id}.json`), { force: true });
     this.networks.delete(record.Id);
     await rm(join(this.cniDir, 'ipam', record.Id), { recursive: true, force: true });
@@ -428,7 +482,9 @@ export class NetworksService {
         {
           type: 'bridge',
           bridge: record.Bridge,
-          isGateway: !record.Internal,
+          // The gateway address is on the bridge even for internal networks (their name server
+          // listens there); internal ones get no default route and no masquerade instead.
+          isGateway: true,
           ipMasq: !record.Internal && record.Options[masqOption] !== 'false',
           hairpinMode: true,
           ...(mtu ? { mtu } : {}),

@@ -123,8 +123,14 @@ describe('container create', () => {
     assert.ok(existsSync(info.HostsPath) && existsSync(info.ResolvConfPath) && existsSync(info.HostnamePath));
   });
 
-  test('network modes: default has loopback only, none, host shares the host namespace', async () => {
-    assert.equal(await exitCodeOf({ Cmd: ['sh', '-c', 'test "$(ls /sys/class/net)" = lo'] }), 0);
+  test('network modes: default joins the bridge (eth0), none has loopback only, host shares the host namespace', async () => {
+    assert.equal(
+      await exitCodeOf({ Cmd: ['sh', '-c', 'test "$(ls /sys/class/net | tr "\\n" " ")" = "eth0 lo "'] }),
+      0,
+    );
+    const bridged = await inspect(suite().svcd, await run(suite().svcd, { Cmd: ['sleep', '30'] }));
+    assert.match(bridged.NetworkSettings.IPAddress, /^\d+\.\d+\.\d+\.\d+$/);
+    assert.deepEqual(Object.keys(bridged.NetworkSettings.Networks), ['bridge']);
     assert.equal(
       await exitCodeOf({
         Cmd: ['sh', '-c', 'test "$(ls /sys/class/net)" = lo'],

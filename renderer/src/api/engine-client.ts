@@ -1,5 +1,5 @@
 // The typed Engine API client (API 1.41 shapes), over the gateway's /engine prefix.
-import { getJson, query, request, sendJson, withToken, wsUrl } from './gateway';
+import { getJson, query, request, sendJson, upload, withToken, wsUrl } from './gateway';
 import type {
   ContainerCreateBody,
   ContainerInspect,
@@ -71,6 +71,22 @@ export const engine = {
       headers: { 'X-Registry-Auth': btoa('{}') },
       signal,
     }),
+  /** A `docker save` archive; answers JSON lines ("Loaded image: …" or an error). */
+  load: (archive: Blob, onProgress: (sent: number, total: number) => void, signal?: AbortSignal) =>
+    upload(`${E}/images/load`, archive, onProgress, signal),
+  /** A root filesystem tar made into an image, as `docker import` (changes are Dockerfile lines). */
+  importImage: (
+    rootfs: Blob,
+    v: { repo: string; tag: string; changes: string[] },
+    onProgress: (sent: number, total: number) => void,
+    signal?: AbortSignal,
+  ) => {
+    const q = new URLSearchParams({ fromSrc: '-', repo: v.repo, tag: v.tag });
+    for (const c of v.changes) q.append('changes', c);
+    return upload(`${E}/images/create?${q}`, rootfs, onProgress, signal);
+  },
+  /** A link that downloads the image as a `docker save` archive. */
+  saveUrl: (name: string) => withToken(`${E}/images/${enc(name)}/get`),
   tag: (id: string, repo: string, tag: string) =>
     sendJson('POST', `${E}/images/${enc(id)}/tag${query({ repo, tag })}`),
   removeImage: (id: string, force: boolean) =>

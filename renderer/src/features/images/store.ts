@@ -2,7 +2,12 @@
 import { create } from 'zustand';
 
 export type ImageDialog =
-  { kind: 'pull' } | { kind: 'push'; name: string } | { kind: 'tag'; id: string } | undefined;
+  | { kind: 'pull' }
+  | { kind: 'push'; name: string }
+  | { kind: 'tag'; id: string }
+  | { kind: 'load'; file?: File }
+  | { kind: 'import' }
+  | undefined;
 
 export const useImagesUi = create<{
   search: string;

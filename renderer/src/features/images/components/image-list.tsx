@@ -1,11 +1,14 @@
-// Images: list with tags, size and age; pull, tag, push, remove (409 explained), history.
+// Images: list with tags, size and age; load, import, pull, save, tag, push, remove (409 explained),
+// history.
 import { useState, type FormEvent } from 'react';
+import { engine } from '../../../api/engine-client';
 import { ErrorMessage } from '../../../app/error-message';
 import { Dialog } from '../../../app/dialog';
 import { ago, bytes, shortId } from '../../../app/format';
 import { useEngineUp } from '../../../app/use-desktop-state';
 import { explainRemoveError, useImageHistory, useImageMutations, useImages } from '../queries';
 import { useImagesUi } from '../store';
+import { ArchiveDialog } from './archive-dialog';
 import { ProgressDialog, splitTag } from './progress-dialog';
 import { SearchBox } from '../../../app/search-box';
 
@@ -23,8 +26,30 @@ export function ImageList() {
     })
     .filter(({ image, name }) => `${name ?? ''} ${image.Id}`.toLowerCase().includes(ui.search.toLowerCase()));
   const explanation = explainRemoveError(remove.error);
+  const getImage = (
+    <>
+      <button onClick={() => ui.open({ kind: 'load' })} disabled={!up}>
+        Load…
+      </button>
+      <button onClick={() => ui.open({ kind: 'import' })} disabled={!up}>
+        Import…
+      </button>
+      <button onClick={() => ui.open({ kind: 'pull' })} disabled={!up}>
+        Pull…
+      </button>
+    </>
+  );
   return (
-    <section className="screen">
+    <section
+      className="screen"
+      onDragOver={(e) => up && e.dataTransfer.types.includes('Files') && e.preventDefault()}
+      onDrop={(e) => {
+        const file = e.dataTransfer.files[0];
+        if (!up || !file) return;
+        e.preventDefault();
+        ui.open({ kind: 'load', file });
+      }}
+    >
       <header className="toolbar">
         <h1>Images</h1>
         <SearchBox
@@ -34,9 +59,7 @@ export function ImageList() {
           onChange={ui.setSearch}
         />
         <span className="spacer" />
-        <button onClick={() => ui.open({ kind: 'pull' })} disabled={!up}>
-          Pull…
-        </button>
+        {getImage}
       </header>
       <ErrorMessage error={images.error} context="Could not list images" />
       <ErrorMessage error={remove.error} context="Could not remove the image" />
@@ -66,6 +89,14 @@ export function ImageList() {
                 <button disabled={!name} onClick={() => name && ui.open({ kind: 'push', name })}>
                   Push…
                 </button>
+                <a
+                  className="button"
+                  href={engine.saveUrl(name ?? i.Id)}
+                  download={`${(name ?? shortId(i.Id)).replace(/[/:]/g, '_')}.tar`}
+                  title="Save the image to a file, as docker save"
+                >
+                  Save
+                </a>
                 <button
                   className="danger"
                   onClick={() => remove.mutate({ id: name ?? i.Id, force: false })}
@@ -85,10 +116,26 @@ export function ImageList() {
           ))}
         </tbody>
       </table>
-      {images.isSuccess && rows.length === 0 ? <p className="muted">No images. Pull one.</p> : null}
+      {images.isSuccess && rows.length === 0 ? (
+        <div className="empty" data-testid="images-empty">
+          <p>
+            {ui.search
+              ? 'No image matches the search.'
+              : 'No images yet. Load an archive made by docker save (or drop it here), import a root filesystem tar, or pull from a registry.'}
+          </p>
+          {ui.search ? null : <div className="toolbar">{getImage}</div>}
+        </div>
+      ) : null}
       {ui.dialog?.kind === 'pull' ? <ProgressDialog mode="pull" onClose={() => ui.open(undefined)} /> : null}
       {ui.dialog?.kind === 'push' ? (
         <ProgressDialog mode="push" name={ui.dialog.name} onClose={() => ui.open(undefined)} />
+      ) : null}
+      {ui.dialog?.kind === 'load' || ui.dialog?.kind === 'import' ? (
+        <ArchiveDialog
+          mode={ui.dialog.kind}
+          file={ui.dialog.kind === 'load' ? ui.dialog.file : undefined}
+          onClose={() => ui.open(undefined)}
+        />
       ) : null}
       {ui.dialog?.kind === 'tag' ? <TagDialog id={ui.dialog.id} onClose={() => ui.open(undefined)} /> : null}
       {ui.historyOf ? <HistoryDialog id={ui.historyOf} onClose={() => ui.showHistory(undefined)} /> : null}

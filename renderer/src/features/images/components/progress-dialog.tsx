@@ -6,6 +6,7 @@ import { errorText, jsonLines } from '../../../api/gateway';
 import type { JsonMessage } from '../../../api/engine-types';
 import { Dialog } from '../../../app/dialog';
 import { bytes } from '../../../app/format';
+import { useRegistryReferences } from '../../registry/queries';
 import { fold, type Progress } from '../progress';
 
 export function ProgressDialog({
@@ -22,6 +23,7 @@ export function ProgressDialog({
   const [running, setRunning] = useState(false);
   const abort = useRef<AbortController | undefined>(undefined);
   const qc = useQueryClient();
+  const known = useRegistryReferences();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -54,10 +56,18 @@ export function ProgressDialog({
             autoFocus
             value={image}
             onChange={(e) => setImage(e.target.value)}
-            placeholder="127.0.0.1:5000/busybox:latest"
+            placeholder="host:port/repository:tag"
             readOnly={mode === 'push'}
+            list={mode === 'pull' ? 'registry-references' : undefined}
           />
         </label>
+        {mode === 'pull' ? (
+          <datalist id="registry-references" data-testid="pull-suggestions">
+            {(known.data ?? []).map((r) => (
+              <option key={r} value={r} />
+            ))}
+          </datalist>
+        ) : null}
         {mode === 'push' ? (
           <p className="muted">The image name says where it goes: host:port/repository:tag (tag it first).</p>
         ) : null}

@@ -112,4 +112,116 @@ describe('first use in web mode', { skip: missingPrerequisite() }, () => {
     assert.equal(await pull.getByLabel('Image').getAttribute('placeholder'), 'host:port/repository:tag');
     await pull.getByRole('button', { name: 'Close' }).click();
   });
+
+  test('the run dialog: autocomplete, no default command, all form errors, errors per attempt, pull first', async () => {
+    const engineSend = (method: string, path: string, body?: string | Buffer, type = 'application/json') =>
+      fetch(`${app.base}/engine${path}`, {
+        method,
+        headers: { authorization: `Bearer ${app.token}`, 'content-type': type },
+        body,
+      });
+    const nocmd = await engineSend(
+      'POST',
+      '/images/create?fromSrc=-&repo=first/nocmd&tag=1.0',
+      makeImage(true, undefined).layer,
+      'application/x-tar',
+    );
+    assert.equal(nocmd.status, 200);
+    await nocmd.text();
+    const taken = await engineSend(
+      'POST',
+      '/containers/create?name=taken',
+      JSON.stringify({ Image: 'first/busybox:1.0', Cmd: ['true'] }),
+    );
+    assert.equal(taken.status, 201);
+    await pushTestImage(app.registryUrl, 'e2e/runme', '1.0', true);
+    const remote = `${app.registryUrl.replace('http://', '')}/e2e/runme:1.0`;
+
+    await page.keyboard.press('Alt+1');
+    await page.getByRole('button', { name: 'Run container…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Run a container' });
+    const options = dialog.locator('datalist#local-images option');
+    await dialog.locator('option[value="first/nocmd:1.0"]').waitFor({ state: 'attached' });
+    const local = await options.evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+    assert.ok(local.includes('first/busybox:1.0') && local.includes('first/nocmd:1.0'), local.join());
+
+    await dialog.getByLabel('Image').fill('first/nocmd:1.0');
+    await dialog.getByText('This image has no default command: give one.').waitFor();
+
+    // Publishing is offered only when the engine serves networks (501 until it does).
+    const networks = await fetch(`${app.base}/engine/networks`, {
+      headers: { authorization: `Bearer ${app.token}` },
+    });
+    await networks.text();
+    const portsHint = dialog.getByText(/Publishing ports is not available yet/);
+    if (networks.status === 501) {
+      await portsHint.waitFor();
+      assert.equal(await dialog.getByLabel('Ports').isDisabled(), true);
+    } else {
+      assert.equal(await portsHint.count(), 0);
+      assert.equal(await dialog.getByLabel('Ports').isDisabled(), false);
+    }
+
+    await dialog.getByLabel('Environment').fill('NOEQUALS');
+    await dialog.getByLabel('Labels').fill('nolabel');
+    await dialog.getByLabel('Volumes').fill('/only');
+    await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+    const problems = dialog.getByRole('alert').filter({ hasText: 'Check the form' }).locator('li');
+    await problems.first().waitFor();
+    assert.deepEqual(await problems.allTextContents(), [
+      'environment "NOEQUALS" is not KEY=VALUE',
+      'label "nolabel" is not KEY=VALUE',
+      'volume "/only" is not SOURCE:TARGET[:ro]',
+      'first/nocmd:1.0 has no default command: give one',
+    ]);
+    await session.shot('run-form-errors');
+
+    await dialog.getByLabel('Environment').fill('GREETING=hi');
+    await dialog.getByLabel('Labels').fill('app=first');
+    await dialog.getByLabel('Volumes').fill('');
+    await dialog.getByLabel('Command').fill('sleep 300');
+    await dialog.getByLabel('Name').fill('taken');
+    await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+    const refused = dialog.getByRole('alert').filter({ hasText: 'The engine refused' });
+    await refused.waitFor();
+    assert.match((await refused.textContent()) ?? '', /already in use/);
+    assert.equal(await problems.count(), 0);
+    await dialog.getByLabel('Name').fill('first-run');
+    await refused.waitFor({ state: 'detached' });
+
+    // A missing image is pulled first, its progress shown in the dialog.
+    await dialog.getByLabel('Image').fill(remote);
+    await dialog.getByText('Not on this engine yet: it is pulled first').waitFor();
+    await dialog.getByLabel('Network mode').fill('none');
+    await dialog.getByLabel('Working directory').fill('/bin');
+    await dialog.getByLabel('User').fill('1000:1000');
+    await dialog.getByLabel(/Run an init process/).check();
+    await page.evaluate(`(() => {
+      window.__sawPull = false;
+      new MutationObserver(() => {
+        if (document.querySelector('dialog .progress .layer progress')) window.__sawPull = true;
+      }).observe(document.body, { subtree: true, childList: true });
+    })()`);
+    await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('heading', { name: 'first-run' }).waitFor({ timeout: 60_000 });
+    assert.equal(await page.evaluate('window.__sawPull'), true, 'the pull showed per-layer progress');
+    const c = (await engineGet('/containers/first-run/json')) as {
+      Config: {
+        Image: string;
+        WorkingDir: string;
+        User: string;
+        Labels: Record<string, string>;
+        Env: string[];
+      };
+      HostConfig: { NetworkMode: string; Init: boolean };
+    };
+    assert.equal(c.Config.Image, remote);
+    assert.equal(c.Config.WorkingDir, '/bin');
+    assert.equal(c.Config.User, '1000:1000');
+    assert.equal(c.Config.Labels.app, 'first');
+    assert.ok(c.Config.Env.includes('GREETING=hi'));
+    assert.equal(c.HostConfig.NetworkMode, 'none');
+    assert.equal(c.HostConfig.Init, true);
+    await session.shot('run-pulled-first');
+  });
 });

@@ -6,6 +6,7 @@ import type {
   ContainerSummary,
   ImageDeleteItem,
   ImageHistoryItem,
+  ImageInspect,
   ImageSummary,
   InfoResponse,
   NetworkSummary,
@@ -61,6 +62,7 @@ export const engine = {
   execSocketUrl: (execId: string) => wsUrl(`${E}/exec/${enc(execId)}/start-ws`),
 
   images: () => getJson<ImageSummary[]>(`${E}/images/json`),
+  imageInspect: (name: string) => getJson<ImageInspect>(`${E}/images/${enc(name)}/json`),
   imageHistory: (id: string) => getJson<ImageHistoryItem[]>(`${E}/images/${enc(id)}/history`),
   pull: (image: string, tag: string, signal: AbortSignal) =>
     request(`${E}/images/create${query({ fromImage: image, tag })}`, { method: 'POST', signal }),
@@ -96,6 +98,12 @@ export const engine = {
   createVolume: (name: string) => sendJson<Volume>('POST', `${E}/volumes/create`, { Name: name }),
   removeVolume: (name: string) => sendJson('DELETE', `${E}/volumes/${enc(name)}`),
   networks: () => getJson<NetworkSummary[]>(`${E}/networks`),
+  /** Whether the engine serves the networks API (it answers 501 until it does). */
+  hasNetworks: async () =>
+    await request(`${E}/networks`).then(
+      () => true,
+      (e: { status?: number }) => e.status !== 501,
+    ),
   network: (id: string) => getJson<NetworkSummary>(`${E}/networks/${enc(id)}`),
 
   events: (signal: AbortSignal) => request(`${E}/events`, { signal }),

@@ -71,32 +71,7 @@ export function ProgressDialog({
         {mode === 'push' ? (
           <p className="muted">The image name says where it goes: host:port/repository:tag (tag it first).</p>
         ) : null}
-        {progress ? (
-          <div className="progress" aria-live="polite">
-            {progress.layers.map((l) => (
-              <div key={l.id} className="layer">
-                <code>{l.id}</code>
-                <progress
-                  max={l.total || 1}
-                  value={done(l.status) ? l.total || 1 : l.total ? l.current : undefined}
-                />
-                <span>
-                  {l.status} {l.total ? `${bytes(l.current)} / ${bytes(l.total)}` : ''}
-                </span>
-              </div>
-            ))}
-            {progress.messages.map((m, i) => (
-              <div key={i} className="muted">
-                {m}
-              </div>
-            ))}
-            {progress.error ? (
-              <div className="error" role="alert">
-                {progress.error}
-              </div>
-            ) : null}
-          </div>
-        ) : null}
+        {progress ? <ProgressView progress={progress} /> : null}
         <footer>
           <button type="button" onClick={() => (abort.current?.abort(), onClose())}>
             {running ? 'Cancel' : 'Close'}
@@ -107,6 +82,36 @@ export function ProgressDialog({
         </footer>
       </form>
     </Dialog>
+  );
+}
+
+/** One bar per layer, the stream's other messages, and its error. */
+export function ProgressView({ progress }: { progress: Progress }) {
+  return (
+    <div className="progress" aria-live="polite">
+      {progress.layers.map((l) => (
+        <div key={l.id} className="layer">
+          <code>{l.id}</code>
+          <progress
+            max={l.total || 1}
+            value={done(l.status) ? l.total || 1 : l.total ? l.current : undefined}
+          />
+          <span>
+            {l.status} {l.total ? `${bytes(l.current)} / ${bytes(l.total)}` : ''}
+          </span>
+        </div>
+      ))}
+      {progress.messages.map((m, i) => (
+        <div key={i} className="muted">
+          {m}
+        </div>
+      ))}
+      {progress.error ? (
+        <div className="error" role="alert">
+          {progress.error}
+        </div>
+      ) : null}
+    </div>
   );
 }
 

@@ -25,6 +25,8 @@ const debianPackageUses = {
   'apache2-utils': 'htpasswd for auth tests',
   podman: 'a real engine pushing to and pulling from svc-registry',
   'docker.io': 'Docker Engine 20.10: a real client of svc-registry, and the bench peer',
+  'docker-compose': 'docker-compose 1.29: a real client of svcd (volumes, networks, build)',
+  'python3-docker': 'docker-py, a real Engine API client in the test suite',
 };
 const debianPackages = Object.keys(debianPackageUses);
 

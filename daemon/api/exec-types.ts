@@ -22,12 +22,20 @@ export interface ExecCreateOptions {
   stateConflict: boolean;
 }
 
+/** POST /exec/{id}/start. Framing follows this Tty, not the create's, as dockerd does. */
+export interface ExecStartBody {
+  Detach?: boolean;
+  Tty?: boolean;
+  /** Overrides the create's detach keys for this session. */
+  DetachKeys?: string;
+}
+
 export interface ExecProcessConfig {
   tty: boolean;
   entrypoint: string;
   arguments: string[];
   privileged: boolean;
-  user: string;
+  user?: string;
 }
 
 export interface ExecInspect {

@@ -1,5 +1,6 @@
 // Wire shapes of the image endpoints (API 1.41), and the image config as images carry it.
 import type { Readable } from 'node:stream';
+import type { ContainerConfigShape } from './container-defaults';
 
 /** The `config` part of an image config: what containers inherit. */
 export interface OciContainerConfig {
@@ -54,6 +55,9 @@ export interface ImageSummary {
   Containers: number;
 }
 
+/** An image's Config and ContainerConfig as inspect shows them: every key a container's has. */
+export type ImageContainerConfig = OciContainerConfig & Omit<ContainerConfigShape, keyof OciContainerConfig>;
+
 export interface ImageInspect {
   Id: string;
   RepoTags: string[];
@@ -62,10 +66,10 @@ export interface ImageInspect {
   Comment: string;
   Created: string;
   Container: string;
-  ContainerConfig: OciContainerConfig;
+  ContainerConfig: ImageContainerConfig;
   DockerVersion: string;
   Author: string;
-  Config: OciContainerConfig;
+  Config: ImageContainerConfig;
   Architecture: string;
   Variant?: string;
   Os: string;

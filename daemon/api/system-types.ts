@@ -36,6 +36,7 @@ export interface InfoResponse {
   MemoryLimit: boolean;
   SwapLimit: boolean;
   KernelMemory: boolean;
+  KernelMemoryTCP: boolean;
   CpuCfsPeriod: boolean;
   CpuCfsQuota: boolean;
   CPUShares: boolean;
@@ -103,4 +104,5 @@ export interface SystemDfResponse {
   Containers: unknown[];
   Volumes: Volume[];
   BuildCache: unknown[];
+  BuilderSize: number;
 }

@@ -69,6 +69,8 @@ export const versionFeatures = {
   statsNetworks: '1.21',
   /** stats report online_cpus. */
   statsOnlineCpus: '1.27',
+  /** DELETE /volumes/{name} takes `force`. */
+  volumeRemoveForce: '1.25',
   /** stats accept one-shot. */
   statsOneShot: '1.41',
   /** GET /images/json takes the singular `filter` parameter until this version. */

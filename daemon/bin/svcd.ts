@@ -21,7 +21,6 @@ import {
   commitInto,
   containerImagesOf,
   containersForDiskUsage,
-  volumesForDiskUsage,
 } from '../engine/containers/containers-engine';
 import { ContainerIOFeed } from '../engine/containers/container-io-feed';
 import { ContainerLogs } from '../engine/containers/container-logs';
@@ -34,6 +33,8 @@ import { ExecService } from '../engine/exec/exec-service';
 import { StatsService } from '../engine/stats/stats-service';
 import { containerStreamsRoutes } from '../server/routers/container-streams/routes';
 import { execRoutes } from '../server/routers/exec/routes';
+import { VolumesService } from '../engine/volumes/volumes-service';
+import { volumesRoutes } from '../server/routers/volumes/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 import { MAX_API_VERSION } from '../api/versions';
 
@@ -114,12 +115,19 @@ async function start(argv: string[], running: Running): Promise<string> {
     userAgent: `svcd/${product.version}`,
   });
   const containersLog = log.child('containers');
+  const volumes = new VolumesService({
+    root: join(dataRoot, 'volumes'),
+    events,
+    // Read at call time: the containers service is made below, with the volumes it uses.
+    usersOf: (name) => containers.volumeUsers(name),
+  });
   const context = createEngineContext({
     client,
     dataRoot,
     events,
     host: await readHostFacts(),
     images: containerImagesOf(images),
+    volumes,
     log: containersLog,
   });
   const { registry } = context;
@@ -148,12 +156,11 @@ async function start(argv: string[], running: Running): Promise<string> {
     dataRoot,
     engineId,
     components: await componentsReporter(() => client.version()),
-    // No /volumes API yet: the local volumes containers made are counted here.
     inventory: {
       containerCounts: async () => containers.counts(),
       imagesForDiskUsage: () => images.diskUsage(),
       containersForDiskUsage: () => containersForDiskUsage(containers),
-      volumesForDiskUsage: () => volumesForDiskUsage(context),
+      volumesForDiskUsage: () => volumes.diskUsage(),
     },
     eventListeners: () => events.listenerCount,
     insecureRegistries,
@@ -172,6 +179,7 @@ async function start(argv: string[], running: Running): Promise<string> {
         stats: (ref, req) => stats.stats(ref, req),
       }),
       ...execRoutes(exec),
+      ...volumesRoutes(volumes),
     ],
     logger: log.child('api'),
     serverHeader: `Svc/${product.version} (linux)`,

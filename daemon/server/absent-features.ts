@@ -13,7 +13,6 @@ const notBuilt = (what: string, hint?: string) => () =>
 
 const bySegment = new Map<string, (method: string, rest: string) => SvcError>(
   Object.entries({
-    volumes: notBuilt('the volumes API', 'the volumes containers make are listed by GET /system/df'),
     networks: notBuilt(
       'the networks API',
       'containers take NetworkMode bridge, host, none or container:<id>',

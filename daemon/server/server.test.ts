@@ -125,12 +125,11 @@ describe('EngineServer', () => {
   });
 
   test('spec resources svcd lacks say why: 501 when not built, the spec 406 for swarm ones', async () => {
-    const volumes = await call('GET', '/v1.41/volumes');
-    assert.equal(volumes.status, 501);
-    assert.match(volumes.json<{ message: string }>().message, /does not implement the volumes API yet/);
+    const plugins = await call('GET', '/v1.41/plugins');
+    assert.equal(plugins.status, 501);
+    assert.match(plugins.json<{ message: string }>().message, /does not implement plugins yet/);
     assert.equal((await call('POST', '/networks/create', { Name: 'n' })).status, 501);
     assert.equal((await call('POST', '/build')).status, 501);
-    assert.equal((await call('POST', '/plugins/pull?name=x')).status, 501);
     const nodes = await call('GET', '/v1.23/nodes');
     assert.equal(nodes.status, 406);
     assert.match(nodes.text(), /^This node is not a swarm manager/);
@@ -140,7 +139,7 @@ describe('EngineServer', () => {
     const init = await call('POST', '/swarm/init', {});
     assert.equal(init.status, 501);
     assert.match(init.json<{ message: string }>().message, /cannot create or join a swarm/);
-    for (const path of ['/constructor', '/__proto__/x', '/volumesx', '/no/such/thing']) {
+    for (const path of ['/constructor', '/__proto__/x', '/pluginsx', '/no/such/thing']) {
       assert.equal((await call('GET', path)).status, 404, path);
     }
   });

@@ -9,6 +9,11 @@ export interface RequestOptions {
 }
 
 /** A request with a JSON body (a Buffer goes as it is). */
+/** svcd or a Docker Engine peer: anything that answers Engine API requests. */
+export interface EngineApi {
+  request(method: string, path: string, opts?: RequestOptions): Promise<EngineResponse>;
+}
+
 export function engineRequest(
   socketPath: string,
   method: string,

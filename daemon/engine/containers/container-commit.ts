@@ -78,6 +78,7 @@ export async function commitContainer(
         layers: empty ? parent.layers : [...parent.layers, layer],
         config,
         name: ref && referenceString(ref),
+        parent: parent.id,
       });
       if (ref) images.announceTag(image.id, ref);
       return image.id;

@@ -74,6 +74,8 @@ export async function createContainer(
   const name = pickName(ctx, validated.name);
   ctx.registry.reserveName(name, id);
   const undo: Undo[] = [async () => ctx.registry.releaseName(name, id)];
+  // Volumes resolved for this container, held until its record is registered (or rolled back).
+  const reserved: string[] = [];
   // Side work done while the root filesystem is prepared; each settles to its error, if any.
   const sideWork: Array<Promise<unknown>> = [];
   const alongside = (work: Promise<unknown>) =>
@@ -108,9 +110,13 @@ export async function createContainer(
     undo.push(() => ctx.rootfs.remove(id, rootfsPath, initKey, initShared(ctx, initKey)));
 
     const anonymous: string[] = [];
-    undo.push(async () => Promise.all(anonymous.map((v) => ctx.volumes.remove(v))));
+    undo.push(async () => {
+      ctx.volumes.settle(reserved.splice(0));
+      await Promise.all(anonymous.map((v) => ctx.volumes.removeAnonymous(v, id)));
+    });
     const mounts = await resolveMounts(plan, async (request) => {
       const volume = await ctx.volumes.resolve(request, rootfsPath);
+      reserved.push(volume.Name);
       if (volume.created && request.Name === '') anonymous.push(volume.Name);
       return volume;
     });
@@ -154,6 +160,7 @@ export async function createContainer(
     const container = new Container(record);
     await saveRecord(ctx, container);
     ctx.registry.add(container);
+    ctx.volumes.settle(reserved.splice(0));
     publishContainerEvent(ctx, container, 'create');
     return { Id: id, Warnings: warnings };
   } catch (err) {
@@ -184,7 +191,17 @@ export async function applyLegacyHostConfig(
     hostConfig,
     volumesFrom: inheritedMounts(ctx, hostConfig.VolumesFrom),
   });
-  record.Mounts = await resolveMounts(plan, (request) => ctx.volumes.resolve(request, record.Rootfs));
+  const reserved: string[] = [];
+  try {
+    record.Mounts = await resolveMounts(plan, async (request) => {
+      const volume = await ctx.volumes.resolve(request, record.Rootfs);
+      reserved.push(volume.Name);
+      return volume;
+    });
+  } finally {
+    // The container is registered already: its record now holds what it uses.
+    ctx.volumes.settle(reserved);
+  }
   record.HostConfig = hostConfig;
   record.NetworkMode = network.kind;
   await ctx.client.containers.update(record.Id, { spec: containerSpec(ctx, record, false) });

@@ -27,7 +27,7 @@ import {
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 import { startHealthMonitor } from './health-monitor';
 import { nextRestartDelay, shouldRestart } from './restart-decision';
-import { publishVolumeMounts } from './volume-events';
+import { publishVolumeMounts, volumeNames } from './volume-events';
 
 const SIGKILL = 9;
 const defaultStopTimeoutSec = 10;
@@ -107,6 +107,7 @@ export class ContainerLifecycle {
       this.hooks.ioFeed.announce(container, io);
       container.starting = true;
       container.pendingExit = undefined;
+      await this.ctx.volumes.prepare(volumeNames(container));
       await this.createTask(container, io.paths as TaskIO);
       let pid: number;
       // Taken before the start: a short process may have exited by the time start returns.
@@ -134,6 +135,7 @@ export class ContainerLifecycle {
       const failure = startError(err);
       markStartFailed(record.State, failure.message);
       await saveRecord(this.ctx, container).catch(() => undefined);
+      await this.ctx.volumes.release(volumeNames(container)).catch(() => undefined);
       throw failure;
     }
   }
@@ -215,7 +217,13 @@ export class ContainerLifecycle {
       .then((e) => this.handleExit(container, { exitStatus: e.exitStatus, exitedAt: e.exitedAt }))
       .catch(() => undefined);
     publishContainerEvent(this.ctx, container, 'kill', { signal: String(signal) });
-    await this.ctx.client.tasks.kill(container.id, signal, { all: signal === SIGKILL });
+    try {
+      await this.ctx.client.tasks.kill(container.id, signal, { all: signal === SIGKILL });
+    } catch (err) {
+      // The process has just exited on its own: its exit is being recorded, nothing to signal.
+      if (!(err instanceof NotFoundError)) throw err;
+      if (!isRunning(container.record.State)) return true;
+    }
     // A frozen process cannot act on its signal until it thaws.
     if (container.record.State.Paused)
       await this.ctx.client.tasks.resume(container.id).catch(() => undefined);
@@ -375,6 +383,11 @@ export class ContainerLifecycle {
     markExited(record.State, { exitCode, exitedAt: exit.exitedAt });
     publishContainerEvent(this.ctx, container, 'die', { exitCode: String(exitCode) });
     publishVolumeMounts(this.ctx.events, container, 'unmount');
+    void this.ctx.volumes
+      .release(volumeNames(container))
+      .catch((err: Error) =>
+        this.ctx.log.warn('volume not unmounted', { container: container.id, error: err.message }),
+      );
     // The waiters need not wait for it; a start or removal asked meanwhile does.
     this.tearDownTask(container);
     const restart = shouldRestart({

@@ -50,12 +50,4 @@ export class ContainerPaths {
   healthIo(id: string): string {
     return join(this.dir(id), 'health');
   }
-
-  get volumesDir(): string {
-    return join(this.dataRoot, 'volumes');
-  }
-
-  volumeData(name: string): string {
-    return join(this.volumesDir, name, '_data');
-  }
 }

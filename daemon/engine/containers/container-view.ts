@@ -1,6 +1,8 @@
 // Inspect and list shapes of a container record.
 import type { ContainerInspect, ContainerPort, ContainerSummary } from '../../api/container-summary-types';
+import { containerConfigDefaults, hostConfigDefaults, withDefaults } from '../../api/container-defaults';
 import type { MountPoint } from '../../api/container-types';
+import { DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS } from '../../runtime/oci-spec/default-mounts';
 import type { ResolvedMount } from '../../runtime/oci-spec/mount-types';
 import { parseNetworkMode } from '../../runtime/oci-spec/namespace-modes';
 import { networkSettings } from './container-network';
@@ -69,11 +71,19 @@ export function inspectView(
     ProcessLabel: '',
     AppArmorProfile: '',
     ExecIDs: execIds.length > 0 ? execIds : null,
-    HostConfig: record.HostConfig,
+    HostConfig: withDefaults(
+      {
+        ...hostConfigDefaults,
+        // What the spec applies when none were given, as dockerd records them at create.
+        MaskedPaths: record.HostConfig.Privileged ? null : DEFAULT_MASKED_PATHS,
+        ReadonlyPaths: record.HostConfig.Privileged ? null : DEFAULT_READONLY_PATHS,
+      },
+      record.HostConfig,
+    ),
     GraphDriver: { Name: 'overlayfs', Data: null },
     ...sizes,
     Mounts: record.Mounts.map(mountPoint),
-    Config: record.Config,
+    Config: withDefaults(containerConfigDefaults, record.Config),
     NetworkSettings: networkSettings(
       parseNetworkMode(record.HostConfig.NetworkMode, record.Config.NetworkDisabled),
       sandboxKey(record),
@@ -111,7 +121,9 @@ export function summaryView(
     Command: shellQuoteCommand(record),
     Created: Math.floor(Date.parse(record.Created) / 1000),
     Ports: ports(record),
-    ...sizes,
+    // The list leaves zero sizes out, as dockerd's does (inspect shows them).
+    ...(sizes.SizeRw ? { SizeRw: sizes.SizeRw } : {}),
+    ...(sizes.SizeRootFs ? { SizeRootFs: sizes.SizeRootFs } : {}),
     Labels: record.Config.Labels ?? {},
     State: record.State.Status,
     Status: statusText(record.State, now),

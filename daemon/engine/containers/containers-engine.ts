@@ -1,13 +1,11 @@
 // What ties the containers engine to the image store (image resolution and commit) and to
 // GET /system/df; svcd's composition root wires them.
 import type { ContainerSummary } from '../../api/container-summary-types';
-import type { Volume } from '../../api/volume-types';
 import type { ImageConfigLike } from '../../runtime/oci-spec/image-config';
 import type { ImageService } from '../images/image-service';
 import { commitContainer } from './container-commit';
 import type { ContainerImageStore } from './container-images';
 import type { ContainersService, ContainersServiceDeps } from './containers-service';
-import type { EngineContext } from './engine-context';
 
 /** The image store as containers see it: resolution to an image's ID, layers and config. */
 export function containerImagesOf(images: ImageService): ContainerImageStore {
@@ -28,25 +26,6 @@ export function containerImagesOf(images: ImageService): ContainerImageStore {
 /** POST /commit's image side: the container's layer added to the image store. */
 export function commitInto(images: ImageService): ContainersServiceDeps['commit'] {
   return (ctx, container, opts) => commitContainer(ctx, images, container, opts);
-}
-
-/** GET /system/df's volumes: each local volume, its size and how many containers mount it. */
-export async function volumesForDiskUsage(
-  ctx: Pick<EngineContext, 'registry' | 'volumes'>,
-): Promise<Volume[]> {
-  const mounted = ctx.registry
-    .all()
-    .flatMap((c) => c.record.Mounts.filter((m) => m.Type === 'volume').map((m) => m.Name));
-  return (await ctx.volumes.list()).map((v) => ({
-    Name: v.Name,
-    Driver: 'local',
-    Mountpoint: v.Mountpoint,
-    CreatedAt: v.CreatedAt,
-    Labels: {},
-    Scope: 'local',
-    Options: {},
-    UsageData: { Size: v.Size, RefCount: mounted.filter((name) => name === v.Name).length },
-  }));
 }
 
 /** GET /system/df's containers: every container with its sizes. */

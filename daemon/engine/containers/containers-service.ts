@@ -45,6 +45,7 @@ import { ShimKeeper } from './shim-keeper';
 import { TaskEventMonitor } from './task-event-monitor';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import type { Filters } from '../../api/filters';
+import type { VolumeUser } from '../volumes/volumes-service';
 
 export interface ContainersServiceDeps {
   context: EngineContext;
@@ -237,13 +238,12 @@ export class ContainersService {
         .whenRemoved()
         .then(() => result(container.record.State.ExitCode, container.record.State.Error));
     }
-    if (condition === 'next-exit') return container.nextExit().then((e) => result(e.exitCode, e.error));
-    const notRunning = async (): Promise<ContainerWaitResponse> => {
-      const s = container.record.State;
-      while (isRunning(s) || s.Status === 'restarting') await container.nextExit();
-      return result(s.ExitCode, s.Error);
-    };
-    return notRunning();
+    const s = container.record.State;
+    // not-running answers at the first exit even when a restart policy runs the container again,
+    // as dockerd does; a container waiting for that restart counts as running until it exits.
+    if (condition === 'not-running' && !isRunning(s) && s.Status !== 'restarting')
+      return Promise.resolve(result(s.ExitCode, s.Error));
+    return container.nextExit().then((e) => result(e.exitCode, e.error));
   }
 
   async rename(ref: string, newName: string): Promise<void> {
@@ -291,7 +291,7 @@ export class ContainersService {
       }
       if ((isRunning(s) || s.Status === 'restarting') && !opts.force) {
         throw new ConflictError(
-          `You cannot remove a running container ${container.id}. Stop the container before attempting removal or force remove`,
+          `You cannot remove a running container ${container.id}: stop the container before removing or force remove`,
         );
       }
       if (opts.force) await this.lifecycle.forceKill(container);
@@ -312,7 +312,8 @@ export class ContainersService {
       await client.containers.delete(container.id).catch((err: unknown) => {
         if (!(err instanceof NotFoundError)) throw err;
       });
-      if (removeVolumes) for (const v of r.AnonymousVolumes) await this.ctx.volumes.remove(v);
+      if (removeVolumes)
+        for (const v of r.AnonymousVolumes) await this.ctx.volumes.removeAnonymous(v, container.id);
       await store.delete(container.id);
       await rm(this.ctx.paths.dir(container.id), { recursive: true, force: true });
     } catch (err) {
@@ -491,5 +492,13 @@ export class ContainersService {
       .all()
       .filter((c) => c.record.Image === imageId)
       .map((c) => c.id);
+  }
+
+  /** The containers whose mounts name the volume; one still starting counts as running. */
+  volumeUsers(name: string): VolumeUser[] {
+    return this.ctx.registry
+      .all()
+      .filter((c) => c.record.Mounts.some((m) => m.Type === 'volume' && m.Name === name))
+      .map((c) => ({ id: c.id, running: isRunning(c.record.State) || c.starting }));
   }
 }

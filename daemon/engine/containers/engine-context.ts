@@ -11,7 +11,7 @@ import { ContainerPaths } from './container-paths';
 import type { ContainerRecord } from './container-record';
 import { ContainerRegistry } from './container-registry';
 import { ContainerRootfs } from './container-rootfs';
-import { LocalVolumes } from './local-volumes';
+import type { VolumesService } from '../volumes/volumes-service';
 
 export interface EngineContext {
   client: ContainerdClient;
@@ -22,9 +22,15 @@ export interface EngineContext {
   host: HostFacts;
   images: ContainerImageStore;
   rootfs: ContainerRootfs;
-  volumes: LocalVolumes;
+  volumes: ContainerVolumes;
   log: Logger;
 }
+
+/** What containers need of the volumes service: their volumes made, reserved, mounted and removed. */
+export type ContainerVolumes = Pick<
+  VolumesService,
+  'resolve' | 'settle' | 'prepare' | 'release' | 'removeAnonymous'
+>;
 
 export interface EngineContextDeps {
   client: ContainerdClient;
@@ -32,6 +38,7 @@ export interface EngineContextDeps {
   events: EventsService;
   host: HostFacts;
   images: ContainerImageStore;
+  volumes: ContainerVolumes;
   log: Logger;
 }
 
@@ -47,7 +54,7 @@ export function createEngineContext(deps: EngineContextDeps): EngineContext {
     host: deps.host,
     images: deps.images,
     rootfs: new ContainerRootfs(deps.client),
-    volumes: new LocalVolumes(paths, deps.events),
+    volumes: deps.volumes,
     log: deps.log,
   };
 }

@@ -1,13 +1,14 @@
-// Docker's volume events for the local volumes containers make and use: `create` and `destroy`
-// with the volume, `mount` when a container using it starts and `unmount` when it stops. Binds
+// Docker's volume events for the volumes containers use (the volumes service announces `create`
+// and `destroy`): `mount` when a container using it starts and `unmount` when it stops. Binds
 // and tmpfs mounts are not volumes and have none.
 import type { EventsService } from '../events/events-service';
 import type { Container } from './container';
 
 const driver = 'local';
 
-export function publishVolumeEvent(events: EventsService, action: 'create' | 'destroy', name: string): void {
-  events.publish('volume', action, { id: name, attributes: { driver } });
+/** The volumes a container mounts, by name. */
+export function volumeNames(container: Container): string[] {
+  return container.record.Mounts.flatMap((m) => (m.Type === 'volume' ? [m.Name] : []));
 }
 
 /** One event per volume the container mounts: `mount` before its start, `unmount` after its exit. */

@@ -1,6 +1,8 @@
 // One exec instance: what was asked at create, and once started its process's stdio (FIFOs read
 // through ContainerIO), its exit and the client streams attached to it.
 import { EventEmitter } from 'node:events';
+import { SystemError } from '../../api/errors';
+import { runtimeMessage } from '../../runtime/containerd/grpc-errors';
 import type { OciProcess } from '../../runtime/oci-spec/oci-types';
 import type { Container } from '../containers/container';
 import { ContainerIO, type StdStream } from '../containers/container-io';
@@ -115,14 +117,13 @@ export class ExecInstance extends EventEmitter {
     const drained = new Promise<void>((resolve) => io.once('end', resolve));
     try {
       // A size known before the start goes into the spec, so the first program run already sees it.
-      const process = this.size
-        ? { ...this.settings.process, consoleSize: this.size }
-        : this.settings.process;
+      const asked = this.size;
+      const process = asked ? { ...this.settings.process, consoleSize: asked } : this.settings.process;
       // A registration made for an earlier run of the container went with that run's task.
       const registered = early?.run === this.settings.container.runStartedAt && (await early.registered);
       if (!registered) await client.tasks.exec(containerId, this.id, process, io.paths);
       const exited = client.tasks.wait(containerId, this.id);
-      const asked = this.size;
+      // A size asked while the process was being set up (clients resize right after the head).
       this.pid = await client.tasks.start(containerId, this.id);
       if (this.size && this.size !== asked)
         await this.resize(this.size.height, this.size.width).catch(() => undefined);
@@ -135,7 +136,8 @@ export class ExecInstance extends EventEmitter {
     } catch (err) {
       await client.tasks.deleteProcess(containerId, this.id).catch(() => undefined);
       void this.finish(126, io, drained);
-      throw err;
+      // What the runtime said, as dockerd passes it on (a missing command is told this way).
+      throw new SystemError(runtimeMessage(err), { cause: err });
     }
   }
 

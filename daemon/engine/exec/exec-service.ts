@@ -81,7 +81,8 @@ export class ExecService {
           entrypoint: cmd[0],
           arguments: cmd.slice(1),
           privileged: !!body.Privileged,
-          user: body.User ?? '',
+          // dockerd leaves `user` out when none was asked.
+          ...(body.User ? { user: body.User } : {}),
         },
         attachStdin: !!body.AttachStdin,
         attachStdout: !!body.AttachStdout,
@@ -137,12 +138,18 @@ export class ExecService {
     throw new NotFoundError(`No such exec instance: ${id}`);
   }
 
-  /** Starts the process; the instance is the session (its output, its stdin). */
-  async start(id: string, detach: boolean, stateConflict: boolean): Promise<ExecInstance> {
+  /** Throws what a start would refuse with, so a caller can answer it before streaming. */
+  checkStart(id: string, stateConflict: boolean): ExecInstance {
     const exec = this.get(id);
     if (exec.running) throw new ConflictError(`Error: Exec command ${id} is already running`);
     if (exec.started) throw new ConflictError(`Error: Exec command ${id} has already run`);
     this.checkRunning(exec.settings.container, stateConflict);
+    return exec;
+  }
+
+  /** Starts the process; the instance is the session (its output, its stdin). */
+  async start(id: string, detach: boolean, stateConflict: boolean): Promise<ExecInstance> {
+    const exec = this.checkStart(id, stateConflict);
     await exec.start(detach);
     return exec;
   }

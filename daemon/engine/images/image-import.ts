@@ -112,6 +112,8 @@ export interface NewImage {
   config: OciImageConfig;
   /** Canonical name, or none for a dangling image. */
   name?: string;
+  /** The local image it was made from (a commit's), shown as its Parent. */
+  parent?: string;
 }
 
 /** Writes config and manifest, unpacks, labels and names an image whose layers are stored. */
@@ -146,6 +148,7 @@ export async function createImage(
   };
   await unpackLayers(leased, image.layers, image.config.rootfs.diff_ids);
   await store.protect(content, leased);
+  if (image.parent) await store.setParent(content.id, image.parent, leased);
   if (image.name) await store.setName(image.name, content, leased);
   else await store.setDangling(content, leased);
   return content;

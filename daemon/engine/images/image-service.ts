@@ -183,21 +183,29 @@ export class ImageService {
     );
     const out: ImageSummary[] = [];
     for (const image of (await this.store.list()).filter(keep)) {
-      out.push(imageSummary(image, await this.store.size(image)));
+      out.push(imageSummary(image, await this.store.size(image), await this.store.parentOf(image.id)));
     }
     return out.sort((a, b) => b.Created - a.Created);
   }
 
   async inspect(ref: string): Promise<ImageInspect> {
     const image = await this.store.get(ref);
-    return imageInspect(image, await this.store.size(image));
+    return imageInspect(image, await this.store.size(image), await this.store.parentOf(image.id));
   }
 
   async history(ref: string): Promise<ImageHistoryItem[]> {
     const image = await this.store.get(ref);
+    // The local ancestors, each topping its part of the history.
+    const chain: StoredImage[] = [];
+    for (let id = await this.store.parentOf(image.id); id; id = await this.store.parentOf(id)) {
+      const parent = await this.store.find(id);
+      if (!parent) break;
+      chain.push(parent);
+    }
     return imageHistory(
       image,
       (await this.store.layerSizes(image)).map((l) => l.size),
+      chain,
     );
   }
 
@@ -329,6 +337,7 @@ export class ImageService {
       const summary = imageSummary(
         image,
         perImage[i].reduce((s, l) => s + l.size, 0),
+        await this.store.parentOf(image.id),
       );
       out.push({
         ...summary,

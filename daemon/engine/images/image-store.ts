@@ -18,6 +18,9 @@ const idLabel = 'io.svc.image.id';
 const manifestLabel = 'io.svc.image.manifest';
 const danglingPrefix = 'svc-dangling@';
 const snapshotGcLabel = 'containerd.io/gc.ref.snapshot.overlayfs';
+// On the config blob, so it follows the image ID whatever its names; not a GC reference, as
+// dockerd keeps no parent alive either.
+const parentLabel = 'io.svc.image.parent';
 
 /** What an image is made of, resolved from its target. */
 export interface ImageContent {
@@ -44,6 +47,8 @@ export const isDanglingName = (name: string) => name.startsWith(danglingPrefix);
 export class ImageStore {
   private readonly configs = new Map<string, OciImageConfig>();
   private readonly sizes = new Map<string, number>();
+  /** Parent by image ID; a label set once, at creation, so it never goes stale. */
+  private readonly parents = new Map<string, string>();
   private readonly resolved = new Map<string, ImageContent>();
   /**
    * containerd's image records, as last listed. Only this store writes them, and the end of each
@@ -112,6 +117,26 @@ export class ImageStore {
       }
       await content.mergeLabels(image.target.digest, children);
     }
+  }
+
+  async setParent(id: string, parent: string, client: ContainerdClient): Promise<void> {
+    await this.content(client).mergeLabels(id, { [parentLabel]: parent });
+    this.parents.set(id, parent);
+  }
+
+  /** The image this one was made from, or '' (pulled, loaded and imported images have none). */
+  async parentOf(id: string): Promise<string> {
+    let parent = this.parents.get(id);
+    if (parent === undefined) {
+      parent =
+        (
+          await this.content()
+            .labels(id)
+            .catch(() => ({}) as Record<string, string>)
+        )[parentLabel] ?? '';
+      this.parents.set(id, parent);
+    }
+    return parent;
   }
 
   private listRecords(): Promise<Image[]> {

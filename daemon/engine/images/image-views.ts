@@ -1,4 +1,5 @@
 // The wire views of stored images: list summaries, inspect and history, as Docker shows them.
+import { containerConfigDefaults, withDefaults } from '../../api/container-defaults';
 import type { ImageHistoryItem, ImageInspect, ImageSummary } from '../../api/image-types';
 import { familiarString } from './reference';
 import type { StoredImage } from './image-store';
@@ -12,7 +13,7 @@ const unixSeconds = (iso: string | undefined) => (iso ? Math.floor(Date.parse(is
  * RepoDigests are always present: the spec adds them with `digests=1`, and real clients (the
  * docker CLI since 17.x) no longer send it and expect them anyway, as Docker 20.10 gives them.
  */
-export function imageSummary(image: StoredImage, size: number): ImageSummary {
+export function imageSummary(image: StoredImage, size: number, parent: string): ImageSummary {
   const tags = repoTags(image);
   const digests = repoDigests(image);
   const dangling = tags.length === 0 && digests.length === 0;
@@ -21,7 +22,7 @@ export function imageSummary(image: StoredImage, size: number): ImageSummary {
     Created: unixSeconds(image.config.created),
     Id: image.id,
     Labels: image.config.config?.Labels ?? null,
-    ParentId: '',
+    ParentId: parent,
     RepoDigests: dangling ? ['<none>@<none>'] : digests,
     RepoTags: dangling ? ['<none>:<none>'] : tags,
     SharedSize: -1,
@@ -31,20 +32,20 @@ export function imageSummary(image: StoredImage, size: number): ImageSummary {
   return summary;
 }
 
-export function imageInspect(image: StoredImage, size: number): ImageInspect {
+export function imageInspect(image: StoredImage, size: number, parent: string): ImageInspect {
   const config = image.config;
   return {
     Id: image.id,
     RepoTags: repoTags(image),
     RepoDigests: repoDigests(image),
-    Parent: '',
+    Parent: parent,
     Comment: config.history?.at(-1)?.comment ?? '',
     Created: config.created ?? new Date(0).toISOString(),
     Container: config.container ?? '',
-    ContainerConfig: config.container_config ?? {},
+    ContainerConfig: withDefaults(containerConfigDefaults, config.container_config ?? {}),
     DockerVersion: config.docker_version ?? '',
     Author: config.author ?? '',
-    Config: config.config ?? {},
+    Config: withDefaults(containerConfigDefaults, config.config ?? {}),
     Architecture: config.architecture,
     ...(config.variant ? { Variant: config.variant } : {}),
     Os: config.os,
@@ -57,8 +58,15 @@ export function imageInspect(image: StoredImage, size: number): ImageInspect {
   };
 }
 
-/** Newest first; layer sizes in stack order; the top entry carries the ID and tags. */
-export function imageHistory(image: StoredImage, layerSizes: number[]): ImageHistoryItem[] {
+/**
+ * Newest first; layer sizes in stack order. The entry topping each local image of the chain (the
+ * image itself, then its parent...) carries that image's ID and tags, as dockerd shows them.
+ */
+export function imageHistory(
+  image: StoredImage,
+  layerSizes: number[],
+  chain: StoredImage[] = [],
+): ImageHistoryItem[] {
   const history = image.config.history?.length
     ? image.config.history
     : image.config.rootfs.diff_ids.map(() => ({}) as NonNullable<typeof image.config.history>[number]);
@@ -71,11 +79,13 @@ export function imageHistory(image: StoredImage, layerSizes: number[]): ImageHis
     Size: h.empty_layer ? 0 : (layerSizes[layer++] ?? 0),
     Comment: h.comment ?? '',
   }));
-  items.reverse();
-  if (items.length > 0) {
-    items[0].Id = image.id;
-    const tags = repoTags(image);
-    items[0].Tags = tags.length ? tags : null;
+  for (const local of [image, ...chain]) {
+    const top = items[(local.config.history?.length || local.config.rootfs.diff_ids.length) - 1];
+    if (!top) continue;
+    top.Id = local.id;
+    const tags = repoTags(local);
+    top.Tags = tags.length ? tags : null;
   }
+  items.reverse();
   return items;
 }

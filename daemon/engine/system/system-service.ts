@@ -109,6 +109,8 @@ export class SystemService {
       MemoryLimit: cgroup.memoryLimit,
       SwapLimit: cgroup.swapLimit,
       KernelMemory: cgroup.kernelMemory,
+      // No kernel TCP memory limits either, for the same reason as kernel memory.
+      KernelMemoryTCP: cgroup.kernelMemory,
       CpuCfsPeriod: cgroup.cpuCfs,
       CpuCfsQuota: cgroup.cpuCfs,
       CPUShares: cgroup.cpuShares,
@@ -194,6 +196,8 @@ export class SystemService {
       Containers: containers,
       Volumes: volumes,
       BuildCache: [],
+      // Deprecated, still present at 1.41: no builder cache exists here.
+      BuilderSize: 0,
     };
   }
 }

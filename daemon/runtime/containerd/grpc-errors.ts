@@ -44,3 +44,10 @@ export function grpcCode(err: unknown): Status | undefined {
 export function isAlreadyExists(err: unknown): boolean {
   return grpcCode(err) === Status.ALREADY_EXISTS;
 }
+
+/** The runtime's own words behind a failed call, without the operation: what dockerd shows. */
+export function runtimeMessage(err: unknown): string {
+  const cause = err instanceof SvcError ? err.cause : err;
+  if (isServiceError(cause)) return cause.details || cause.message;
+  return err instanceof Error ? err.message : String(err);
+}

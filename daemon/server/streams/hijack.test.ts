@@ -87,8 +87,8 @@ for (const withUpgradeEvent of [false, true]) {
     let server: Server;
     const sessions: HijackedConnection[] = [];
     before(async () => {
-      server = await startServer((req, res) => {
-        const conn = hijack(req, res, { headers: { 'X-Extra': 'yes' } });
+      server = await startServer(async (req, res) => {
+        const conn = await hijack(req, res, { headers: { 'X-Extra': 'yes' } });
         sessions.push(conn);
         if (req.url === '/bye') {
           conn.conn.write('bye\n');
@@ -168,7 +168,7 @@ describe('hijack with a request body (exec start over an upgrade)', () => {
       const body = JSON.parse((await readUpgradeBody(req, res.socket as Duplex)).toString()) as {
         Tty: boolean;
       };
-      const conn = hijack(req, res);
+      const conn = await hijack(req, res);
       conn.conn.write(`tty=${body.Tty}\n`);
       echo(conn);
     }, true);
@@ -198,7 +198,7 @@ describe('requestHijack (the client side)', () => {
         return;
       }
       const body = await readUpgradeBody(req, res.socket as Duplex);
-      const conn = hijack(req, res);
+      const conn = await hijack(req, res);
       conn.conn.write(`body=${body.toString()}\n`);
       echo(conn);
     }, true);

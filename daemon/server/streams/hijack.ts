@@ -42,6 +42,15 @@ export interface HijackedConnection {
   close(): void;
 }
 
+/**
+ * How long output that is ready at once (an attach's log replay) waits behind a 101 head. A client
+ * such as docker-py reads the head with a buffered reader and the rest from the socket beneath
+ * it, so bytes that reach it before it has read the head are lost; nothing on the connection says
+ * when it has, so the head is given the time a client takes to be scheduled and read it. Exec
+ * needs none: starting the process takes longer than that.
+ */
+export const headReadGraceMs = 25;
+
 /** True when the request asked to upgrade to a raw TCP stream. */
 export function wantsTcpUpgrade(req: IncomingMessage): boolean {
   const connection = String(req.headers.connection ?? '').toLowerCase();
@@ -51,15 +60,18 @@ export function wantsTcpUpgrade(req: IncomingMessage): boolean {
 
 /**
  * Takes over the connection under `res` (from the server's 'request' or, via a ServerResponse
- * assigned to the socket, its 'upgrade' event) and writes the status line and headers. After this
- * nothing may be written through `res`. Only the 'upgrade' path keeps bytes the client sent in the
- * same packet as the request; from a 'request' handler node's parser has already consumed them.
+ * assigned to the socket, its 'upgrade' event) and writes the status line and headers, resolving
+ * once they are handed to the kernel on their own. Clients such as docker-py parse the head through
+ * a buffered reader and then read the raw socket beneath it: output sent with the head would be
+ * lost to them, so nothing else may be written before this resolves. After this nothing may be
+ * written through `res`. Only the 'upgrade' path keeps bytes the client sent in the same packet as
+ * the request; from a 'request' handler node's parser has already consumed them.
  */
-export function hijack(
+export async function hijack(
   req: IncomingMessage,
   res: ServerResponse,
   options: HijackOptions = {},
-): HijackedConnection {
+): Promise<HijackedConnection> {
   const socket = (res.socket ?? req.socket) as Socket | null;
   if (!socket || socket.destroyed) throw new InvalidParameterError('connection already closed');
   if (res.headersSent) throw new Error('cannot hijack: a response was already started');
@@ -78,8 +90,10 @@ export function hijack(
     if (value === undefined || droppedHeaders.has(name.toLowerCase())) continue;
     for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
   }
-  socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-  return track(socket, upgraded);
+  const tracked = track(socket, upgraded);
+  // A failed write ends in 'close', which the tracked connection reports.
+  await new Promise<void>((resolve) => socket.write(`${lines.join('\r\n')}\r\n\r\n`, () => resolve()));
+  return tracked;
 }
 
 /** The header name as the code that set it spelled it (`API-Version`, not `api-version`). */

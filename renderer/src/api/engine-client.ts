@@ -97,6 +97,9 @@ export const engine = {
   volumes: () => getJson<{ Volumes: Volume[] | null; Warnings: string[] | null }>(`${E}/volumes`),
   createVolume: (name: string) => sendJson<Volume>('POST', `${E}/volumes/create`, { Name: name }),
   removeVolume: (name: string) => sendJson('DELETE', `${E}/volumes/${enc(name)}`),
+  pruneVolumes: () =>
+    sendJson<{ VolumesDeleted: string[] | null; SpaceReclaimed: number }>('POST', `${E}/volumes/prune`),
+  volumeUsage: () => getJson<{ Volumes: Volume[] | null }>(`${E}/system/df`),
   networks: () => getJson<NetworkSummary[]>(`${E}/networks`),
   /** Whether the engine serves the networks API (it answers 501 until it does). */
   hasNetworks: async () =>

@@ -35,7 +35,9 @@ export interface Volume {
   Mountpoint: string;
   CreatedAt?: string;
   Labels: Record<string, string> | null;
+  Options?: Record<string, string> | null;
   Scope: string;
+  UsageData?: { Size: number; RefCount: number } | null;
 }
 
 export interface NetworkSummary {

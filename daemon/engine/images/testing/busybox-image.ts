@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { TarWriter } from '../../../lib/tar/tar-writer';
-import type { SvcdInstance } from '../../../testing/svcd-harness';
+import type { EngineApi } from '../../../testing/engine-client';
 
 const mtime = new Date(1_700_000_000_000);
 
@@ -46,8 +46,8 @@ export async function busyboxRootfsTar(): Promise<Buffer> {
   return out;
 }
 
-/** Imports the busybox rootfs into svcd as `ref` (CMD ["sh"], a PATH); returns the image ID. */
-export async function importBusybox(svcd: SvcdInstance, ref = 'busybox:latest'): Promise<string> {
+/** Imports the busybox rootfs into an engine as `ref` (CMD ["sh"], a PATH); returns the image ID. */
+export async function importBusybox(svcd: EngineApi, ref = 'busybox:latest'): Promise<string> {
   const colon = ref.lastIndexOf(':');
   const [repo, tag] =
     colon > ref.lastIndexOf('/') ? [ref.slice(0, colon), ref.slice(colon + 1)] : [ref, 'latest'];

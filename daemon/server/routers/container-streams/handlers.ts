@@ -1,11 +1,12 @@
 import type { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidParameterError } from '../../../api/errors';
 import { supports, type ApiVersion } from '../../../api/versions';
 import type { Query } from '../../http/query';
 import { parseTimestampNano } from '../../http/timestamps';
 import type { Handler } from '../../router';
 import { parseDetachKeys } from '../../streams/detach-keys';
-import { hijack, rawStreamMediaType, wantsTcpUpgrade } from '../../streams/hijack';
+import { headReadGraceMs, hijack, rawStreamMediaType, wantsTcpUpgrade } from '../../streams/hijack';
 import { StreamMultiplexer } from '../../streams/stdcopy';
 import { EarlyOutput, serveSession, type StdioSession } from '../../streams/stdio-session';
 import { acceptWebSocket, isWebSocketHandshake } from '../../streams/websocket';
@@ -74,7 +75,7 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
       let out: Writable;
       let finish: () => void;
       if (wantsTcpUpgrade(req)) {
-        const conn = hijack(req, res);
+        const conn = await hijack(req, res);
         conn.signal.addEventListener('abort', () => gone.abort(), { once: true });
         out = conn.conn;
         finish = () => conn.close();
@@ -99,7 +100,8 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
       const framed = !b.tty(params.id);
       const session = query.bool('stream') ? b.attach(params.id, attachRequest(query, version)) : undefined;
       const early = session && new EarlyOutput(session);
-      const conn = hijack(req, res);
+      const conn = await hijack(req, res);
+      if (conn.upgraded && query.bool('logs')) await sleep(headReadGraceMs);
       const mux = new StreamMultiplexer(conn.conn, framed);
       try {
         await replayLogs(b, params.id, query, conn.conn, framed, conn.signal);

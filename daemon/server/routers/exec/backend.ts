@@ -13,6 +13,8 @@ export interface ExecBackend {
   create(ref: string, body: ExecCreateBody, options: ExecCreateOptions): Promise<{ Id: string }>;
   /** The exec instance as a session, before it starts (so no output is missed); 404 when unknown. */
   get(id: string): ExecSession;
+  /** Throws the conflict a start would meet (already run, container stopped). */
+  checkStart(id: string, stateConflict: boolean): unknown;
   start(id: string, detach: boolean, stateConflict: boolean): Promise<unknown>;
   resize(id: string, height: number, width: number): Promise<void>;
   inspect(id: string, withPid: boolean): ExecInspect;

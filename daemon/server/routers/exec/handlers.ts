@@ -1,12 +1,12 @@
 import { InvalidParameterError } from '../../../api/errors';
 import { supports } from '../../../api/versions';
-import type { ExecCreateBody } from '../../../api/exec-types';
+import type { ExecCreateBody, ExecStartBody } from '../../../api/exec-types';
 import { readJson } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
 import type { Handler } from '../../router';
 import { parseDetachKeys } from '../../streams/detach-keys';
 import { hijack } from '../../streams/hijack';
-import { StreamMultiplexer } from '../../streams/stdcopy';
+import { StdStream, StreamMultiplexer } from '../../streams/stdcopy';
 import { EarlyOutput, serveSession } from '../../streams/stdio-session';
 import type { ExecBackend } from './backend';
 
@@ -24,27 +24,32 @@ export function execHandlers(b: ExecBackend): Record<string, Handler> {
     },
 
     start: async ({ req, res, params, version }) => {
-      const body = (await readJson<{ Detach?: boolean; Tty?: boolean }>(req)) ?? {};
-      const exec = b.get(params.id);
-      const detachKeys = parseDetachKeys(exec.detachKeys);
+      const body = (await readJson<ExecStartBody>(req)) ?? {};
+      const stateConflict = supports(version, 'execStateConflict');
       if (body.Detach) {
-        await b.start(params.id, true, supports(version, 'execStateConflict'));
+        await b.start(params.id, true, stateConflict);
         return sendStatus(res, 200);
       }
-      // Listening before the start: a short command may print and exit before the hijack.
+      const exec = b.get(params.id);
+      const detachKeys = parseDetachKeys(body.DetachKeys ?? exec.detachKeys);
+      b.checkStart(params.id, stateConflict);
+      // Listening before the start: a short command may print and exit before it resolves.
       const early = new EarlyOutput(exec);
+      // The head goes out alone before the process runs (see hijack).
+      const conn = await hijack(req, res);
+      const mux = new StreamMultiplexer(conn.conn, !body.Tty);
       try {
-        await b.start(params.id, false, supports(version, 'execStateConflict'));
+        await b.start(params.id, false, stateConflict);
       } catch (err) {
-        early.release();
-        throw err;
+        // Once the stream has begun the runtime's refusal is output, as dockerd writes it; the
+        // exec has ended with its exit code, which ends the session below.
+        mux.write(StdStream.stdout, `${err instanceof Error ? err.message : String(err)}\r\n`);
       }
-      const conn = hijack(req, res);
       await serveSession(early, {
         conn: conn.conn,
         close: () => conn.close(),
         closed: conn.closed,
-        mux: new StreamMultiplexer(conn.conn, !exec.tty),
+        mux,
         stdin: exec.stdinAttached,
         detachKeys,
       });

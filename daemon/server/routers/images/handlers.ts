@@ -26,9 +26,14 @@ type Name =
 
 /**
  * Runs a streaming operation: its messages go out as JSON lines. A failure before the first
- * message is an ordinary error answer (the status says it); after, it goes into the stream.
+ * message is an ordinary error answer (the status says it) unless `failInStream`, as dockerd's
+ * load always answers 200 and tells a bad archive in the stream; after, it goes into the stream.
  */
-async function jsonStream(res: ServerResponse, run: (emit: Emit) => Promise<void>): Promise<void> {
+async function jsonStream(
+  res: ServerResponse,
+  run: (emit: Emit) => Promise<void>,
+  failInStream = false,
+): Promise<void> {
   const writer = new JsonLinesWriter(res, () => {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.flushHeaders();
@@ -43,7 +48,7 @@ async function jsonStream(res: ServerResponse, run: (emit: Emit) => Promise<void
     await chain;
   } catch (err) {
     await chain;
-    if (!writer.started) throw err;
+    if (!writer.started && !failInStream) throw err;
     if (!res.destroyed) await writer.writeError(err).catch(() => undefined);
   }
   writer.end();
@@ -109,7 +114,7 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
     },
 
     load: async ({ req, res, query, signal }) => {
-      await jsonStream(res, (emit) => backend.load(req, { quiet: query.bool('quiet'), emit, signal }));
+      await jsonStream(res, (emit) => backend.load(req, { quiet: query.bool('quiet'), emit, signal }), true);
     },
 
     saveMany: async (ctx) => {

@@ -189,6 +189,64 @@ describe('images between svcd and Docker Engine 20.10', { skip: dockerdMissing()
     },
   );
 
+  test("a committed image's Parent is its source image; history and the image list agree", async () => {
+    await importBusybox(svcd, 'parent-base:1');
+    const imported = await dockerd.request('POST', '/images/create?fromSrc=-&repo=parent-base&tag=1', {
+      body: await busyboxRootfsTar(),
+      headers: { 'Content-Type': 'application/x-tar' },
+    });
+    assert.equal(streamError(expectStatus(imported, 200)), undefined);
+    const seen = [];
+    for (const engine of [svcd, dockerd]) {
+      const base = (await inspect(engine, 'parent-base:1')).Id;
+      const made = await commitChange(engine, 'parent-base:1', 'parent-child:1', 'child');
+      const child = await inspect(engine, 'parent-child:1');
+      const history = expectStatus(await engine.request('GET', '/images/parent-child:1/history'), 200).json<
+        Array<{ Id: string; Tags: string[] | null }>
+      >();
+      const list = expectStatus(await engine.request('GET', '/images/json'), 200).json<
+        Array<{ Id: string; ParentId: string }>
+      >();
+      const name = (id: string) => (id === made ? 'child' : id === base ? 'base' : id);
+      seen.push({
+        parent: name(child.Parent),
+        history: history.map((h) => [name(h.Id), h.Tags]),
+        listed: name(list.find((i) => i.Id === made)?.ParentId ?? ''),
+        baseParent: (await inspect(engine, 'parent-base:1')).Parent,
+      });
+    }
+    assert.deepEqual(seen[0], {
+      parent: 'base',
+      history: [
+        ['child', ['parent-child:1']],
+        ['base', ['parent-base:1']],
+      ],
+      listed: 'base',
+      baseParent: '',
+    });
+    assert.deepEqual(seen[0], seen[1]);
+  });
+
+  test('a load of something that is not an archive: 200, the error a JSON message in the stream', async () => {
+    for (const engine of [svcd, dockerd]) {
+      for (const path of ['/images/load', '/images/load?quiet=1']) {
+        const res = expectStatus(
+          await engine.request('POST', path, {
+            body: Buffer.from('not a tar at all'),
+            headers: { 'Content-Type': 'application/x-tar' },
+          }),
+          200,
+        );
+        assert.equal(res.headers['content-type'], 'application/json');
+        const messages = jsonMessages(res);
+        assert.equal(messages.length, 1, res.text());
+        const m = messages[0] as { error?: string; errorDetail?: { message?: string } };
+        assert.ok(m.error, res.text());
+        assert.equal(m.errorDetail?.message, m.error);
+      }
+    }
+  });
+
   test('a load that takes a tag from another image says so, as dockerd does', async () => {
     await importBusybox(svcd, 'moved:1');
     const before = await save(svcd, ['moved:1']);

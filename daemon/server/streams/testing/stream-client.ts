@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { requestHijack } from '../hijack-client';
 import { FrameParser, StdStream } from '../stdcopy';
-import type { SvcdInstance } from '../../../testing/svcd-harness';
 
 export class StreamSession {
   stdout = '';
@@ -45,7 +44,8 @@ export class StreamSession {
 }
 
 export async function openStream(
-  svcd: SvcdInstance,
+  /** svcd or a Docker Engine peer. */
+  svcd: { socket: string },
   method: string,
   path: string,
   framed: boolean,

@@ -1,10 +1,37 @@
+// Server state of volumes: the list, their sizes (from /system/df) and the containers using each,
+// refreshed by volume and container events.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import { useEngineUp } from '../../app/use-desktop-state';
+import { useContainers } from '../containers/queries';
 
 export function useVolumes() {
   const up = useEngineUp();
   return useQuery({ queryKey: ['volumes', {}], queryFn: engine.volumes, enabled: up });
+}
+
+/** Bytes each volume holds, by name; sizing walks the volumes, so it is its own query. */
+export function useVolumeSizes() {
+  const up = useEngineUp();
+  return useQuery({
+    queryKey: ['volumes', { usage: true }],
+    queryFn: async () =>
+      new Map((await engine.volumeUsage()).Volumes?.map((v) => [v.Name, v.UsageData?.Size ?? -1]) ?? []),
+    enabled: up,
+  });
+}
+
+/** Container names using each volume, from the container list every screen shares. */
+export function useVolumeUsers(): Map<string, string[]> {
+  const containers = useContainers(true);
+  const users = new Map<string, string[]>();
+  for (const c of containers.data ?? []) {
+    for (const m of c.Mounts ?? []) {
+      if (m.Type !== 'volume' || !m.Name) continue;
+      users.set(m.Name, [...(users.get(m.Name) ?? []), (c.Names[0] ?? c.Id).replace(/^\//, '')]);
+    }
+  }
+  return users;
 }
 
 export function useVolumeMutations() {
@@ -13,5 +40,6 @@ export function useVolumeMutations() {
   return {
     create: useMutation({ mutationFn: engine.createVolume, onSettled }),
     remove: useMutation({ mutationFn: engine.removeVolume, onSettled }),
+    prune: useMutation({ mutationFn: engine.pruneVolumes, onSettled }),
   };
 }

@@ -1,12 +1,27 @@
-// Volumes: list, create, remove.
+// Volumes: list with size and the containers using each; create, remove and prune, each
+// destructive action confirmed in the app with the exact volume named.
 import { useState } from 'react';
+import { Dialog } from '../../../app/dialog';
 import { ErrorMessage } from '../../../app/error-message';
-import { useVolumeMutations, useVolumes } from '../queries';
+import { bytes } from '../../../app/format';
+import { useVolumeMutations, useVolumes, useVolumeSizes, useVolumeUsers } from '../queries';
+
+type Pending = { kind: 'remove'; name: string } | { kind: 'prune'; names: string[] };
 
 export function VolumeList() {
   const volumes = useVolumes();
-  const { create, remove } = useVolumeMutations();
+  const sizes = useVolumeSizes();
+  const users = useVolumeUsers();
+  const { create, remove, prune } = useVolumeMutations();
   const [name, setName] = useState('');
+  const [pending, setPending] = useState<Pending | undefined>();
+  const list = volumes.data?.Volumes ?? [];
+  const unused = list.filter((v) => !users.has(v.Name)).map((v) => v.Name);
+  const confirm = () => {
+    if (pending?.kind === 'remove') remove.mutate(pending.name);
+    if (pending?.kind === 'prune') prune.mutate();
+    setPending(undefined);
+  };
   return (
     <section className="screen">
       <header className="toolbar">
@@ -21,42 +36,75 @@ export function VolumeList() {
           />
           <button type="submit">Create volume</button>
         </form>
+        <button disabled={unused.length === 0} onClick={() => setPending({ kind: 'prune', names: unused })}>
+          Prune unused
+        </button>
       </header>
       <ErrorMessage error={volumes.error} context="Could not list volumes" />
-      <ErrorMessage error={create.error ?? remove.error} />
+      <ErrorMessage error={create.error ?? remove.error ?? prune.error} />
+      {prune.data && (
+        <p className="hint" role="status">
+          Pruned {prune.data.VolumesDeleted?.length ?? 0} volume
+          {prune.data.VolumesDeleted?.length === 1 ? '' : 's'}, {bytes(prune.data.SpaceReclaimed)} reclaimed
+        </p>
+      )}
       {volumes.data?.Warnings?.map((w) => (
         <p key={w} className="hint">
           {w}
         </p>
       ))}
+      {volumes.isSuccess && list.length === 0 && (
+        <p className="hint">No volumes yet: create one here, or run a container with a volume.</p>
+      )}
       <table className="table">
         <thead>
           <tr>
             <th>Name</th>
             <th>Driver</th>
-            <th>Mount point</th>
+            <th>Size</th>
+            <th>Used by</th>
             <th>Created</th>
             <th />
           </tr>
         </thead>
         <tbody>
-          {(volumes.data?.Volumes ?? []).map((v) => (
-            <tr key={v.Name}>
-              <td>{v.Name}</td>
-              <td>{v.Driver}</td>
-              <td>
-                <code>{v.Mountpoint}</code>
-              </td>
-              <td>{v.CreatedAt ?? ''}</td>
-              <td>
-                <button className="danger" onClick={() => remove.mutate(v.Name)}>
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
+          {list.map((v) => {
+            const size = sizes.data?.get(v.Name);
+            return (
+              <tr key={v.Name} data-volume={v.Name}>
+                <td title={v.Mountpoint}>{v.Name}</td>
+                <td>{v.Options?.type ? `${v.Driver} (${v.Options.type})` : v.Driver}</td>
+                <td>{size === undefined || size < 0 ? '…' : bytes(size)}</td>
+                <td>{users.get(v.Name)?.join(', ') ?? 'unused'}</td>
+                <td>{v.CreatedAt ? new Date(v.CreatedAt).toLocaleString() : ''}</td>
+                <td>
+                  <button className="danger" onClick={() => setPending({ kind: 'remove', name: v.Name })}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
+      {pending && (
+        <Dialog
+          title={pending.kind === 'remove' ? `Remove volume ${pending.name}?` : 'Prune unused volumes?'}
+          onClose={() => setPending(undefined)}
+        >
+          <p>
+            {pending.kind === 'remove'
+              ? `The data in ${pending.name} is deleted for good.`
+              : `${pending.names.length} volume${pending.names.length === 1 ? '' : 's'} no container uses will be deleted for good: ${pending.names.join(', ')}.`}
+          </p>
+          <footer>
+            <button onClick={() => setPending(undefined)}>Cancel</button>
+            <button className="danger" autoFocus onClick={confirm}>
+              {pending.kind === 'remove' ? 'Remove' : 'Prune'}
+            </button>
+          </footer>
+        </Dialog>
+      )}
     </section>
   );
 }

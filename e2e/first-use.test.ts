@@ -15,6 +15,8 @@ describe('first use in web mode', { skip: missingPrerequisite() }, () => {
   let session: Session;
   let app: WebApp;
   let page: Page;
+  // By address, not Alt+N: a focused terminal takes the keys.
+  const go = (section: string) => page.evaluate(`location.hash = '#/${section}'`);
   const engineGet = async (path: string) =>
     (await fetch(`${app.base}/engine${path}`, { headers: { authorization: `Bearer ${app.token}` } })).json();
 
@@ -223,5 +225,119 @@ describe('first use in web mode', { skip: missingPrerequisite() }, () => {
     assert.equal(c.HostConfig.NetworkMode, 'none');
     assert.equal(c.HostConfig.Init, true);
     await session.shot('run-pulled-first');
+  });
+
+  test('lists and states: transitions, live times, exit 0, row actions, in use, confirmations, shells, not found', async () => {
+    let browserDialogs = 0;
+    page.on('dialog', (d) => (browserDialogs++, void d.dismiss()));
+    const engineRun = async (name: string, cmd: string[]) => {
+      const res = await fetch(`${app.base}/engine/containers/create?name=${name}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ Image: 'first/busybox:1.0', Cmd: cmd }),
+      });
+      assert.equal(res.status, 201);
+      const start = await fetch(`${app.base}/engine/containers/${name}/start`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${app.token}` },
+      });
+      assert.equal(start.status, 204);
+    };
+
+    // Images: "in use" on the one a container uses; Run… from its row.
+    await go('images');
+    const used = page.getByRole('row', { name: /first\/busybox:1\.0/ });
+    await used.getByText('in use', { exact: true }).waitFor();
+    assert.equal(
+      await page
+        .getByRole('row', { name: /first\/dropped:1\.0/ })
+        .getByText('in use')
+        .count(),
+      0,
+    );
+    await used.getByRole('button', { name: 'Run…' }).click();
+    const run = page.getByRole('dialog', { name: 'Run a container' });
+    assert.equal(await run.getByLabel('Image').inputValue(), 'first/busybox:1.0');
+    await run.getByLabel('Name').fill('sleeper');
+    await run.getByLabel('Command').fill('sleep 300');
+    await run.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('heading', { name: 'sleeper' }).waitFor({ timeout: 60_000 });
+
+    // The terminal offers only the shells the container has (busybox: /bin/sh alone).
+    await page.getByRole('tab', { name: 'Terminal' }).click();
+    const shell = page.getByLabel('Shell');
+    await shell.locator('option').first().waitFor({ state: 'attached' });
+    assert.deepEqual(await shell.locator('option').allTextContents(), ['/bin/sh']);
+
+    await engineRun('clean-exit', ['true']);
+    await engineRun('failed-exit', ['sh', '-c', 'exit 3']);
+    await go('containers');
+    const row = (name: string) => page.getByTestId('container-row').filter({ hasText: name });
+    await row('clean-exit')
+      .getByText(/Exited \(0\)/)
+      .waitFor({ timeout: 30_000 });
+    await row('failed-exit')
+      .getByText(/Exited \(3\)/)
+      .waitFor({ timeout: 30_000 });
+    const colour = (name: string) =>
+      row(name)
+        .locator('.badge')
+        .evaluate(
+          (b) =>
+            (
+              globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+            ).getComputedStyle(b).backgroundColor,
+        );
+    assert.notEqual(
+      await colour('clean-exit'),
+      await colour('failed-exit'),
+      'exit 0 is not drawn as a failure',
+    );
+
+    // sleep as PID 1 ignores SIGTERM: the stop takes the 10 s grace, shown as a transition.
+    const sleeper = row('sleeper');
+    await sleeper.getByRole('button', { name: 'Stop' }).click();
+    await sleeper.getByText('stopping…', { exact: true }).waitFor();
+    assert.equal(await sleeper.getByRole('button', { name: 'Stop' }).isDisabled(), true);
+    assert.equal(await sleeper.getByRole('button', { name: 'Restart' }).isDisabled(), true);
+    assert.equal(await sleeper.getByRole('button', { name: 'Remove' }).isDisabled(), true);
+    await session.shot('containers-stopping');
+    await sleeper.getByText('exited', { exact: true }).waitFor({ timeout: 30_000 });
+
+    // With the engine quiet, the relative time still moves on.
+    const status = row('clean-exit').locator('span.ellipsis').last();
+    const before = await status.textContent();
+    await status.filter({ hasNotText: before! }).waitFor({ timeout: 15_000 });
+
+    // Row actions: restart, terminal, remove with an in-app confirmation naming the container.
+    assert.equal(await row('clean-exit').getByRole('button', { name: 'Terminal' }).isDisabled(), true);
+    await row('failed-exit').getByRole('button', { name: 'Remove' }).click();
+    const confirmRemove = page.getByRole('dialog', { name: 'Remove failed-exit?' });
+    await confirmRemove.waitFor();
+    await session.shot('container-remove-confirm');
+    await confirmRemove.getByRole('button', { name: 'Remove' }).click();
+    await row('failed-exit').waitFor({ state: 'detached', timeout: 30_000 });
+    await row('sleeper').getByRole('button', { name: 'Restart' }).click();
+    await row('sleeper').getByText('running', { exact: true }).waitFor({ timeout: 30_000 });
+    await row('sleeper').getByRole('button', { name: 'Terminal' }).click();
+    await page.getByTestId('terminal').waitFor();
+
+    // Removing an image asks first, naming it.
+    await go('images');
+    await page
+      .getByRole('row', { name: /first\/dropped:1\.0/ })
+      .getByRole('button', { name: 'Remove' })
+      .click();
+    const confirmImage = page.getByRole('dialog', { name: 'Remove first/dropped:1.0?' });
+    await confirmImage.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('row', { name: /first\/dropped:1\.0/ }).waitFor();
+
+    // A container that does not exist: a not-found page, without the container's actions.
+    await page.goto(`${app.base}/#/containers/no-such-container/summary`);
+    await page.getByTestId('container-not-found').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Remove' }).count(), 0);
+    assert.equal(await page.getByRole('tab').count(), 0);
+    await session.shot('container-not-found');
+    assert.equal(browserDialogs, 0, 'no browser confirm()');
   });
 });

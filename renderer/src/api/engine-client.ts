@@ -40,6 +40,12 @@ export const engine = {
     request(`${E}/containers/${enc(id)}/stats${query({ stream: 1 })}`, { signal }),
   archive: (id: string, path: string, signal?: AbortSignal) =>
     request(`${E}/containers/${enc(id)}/archive${query({ path })}`, { signal }),
+  /** Whether `path` exists in the container (HEAD on the archive answers 404 when not). */
+  pathExists: (id: string, path: string) =>
+    request(`${E}/containers/${enc(id)}/archive${query({ path })}`, { method: 'HEAD' }).then(
+      () => true,
+      (e: { status?: number }) => (e.status === 404 ? false : Promise.reject(e as Error)),
+    ),
   archiveUrl: (id: string, path: string) => withToken(`${E}/containers/${enc(id)}/archive${query({ path })}`),
   putArchive: (id: string, path: string, tar: Blob) =>
     request(`${E}/containers/${enc(id)}/archive${query({ path })}`, {

@@ -5,6 +5,7 @@ import { ApiError, jsonLines } from '../../api/gateway';
 import type { ContainerCreateBody, JsonMessage } from '../../api/engine-types';
 import { fold, type Progress } from '../images/progress';
 import { splitTag } from '../images/components/progress-dialog';
+import { usePending } from './store';
 import { useEngineUp } from '../../app/use-desktop-state';
 
 export function useContainers(all: boolean) {
@@ -25,7 +26,9 @@ export interface BulkResult {
 /** One action over many containers; each failure is kept and shown, none stops the rest. */
 export function useBulkAction() {
   const qc = useQueryClient();
+  const { begin, end } = usePending.getState();
   return useMutation({
+    onMutate: ({ ids, action }) => begin(ids, action),
     mutationFn: async ({ ids, action }: { ids: string[]; action: ContainerAction | 'remove' }) => {
       const results = await Promise.allSettled(
         ids.map((id) => (action === 'remove' ? engine.remove(id, true) : engine.action(id, action))),
@@ -35,7 +38,12 @@ export function useBulkAction() {
         error: r.status === 'rejected' ? r.reason : undefined,
       }));
     },
-    onSettled: () => qc.invalidateQueries({ queryKey: ['containers'] }),
+    // The transition shows until the list says where the containers ended up.
+    onSettled: async (_r, _e, { ids }) => {
+      await qc.invalidateQueries({ queryKey: ['containers'] });
+      await qc.invalidateQueries({ queryKey: ['container'] });
+      end(ids);
+    },
   });
 }
 

@@ -7,6 +7,9 @@ export type ImageDialog =
   | { kind: 'tag'; id: string }
   | { kind: 'load'; file?: File }
   | { kind: 'import' }
+  | { kind: 'run'; image: string }
+  /** `last`: the name is the image's only one, so the image itself goes. */
+  | { kind: 'remove'; id: string; last: boolean }
   | undefined;
 
 export const useImagesUi = create<{

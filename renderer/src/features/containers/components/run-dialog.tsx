@@ -21,7 +21,10 @@ export function RunDialog({ image, onClose }: { image?: string; onClose: () => v
   const [pull, setPull] = useState<Progress>();
   const problemsRef = useRef<HTMLDivElement>(null);
   // The list sits below a long form: bring it into view when a submit finds problems.
-  useEffect(() => problemsRef.current?.scrollIntoView({ block: 'nearest' }), [problems]);
+  useEffect(() => {
+    // Braces: Chromium's scrollIntoView returns a promise, which React would take for a cleanup.
+    void problemsRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [problems]);
   const abort = useRef(new AbortController());
   const run = useRunContainer(setPull, abort.current.signal);
   const images = useImages();

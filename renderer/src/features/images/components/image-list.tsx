@@ -2,7 +2,10 @@
 // history.
 import { useState, type FormEvent } from 'react';
 import { engine } from '../../../api/engine-client';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
+import { RunDialog } from '../../containers/components/run-dialog';
+import { useContainers } from '../../containers/queries';
 import { Dialog } from '../../../app/dialog';
 import { ago, bytes, shortId } from '../../../app/format';
 import { useEngineUp } from '../../../app/use-desktop-state';
@@ -17,6 +20,9 @@ export function ImageList() {
   const up = useEngineUp();
   const images = useImages();
   const { remove } = useImageMutations();
+  const containers = useContainers(true);
+  const users = new Map<string, number>();
+  for (const c of containers.data ?? []) users.set(c.ImageID, (users.get(c.ImageID) ?? 0) + 1);
   // One row per name, as `docker images` shows them: push and remove act on that name.
   const rows = (images.data ?? [])
     .flatMap((image) => {
@@ -77,13 +83,26 @@ export function ImageList() {
         <tbody>
           {rows.map(({ image: i, name }) => (
             <tr key={`${i.Id} ${name ?? ''}`}>
-              <td>{name ?? '<none>'}</td>
+              <td>
+                {name ?? '<none>'}{' '}
+                {users.get(i.Id) ? (
+                  <span
+                    className="badge in-use"
+                    title={`${users.get(i.Id)} container${users.get(i.Id) === 1 ? '' : 's'} use this image`}
+                  >
+                    in use
+                  </span>
+                ) : null}
+              </td>
               <td>
                 <code>{shortId(i.Id)}</code>
               </td>
               <td>{bytes(i.Size)}</td>
               <td>{ago(i.Created)}</td>
               <td className="actions">
+                <button onClick={() => ui.open({ kind: 'run', image: name ?? i.Id })} disabled={!up}>
+                  Run…
+                </button>
                 <button onClick={() => ui.showHistory(i.Id)}>History</button>
                 <button onClick={() => ui.open({ kind: 'tag', id: i.Id })}>Tag…</button>
                 <button disabled={!name} onClick={() => name && ui.open({ kind: 'push', name })}>
@@ -99,7 +118,13 @@ export function ImageList() {
                 </a>
                 <button
                   className="danger"
-                  onClick={() => remove.mutate({ id: name ?? i.Id, force: false })}
+                  onClick={() =>
+                    ui.open({
+                      kind: 'remove',
+                      id: name ?? i.Id,
+                      last: !name || (i.RepoTags?.length ?? 0) <= 1,
+                    })
+                  }
                   title={
                     name ? `Remove the name ${name} (the image goes with its last name)` : 'Remove the image'
                   }
@@ -136,6 +161,26 @@ export function ImageList() {
           file={ui.dialog.kind === 'load' ? ui.dialog.file : undefined}
           onClose={() => ui.open(undefined)}
         />
+      ) : null}
+      {ui.dialog?.kind === 'run' ? (
+        <RunDialog image={ui.dialog.image} onClose={() => ui.open(undefined)} />
+      ) : null}
+      {ui.dialog?.kind === 'remove' ? (
+        <ConfirmDialog
+          title={`Remove ${ui.dialog.id.startsWith('sha256:') ? shortId(ui.dialog.id) : ui.dialog.id}?`}
+          action="Remove"
+          onConfirm={(
+            (id) => () =>
+              remove.mutate({ id, force: false })
+          )(ui.dialog.id)}
+          onClose={() => ui.open(undefined)}
+        >
+          <p>
+            {ui.dialog.last
+              ? 'The image and its layers that no other image shares are deleted.'
+              : 'Only this name is removed: the image keeps its other names.'}
+          </p>
+        </ConfirmDialog>
       ) : null}
       {ui.dialog?.kind === 'tag' ? <TagDialog id={ui.dialog.id} onClose={() => ui.open(undefined)} /> : null}
       {ui.historyOf ? <HistoryDialog id={ui.historyOf} onClose={() => ui.showHistory(undefined)} /> : null}

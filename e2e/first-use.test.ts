@@ -340,4 +340,44 @@ describe('first use in web mode', { skip: missingPrerequisite() }, () => {
     await session.shot('container-not-found');
     assert.equal(browserDialogs, 0, 'no browser confirm()');
   });
+
+  // Last: it ends with the app stopped.
+  test('registry delete, DOCKER_HOST for the docker CLI, and the page after the app quits', async () => {
+    // Delete manifest from the registry browser, confirmed in the app.
+    await pushTestImage(app.registryUrl, 'e2e/deleteme', '1.0');
+    await go('registry');
+    await page.getByTestId('repositories').getByRole('link', { name: 'e2e/deleteme' }).click();
+    await page.getByTestId('tags').getByRole('link', { name: '1.0' }).click();
+    await page.getByTestId('manifest').getByRole('button', { name: 'Delete manifest' }).click();
+    await page
+      .getByRole('dialog', { name: /^Delete e2e\/deleteme@sha256:/ })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await page.getByTestId('manifest').waitFor({ state: 'detached' });
+    assert.equal(await page.getByRole('alert').count(), 0);
+    const gone = await fetch(`${app.registryUrl}/v2/e2e/deleteme/manifests/1.0`);
+    assert.equal(gone.status, 404);
+
+    // DOCKER_HOST: printed at start, shown and copied in Settings, and the docker CLI takes it.
+    assert.match(app.dockerHost, /^unix:\/\/\/.+\/svcd\.sock$/);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base });
+    await go('settings');
+    await page.getByTestId('docker-host').waitFor();
+    assert.equal(await page.getByTestId('docker-host').textContent(), `export DOCKER_HOST=${app.dockerHost}`);
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByRole('button', { name: 'Copied', exact: true }).waitFor();
+    const copied = (await page.evaluate('navigator.clipboard.readText()')) as string;
+    const host = copied.replace(/^export DOCKER_HOST=/, '');
+    const names = execFileSync('docker', ['ps', '-a', '--format', '{{.Names}}'], {
+      env: { ...process.env, DOCKER_HOST: host },
+      encoding: 'utf8',
+    });
+    assert.ok(names.split('\n').includes('sleeper'), names);
+    await session.shot('settings-docker-host');
+
+    // When the app quits, the open page says the engine is gone.
+    await app.stop();
+    await page.getByTestId('engine-status').filter({ hasText: 'Engine down' }).waitFor();
+    await session.shot('app-stopped');
+  });
 });

@@ -8,7 +8,7 @@ import {
   NotModifiedError,
   SvcError,
 } from '../../api/errors';
-import { isAlreadyExists } from '../../runtime/containerd/grpc-errors';
+import { isAlreadyExists, isExitedProcess } from '../../runtime/containerd/grpc-errors';
 import type { TaskIO } from '../../runtime/containerd/tasks-service';
 import { parseSignal } from '../../runtime/oci-spec/signals';
 import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
@@ -221,7 +221,7 @@ export class ContainerLifecycle {
       await this.ctx.client.tasks.kill(container.id, signal, { all: signal === SIGKILL });
     } catch (err) {
       // The process has just exited on its own: its exit is being recorded, nothing to signal.
-      if (!(err instanceof NotFoundError)) throw err;
+      if (!isExitedProcess(err)) throw err;
       if (!isRunning(container.record.State)) return true;
     }
     // A frozen process cannot act on its signal until it thaws.

@@ -51,3 +51,12 @@ export function runtimeMessage(err: unknown): string {
   if (isServiceError(cause)) return cause.details || cause.message;
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * Whether a call on a task's process failed because that process has just exited: containerd no
+ * longer knows it, or its shim closed the connection on its way out.
+ */
+export function isExitedProcess(err: unknown): boolean {
+  if (grpcCode(err) === Status.NOT_FOUND) return true;
+  return /ttrpc: closed|process already finished/.test(runtimeMessage(err));
+}

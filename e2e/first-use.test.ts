@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { makeImage, saveArchive } from './image-archives';
 import { pushTestImage } from './registry-push';
-import { missingPrerequisite, startSession, type Session, type WebApp } from './web-mode-fixture';
+import {
+  missingPrerequisite,
+  startSession,
+  type ServiceView,
+  type Session,
+  type WebApp,
+} from './web-mode-fixture';
 
 describe('first use in web mode', { skip: missingPrerequisite() }, () => {
   let session: Session;
@@ -339,6 +345,58 @@ describe('first use in web mode', { skip: missingPrerequisite() }, () => {
     assert.equal(await page.getByRole('tab').count(), 0);
     await session.shot('container-not-found');
     assert.equal(browserDialogs, 0, 'no browser confirm()');
+  });
+
+  test('the events timeline keeps what happened before an engine restart, and resumes after it', async () => {
+    const auth = { authorization: `Bearer ${app.token}` };
+    const mark = async (name: string) => {
+      const res = await fetch(`${app.base}/engine/containers/create?name=${name}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ Image: 'first/busybox:1.0', Cmd: ['true'] }),
+      });
+      assert.equal(res.status, 201);
+    };
+    await go('events');
+    const events = page.getByRole('list', { name: 'Events' });
+    // Events from the first minutes of this session, before the screen was ever opened.
+    await events.getByText('load', { exact: true }).first().waitFor();
+    await mark('before-restart');
+    await events.getByText('before-restart').waitFor();
+    const svcd = async () =>
+      (
+        (await (await fetch(`${app.base}/api/state`, { headers: auth })).json()) as {
+          services: (ServiceView & { since: number })[];
+        }
+      ).services.find((s) => s.name === 'svcd')!;
+    const before = (await svcd()).since;
+    const restart = await fetch(`${app.base}/api/services/svcd/restart`, { method: 'POST', headers: auth });
+    assert.ok(restart.ok);
+    // Up again after the restart: the state's change time moved on.
+    for (let s = await svcd(); !(s.status === 'up' && s.since > before); s = await svcd())
+      await new Promise((r) => setTimeout(r, 200));
+    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor({ timeout: 60_000 });
+    await mark('after-restart');
+    await events.getByText('after-restart').waitFor({ timeout: 30_000 });
+    await events.getByText('before-restart').waitFor();
+    await events.getByText('load', { exact: true }).first().waitFor();
+    await session.shot('events-after-restart');
+
+    // Each state at the two window sizes, light and dark.
+    for (const [w, h] of [
+      [1440, 900],
+      [1024, 700],
+    ])
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.setViewportSize({ width: w, height: h });
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const section of ['containers', 'images', 'events', 'registry', 'settings']) {
+          await go(section);
+          await page.getByRole('heading', { level: 1 }).first().waitFor();
+          await session.shot(`${section}-${w}x${h}-${scheme}`);
+        }
+      }
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   // Last: it ends with the app stopped.

@@ -115,5 +115,5 @@ export const engine = {
     ),
   network: (id: string) => getJson<NetworkSummary>(`${E}/networks/${enc(id)}`),
 
-  events: (signal: AbortSignal) => request(`${E}/events`, { signal }),
+  events: (signal: AbortSignal, since?: number) => request(`${E}/events${query({ since })}`, { signal }),
 };

@@ -13,6 +13,8 @@ export function useCatalog() {
     queryKey: ['registry', { catalog: true }],
     queryFn: () => registry.catalog(),
     enabled: up,
+    // The registry sends the app no events: what was pushed since shows when the screen opens.
+    refetchOnMount: 'always',
   });
 }
 

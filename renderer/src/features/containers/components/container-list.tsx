@@ -26,7 +26,7 @@ function matches(c: ContainerSummary, search: string, label: string): boolean {
 
 function Ports({ c }: { c: ContainerSummary }) {
   return (
-    <span className="ports">
+    <span className="ports col-wide">
       {c.Ports.map((p, i) =>
         p.PublicPort ? (
           <a key={i} href={`http://127.0.0.1:${p.PublicPort}/`} target="_blank" rel="noreferrer">
@@ -119,8 +119,8 @@ export function ContainerList() {
         <span>Name</span>
         <span>State</span>
         <span>Image</span>
-        <span>Command</span>
-        <span>Ports</span>
+        <span className="col-wide">Command</span>
+        <span className="col-wide">Ports</span>
         <span>Created</span>
         <span>Status</span>
         <span>Actions</span>
@@ -160,7 +160,7 @@ export function ContainerList() {
               <span className="ellipsis" title={c.Image}>
                 {c.Image}
               </span>
-              <code className="ellipsis" title={c.Command}>
+              <code className="ellipsis col-wide" title={c.Command}>
                 {c.Command}
               </code>
               <Ports c={c} />

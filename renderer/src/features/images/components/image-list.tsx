@@ -74,7 +74,7 @@ export function ImageList() {
         <thead>
           <tr>
             <th>Name</th>
-            <th>Id</th>
+            <th className="col-wide">Id</th>
             <th>Size</th>
             <th>Created</th>
             <th>Actions</th>
@@ -94,7 +94,7 @@ export function ImageList() {
                   </span>
                 ) : null}
               </td>
-              <td>
+              <td className="col-wide">
                 <code>{shortId(i.Id)}</code>
               </td>
               <td>{bytes(i.Size)}</td>

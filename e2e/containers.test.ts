@@ -27,7 +27,7 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
   });
 
   test('pulls an image from the embedded registry with per-layer progress', async () => {
-    await page.getByRole('button', { name: 'Pull…' }).click();
+    await page.getByTestId('images-empty').getByRole('button', { name: 'Pull…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Pull an image' });
     await dialog.getByLabel('Image').fill(image);
     await dialog.getByRole('button', { name: 'Pull', exact: true }).click();

@@ -149,8 +149,11 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
   test('stops and removes it from the detail screen', async () => {
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await page.locator('.badge.state-exited').waitFor({ timeout: 30_000 });
-    page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Remove', exact: true }).click();
+    await page
+      .getByRole('dialog', { name: /^Remove .+\?$/ })
+      .getByRole('button', { name: 'Remove' })
+      .click();
     await page.getByTestId('containers-empty').waitFor({ timeout: 30_000 });
     await session.shot('container-removed');
     const res = await fetch(`${app.base}/engine/containers/json?all=1`, {

@@ -27,7 +27,7 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
   });
 
   test('pulls an image from the embedded registry with per-layer progress', async () => {
-    await page.getByRole('button', { name: 'Pull…' }).click();
+    await page.getByTestId('images-empty').getByRole('button', { name: 'Pull…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Pull an image' });
     await dialog.getByLabel('Image').fill(image);
     await dialog.getByRole('button', { name: 'Pull', exact: true }).click();
@@ -69,8 +69,11 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
     await row.getByRole('checkbox').check();
     await page.getByRole('button', { name: 'Stop', exact: true }).first().click();
     await row.getByText('exited', { exact: true }).waitFor({ timeout: 30_000 });
-    page.once('dialog', (d) => void d.accept());
     await page.getByLabel('Bulk actions').getByRole('button', { name: 'Remove' }).click();
+    await page
+      .getByRole('dialog', { name: 'Remove e2e-web?' })
+      .getByRole('button', { name: 'Remove' })
+      .click();
     await row.waitFor({ state: 'detached', timeout: 30_000 });
     const list = await fetch(`${app.base}/engine/containers/json?all=1`, {
       headers: { authorization: `Bearer ${app.token}` },
@@ -112,9 +115,17 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
     // Removing one of two names only untags; the last name of an image a container uses is refused.
     const retagged = page.getByRole('row', { name: /e2e\/retagged:2\.0/ });
     await retagged.getByRole('button', { name: 'Remove' }).click();
+    await page
+      .getByRole('dialog', { name: /^Remove .*e2e\/retagged:2\.0\?$/ })
+      .getByRole('button', { name: 'Remove' })
+      .click();
     await retagged.waitFor({ state: 'detached' });
     await page
       .getByRole('row', { name: new RegExp(image) })
+      .getByRole('button', { name: 'Remove' })
+      .click();
+    await page
+      .getByRole('dialog', { name: `Remove ${image}?` })
       .getByRole('button', { name: 'Remove' })
       .click();
     await page.getByRole('alert').filter({ hasText: 'Could not remove the image' }).waitFor();

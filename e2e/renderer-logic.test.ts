@@ -112,6 +112,14 @@ describe('run form', () => {
     assert.throws(() => createBody({ ...base, ports: 'eighty' }), /port "eighty"/);
     assert.throws(() => createBody({ ...base, env: 'NOEQUALS' }), /environment "NOEQUALS"/);
     assert.throws(() => createBody({ ...base, volumes: '/only' }), /volume "\/only"/);
+    assert.throws(
+      () => createBody({ ...base, image: ' ', env: 'X', labels: '=v', workdir: 'rel' }),
+      (err: Error & { problems?: string[] }) =>
+        err.problems?.length === 4 &&
+        /label "=v"/.test(err.message) &&
+        /working directory "rel"/.test(err.message),
+      'every problem at once',
+    );
     assert.deepEqual(splitCommand(`echo 'a b' c`), ['echo', 'a b', 'c']);
   });
 });

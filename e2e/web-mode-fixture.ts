@@ -58,6 +58,8 @@ export interface WebApp {
   token: string;
   registryUrl: string;
   dir: string;
+  /** The DOCKER_HOST line web mode printed. */
+  dockerHost: string;
   /** Milliseconds from spawn to the printed URL. */
   urlAfterMs: number;
   stop(): Promise<void>;
@@ -83,11 +85,11 @@ export async function startWebApp(): Promise<WebApp> {
   );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  let out = '';
   const launchUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /Svc Desktop \(web mode\): (\S+)/.exec(out);
+      const m = /Svc Desktop \(web mode\): (\S+)\n.*DOCKER_HOST=(\S+)\n/.exec(out);
       if (m) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`web mode exited with ${code}: ${stderr}`)));
@@ -96,6 +98,7 @@ export async function startWebApp(): Promise<WebApp> {
   const u = new URL(launchUrl);
   return {
     launchUrl,
+    dockerHost: /DOCKER_HOST=(\S+)/.exec(out)![1],
     base: u.origin,
     token: u.searchParams.get('token')!,
     registryUrl: `http://127.0.0.1:${registryPort}`,

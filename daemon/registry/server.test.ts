@@ -43,6 +43,18 @@ describe('server basics', () => {
     assert.deepEqual(codes(res), ['UNSUPPORTED']);
   });
 
+  test('a percent-encoded digest reads as the digest, as Distribution decodes its path', async () => {
+    const body = await pushSmallImage(reg.url, 'enc/a', 'enc');
+    await putManifest(reg.url, 'enc/a', 'v1', body);
+    const encoded = encodeURIComponent(sha256(body));
+    assert.match(encoded, /%3A/);
+    assert.equal((await http(`${reg.url}/v2/enc/a/manifests/${encoded}`)).status, 200);
+    assert.equal((await http(`${reg.url}/v2/enc/a/manifests/${encoded}`, { method: 'DELETE' })).status, 202);
+    assert.equal((await http(`${reg.url}/v2/enc/a/manifests/${sha256(body)}`)).status, 404);
+    const bad = await http(`${reg.url}/v2/enc/a/manifests/sha256%3Azz`, { method: 'DELETE' });
+    assert.deepEqual(codes(bad), ['DIGEST_INVALID']);
+  });
+
   test('the token endpoint is unsupported without token auth', async () => {
     const res = await http(`${reg.url}/token?scope=repository:x:pull`);
     assert.equal(res.status, 405);

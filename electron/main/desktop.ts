@@ -20,6 +20,8 @@ export interface DesktopOptions extends Partial<DesktopPaths> {
 export interface Desktop {
   supervisor: Supervisor;
   gateway: Gateway;
+  /** What DOCKER_HOST takes to reach this engine with the docker CLI. */
+  dockerHost: string;
   stop(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   return {
     supervisor,
     gateway,
+    dockerHost: `unix://${engineSocket}`,
     async stop() {
       await gateway.close();
       const svcd = supervisor.state('svcd');

@@ -2,7 +2,7 @@
 // "-init" layer, so they never show up in changes or commits) on the image's top snapshot, the
 // container's writable snapshot on top, mounted by svcd at <container dir>/rootfs.
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ConflictError, NotFoundError, SystemError } from '../../api/errors';
@@ -185,8 +185,33 @@ export class ContainerRootfs {
   }
 
   /** Size of the writable layer (SizeRw) via containerd's usage. */
+  /**
+   * Bytes the container added or changed, as dockerd counts them: the apparent sizes of the
+   * files in its writable layer, directories not counted and hard links once (containerd's usage
+   * counts blocks, directories included, so an untouched layer would not read 0).
+   */
   async sizeRw(id: string): Promise<number> {
-    return (await this.client.snapshots.usage(id)).size;
+    const upper = upperDirOf(await this.client.snapshots.mounts(id));
+    const seen = new Set<string>();
+    const walk = async (dir: string): Promise<number> => {
+      let total = 0;
+      for (const entry of await readdir(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          total += await walk(path);
+          continue;
+        }
+        const info = await lstat(path);
+        if (info.nlink > 1) {
+          const key = `${info.dev}:${info.ino}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+        }
+        total += info.size;
+      }
+      return total;
+    };
+    return walk(upper);
   }
 
   /**

@@ -81,10 +81,24 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
+/** "sha256%3Aabc" is "sha256:abc", as Distribution reads its decoded path; a bad escape stays as sent. */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 export function matchRoute(pathname: string): RouteMatch | undefined {
   for (const route of routes) {
     const m = route.pattern.exec(pathname);
-    if (m) return { route, params: { ...m.groups } };
+    if (!m) continue;
+    const params: Record<string, string> = { ...m.groups };
+    // The references a client may percent-encode; repository names keep their own checks.
+    for (const k of ['reference', 'digest'] as const)
+      if (params[k] !== undefined) params[k] = decoded(params[k]);
+    return { route, params };
   }
   return undefined;
 }

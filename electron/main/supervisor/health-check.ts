@@ -24,5 +24,6 @@ function targetOptions(t: { socketPath: string; path: string } | URL): http.Requ
 }
 
 export function describeCheck(check: HealthCheck): string {
-  return check.kind === 'unix' ? `unix://${check.socketPath}${check.path}` : check.url;
+  // The address a client takes (DOCKER_HOST, a registry base URL), not the probe's path.
+  return check.kind === 'unix' ? `unix://${check.socketPath}` : new URL(check.url).origin;
 }

@@ -1,11 +1,12 @@
 // The typed Engine API client (API 1.41 shapes), over the gateway's /engine prefix.
-import { getJson, query, request, sendJson, withToken, wsUrl } from './gateway';
+import { getJson, query, request, sendJson, upload, withToken, wsUrl } from './gateway';
 import type {
   ContainerCreateBody,
   ContainerInspect,
   ContainerSummary,
   ImageDeleteItem,
   ImageHistoryItem,
+  ImageInspect,
   ImageSummary,
   InfoResponse,
   NetworkSummary,
@@ -39,6 +40,12 @@ export const engine = {
     request(`${E}/containers/${enc(id)}/stats${query({ stream: 1 })}`, { signal }),
   archive: (id: string, path: string, signal?: AbortSignal) =>
     request(`${E}/containers/${enc(id)}/archive${query({ path })}`, { signal }),
+  /** Whether `path` exists in the container (HEAD on the archive answers 404 when not). */
+  pathExists: (id: string, path: string) =>
+    request(`${E}/containers/${enc(id)}/archive${query({ path })}`, { method: 'HEAD' }).then(
+      () => true,
+      (e: { status?: number }) => (e.status === 404 ? false : Promise.reject(e as Error)),
+    ),
   archiveUrl: (id: string, path: string) => withToken(`${E}/containers/${enc(id)}/archive${query({ path })}`),
   putArchive: (id: string, path: string, tar: Blob) =>
     request(`${E}/containers/${enc(id)}/archive${query({ path })}`, {
@@ -61,6 +68,7 @@ export const engine = {
   execSocketUrl: (execId: string) => wsUrl(`${E}/exec/${enc(execId)}/start-ws`),
 
   images: () => getJson<ImageSummary[]>(`${E}/images/json`),
+  imageInspect: (name: string) => getJson<ImageInspect>(`${E}/images/${enc(name)}/json`),
   imageHistory: (id: string) => getJson<ImageHistoryItem[]>(`${E}/images/${enc(id)}/history`),
   pull: (image: string, tag: string, signal: AbortSignal) =>
     request(`${E}/images/create${query({ fromImage: image, tag })}`, { method: 'POST', signal }),
@@ -71,6 +79,22 @@ export const engine = {
       headers: { 'X-Registry-Auth': btoa('{}') },
       signal,
     }),
+  /** A `docker save` archive; answers JSON lines ("Loaded image: …" or an error). */
+  load: (archive: Blob, onProgress: (sent: number, total: number) => void, signal?: AbortSignal) =>
+    upload(`${E}/images/load`, archive, onProgress, signal),
+  /** A root filesystem tar made into an image, as `docker import` (changes are Dockerfile lines). */
+  importImage: (
+    rootfs: Blob,
+    v: { repo: string; tag: string; changes: string[] },
+    onProgress: (sent: number, total: number) => void,
+    signal?: AbortSignal,
+  ) => {
+    const q = new URLSearchParams({ fromSrc: '-', repo: v.repo, tag: v.tag });
+    for (const c of v.changes) q.append('changes', c);
+    return upload(`${E}/images/create?${q}`, rootfs, onProgress, signal);
+  },
+  /** A link that downloads the image as a `docker save` archive. */
+  saveUrl: (name: string) => withToken(`${E}/images/${enc(name)}/get`),
   tag: (id: string, repo: string, tag: string) =>
     sendJson('POST', `${E}/images/${enc(id)}/tag${query({ repo, tag })}`),
   removeImage: (id: string, force: boolean) =>
@@ -83,7 +107,13 @@ export const engine = {
     sendJson<{ VolumesDeleted: string[] | null; SpaceReclaimed: number }>('POST', `${E}/volumes/prune`),
   volumeUsage: () => getJson<{ Volumes: Volume[] | null }>(`${E}/system/df`),
   networks: () => getJson<NetworkSummary[]>(`${E}/networks`),
+  /** Whether the engine serves the networks API (it answers 501 until it does). */
+  hasNetworks: async () =>
+    await request(`${E}/networks`).then(
+      () => true,
+      (e: { status?: number }) => e.status !== 501,
+    ),
   network: (id: string) => getJson<NetworkSummary>(`${E}/networks/${enc(id)}`),
 
-  events: (signal: AbortSignal) => request(`${E}/events`, { signal }),
+  events: (signal: AbortSignal, since?: number) => request(`${E}/events${query({ since })}`, { signal }),
 };

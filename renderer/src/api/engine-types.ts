@@ -8,6 +8,7 @@ export type { ContainerCreateBody } from '../../../daemon/api/container-types';
 export type { EngineEvent } from '../../../daemon/api/event-types';
 export type {
   ImageSummary,
+  ImageInspect,
   ImageHistoryItem,
   ImageDeleteItem,
   JsonMessage,

@@ -72,6 +72,45 @@ export async function sendJson<T>(method: string, path: string, body?: unknown):
   return text ? (JSON.parse(text) as T) : undefined;
 }
 
+/**
+ * A request whose body is a file, with upload progress (fetch reports none): load and import.
+ * Resolves with the response text; a refusal is an ApiError as for request().
+ */
+export function upload(
+  path: string,
+  body: Blob,
+  onProgress: (sent: number, total: number) => void,
+  signal?: AbortSignal,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', gateway.base + path);
+    xhr.setRequestHeader('Authorization', `Bearer ${gateway.token}`);
+    xhr.setRequestHeader('Content-Type', 'application/x-tar');
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : body.size);
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) return resolve(xhr.responseText);
+      void readMessage(new Response(xhr.responseText, { status: xhr.status })).then((m) =>
+        reject(new ApiError(xhr.status, m, path)),
+      );
+    };
+    xhr.onerror = () =>
+      reject(new ApiError(0, 'The app gateway is not answering (was the app stopped?)', path));
+    xhr.onabort = () => reject(new DOMException('aborted', 'AbortError'));
+    signal?.addEventListener('abort', () => xhr.abort());
+    xhr.send(body);
+  });
+}
+
+/** Newline-delimited JSON already read whole (an upload's answer). */
+export function parseJsonLines<T>(text: string): T[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+}
+
 /** For links, EventSource and WebSocket, where a browser cannot send the header. */
 export function withToken(path: string): string {
   return `${gateway.base}${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(gateway.token)}`;

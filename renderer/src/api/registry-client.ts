@@ -46,6 +46,7 @@ export const registry = {
   },
   config: (repo: string, digest: string) =>
     getJson<Record<string, unknown>>(`${R}/${path(repo)}/blobs/${digest}`),
+  // As docker and skopeo send it: "sha256:…" unencoded (a digest has no character that needs it).
   deleteManifest: (repo: string, digest: string) =>
-    request(`${R}/${path(repo)}/manifests/${encodeURIComponent(digest)}`, { method: 'DELETE' }),
+    request(`${R}/${path(repo)}/manifests/${digest}`, { method: 'DELETE' }),
 };

@@ -55,7 +55,14 @@ function useSearchShortcut(): void {
 
 export function App() {
   const theme = useTheme((t) => t.theme);
-  useEffect(() => applyTheme(theme), [theme]);
+  useEffect(() => {
+    applyTheme(theme);
+    // "system" follows the system's switch while the app is open, not only at start.
+    const media = window.matchMedia('(prefers-color-scheme: dark)');
+    const onChange = () => applyTheme(theme);
+    media.addEventListener('change', onChange);
+    return () => media.removeEventListener('change', onChange);
+  }, [theme]);
   useDesktopStateStream();
   useEngineEvents();
   useSearchShortcut();

@@ -12,10 +12,10 @@ export function bytes(n: number | undefined): string {
   return `${v < 10 && i > 0 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
 
-export function ago(epochSeconds: number): string {
+export function ago(epochSeconds: number, now = Date.now()): string {
   // Images built without a creation time carry 0 (1970): say nothing rather than "55 years".
   if (!epochSeconds || epochSeconds < 0) return '—';
-  const s = Math.max(0, Date.now() / 1000 - epochSeconds);
+  const s = Math.max(0, now / 1000 - epochSeconds);
   if (s < 60) return `${Math.round(s)} s ago`;
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   if (s < 86400) return `${Math.round(s / 3600)} h ago`;
@@ -28,4 +28,51 @@ export function shortId(id: string): string {
 
 export function containerName(names: string[] | undefined, id: string): string {
   return names?.[0]?.replace(/^\//, '') ?? shortId(id);
+}
+
+/** A duration worded as the engine words it in a container's status ("About a minute"). */
+export function humanDuration(seconds: number): string {
+  const minutes = Math.round(seconds / 60);
+  const hours = Math.round(seconds / 3600);
+  if (seconds < 1) return 'Less than a second';
+  if (Math.floor(seconds) === 1) return '1 second';
+  if (seconds < 60) return `${Math.floor(seconds)} seconds`;
+  if (minutes === 1) return 'About a minute';
+  if (minutes < 60) return `${minutes} minutes`;
+  if (hours === 1) return 'About an hour';
+  if (hours < 48) return `${hours} hours`;
+  if (hours < 24 * 14) return `${Math.floor(hours / 24)} days`;
+  if (hours < 24 * 60) return `${Math.floor(hours / 24 / 7)} weeks`;
+  if (hours < 24 * 730) return `${Math.floor(hours / 24 / 30)} months`;
+  return `${Math.floor(hours / 24 / 365)} years`;
+}
+
+const UNIT: Record<string, number> = {
+  second: 1,
+  minute: 60,
+  hour: 3600,
+  day: 86400,
+  week: 604800,
+  month: 2592000,
+  year: 31536000,
+};
+
+/** The seconds a worded duration stands for (the inverse of humanDuration, to its precision). */
+function durationSeconds(text: string): number | undefined {
+  if (text === 'Less than a second') return 0;
+  if (text === 'About a minute') return 60;
+  if (text === 'About an hour') return 3600;
+  const m = /^(\d+) (second|minute|hour|day|week|month|year)s?$/.exec(text);
+  return m ? Number(m[1]) * UNIT[m[2]] : undefined;
+}
+
+/**
+ * A container's status as fetched at `fetchedAt` ("Exited (0) 3 seconds ago", "Up 2 minutes
+ * (Paused)"), advanced to `now`: the list is refreshed by events, not by the clock.
+ */
+export function statusAt(status: string, fetchedAt: number, now: number): string {
+  const m = /^(Up|Exited \(-?\d+\)|Restarting \(-?\d+\)) (.+?)( ago)?( \(.+\))?$/.exec(status);
+  const then = m ? durationSeconds(m[2]) : undefined;
+  if (!m || then === undefined) return status;
+  return `${m[1]} ${humanDuration(then + Math.max(0, now - fetchedAt) / 1000)}${m[3] ?? ''}${m[4] ?? ''}`;
 }

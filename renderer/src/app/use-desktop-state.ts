@@ -17,6 +17,13 @@ export function useDesktopStateStream(): void {
         s,
       ]);
     });
+    // The stream breaks when the app quits (or the gateway dies): nothing is reachable any more,
+    // so say so instead of keeping the last "up". A reconnect brings the real states back.
+    source.addEventListener('error', () => {
+      qc.setQueryData<ServiceState[]>(servicesKey, (old = []) =>
+        old.map((o) => ({ ...o, status: 'down', reason: 'The app is not answering (was it stopped?)' })),
+      );
+    });
     return () => source.close();
   }, [qc]);
 }

@@ -2,19 +2,30 @@
 // queries of its resource type. Nothing polls. The stream reopens when the engine comes back.
 import { useEffect } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { create } from 'zustand';
 import { engine } from '../api/engine-client';
 import { jsonLines } from '../api/gateway';
 import type { EngineEvent } from '../api/engine-types';
 import { useEngineUp } from './use-desktop-state';
 
-export const eventsKey = ['events', { timeline: true }] as const;
 /** The timeline keeps this many; the screen says so when more have been seen. */
 export const TIMELINE_LIMIT = 5000;
+
+/** When the app opened, in the engine's seconds: the first subscription asks for events since. */
+const openedAt = Math.floor(Date.now() / 1000);
 
 export interface Timeline {
   events: EngineEvent[];
   seen: number;
 }
+
+/**
+ * Every event since the app opened. Kept outside the query cache, which a reconnect's refetch
+ * of everything (and garbage collection while no screen shows it) would empty.
+ */
+export const useTimeline = create<Timeline>(() => ({ events: [], seen: 0 }));
+
+const key = (e: EngineEvent) => `${e.timeNano} ${e.Type} ${e.Action} ${e.Actor.ID}`;
 
 const INVALIDATES: Record<string, string[]> = {
   container: ['containers', 'container'],
@@ -24,7 +35,10 @@ const INVALIDATES: Record<string, string[]> = {
 };
 
 function record(qc: QueryClient, ev: EngineEvent): void {
-  qc.setQueryData<Timeline>(eventsKey, (old = { events: [], seen: 0 }) => {
+  useTimeline.setState((old) => {
+    // A resumed stream repeats the events of the second it resumes from.
+    const last = old.events.at(-1)?.time ?? 0;
+    if (ev.time <= last && old.events.some((o) => o.time === ev.time && key(o) === key(ev))) return old;
     const events = old.events.length >= TIMELINE_LIMIT ? old.events.slice(1) : old.events.slice();
     events.push(ev);
     return { events, seen: old.seen + 1 };
@@ -41,7 +55,9 @@ export function useEngineEvents(): void {
     // Whatever happened while we were not listening: refetch once, then follow the stream.
     void qc.invalidateQueries();
     (async () => {
-      const res = await engine.events(abort.signal);
+      // Resume where the timeline stopped (or from the app's opening), as `docker events --since`.
+      const since = useTimeline.getState().events.at(-1)?.time ?? openedAt;
+      const res = await engine.events(abort.signal, since);
       for await (const ev of jsonLines<EngineEvent>(res)) record(qc, ev);
     })().catch(() => {
       // The stream ends when the engine goes away; the supervisor state reopens it.

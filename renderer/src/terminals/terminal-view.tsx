@@ -2,6 +2,7 @@
 // hijacked exec start. Resize goes to the exec; Ctrl+Shift+C / Ctrl+Shift+V copy and paste;
 // when the container comes back after a restart the terminal reconnects by itself.
 import { useEffect, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
@@ -10,17 +11,39 @@ import { errorText } from '../api/gateway';
 
 type Phase = 'connecting' | 'connected' | 'closed';
 
+const SHELLS = ['/bin/sh', '/bin/bash', '/bin/ash', '/bin/zsh'];
+
+/** The shells the container's file system holds: only those are offered. */
+function useShells(containerId: string, running: boolean) {
+  return useQuery({
+    queryKey: ['container', { id: containerId, shells: true }],
+    queryFn: async () => {
+      const found = await Promise.all(SHELLS.map((s) => engine.pathExists(containerId, s)));
+      return SHELLS.filter((_, i) => found[i]);
+    },
+    enabled: running,
+    staleTime: Infinity,
+  });
+}
+
 export function TerminalView({ containerId, running }: { containerId: string; running: boolean }) {
   const host = useRef<HTMLDivElement>(null);
   const [phase, setPhase] = useState<Phase>('connecting');
   const [message, setMessage] = useState('');
   const [attempt, setAttempt] = useState(0);
-  const [shell, setShell] = useState('/bin/sh');
+  const shells = useShells(containerId, running);
+  const [chosen, setShell] = useState<string>();
+  const shell = chosen ?? shells.data?.[0];
 
   useEffect(() => {
     if (!running) {
       setPhase('closed');
       setMessage('The container is not running. The terminal reconnects when it starts.');
+      return;
+    }
+    if (!shell) {
+      setPhase('closed');
+      setMessage(shells.isSuccess ? `No shell in the container (looked for ${SHELLS.join(', ')}).` : '');
       return;
     }
     const term = new Terminal({ cursorBlink: true, convertEol: false, fontSize: 13, scrollback: 10_000 });
@@ -82,17 +105,17 @@ export function TerminalView({ containerId, running }: { containerId: string; ru
       ro.disconnect();
       term.dispose();
     };
-  }, [containerId, running, attempt, shell]);
+  }, [containerId, running, attempt, shell, shells.isSuccess]);
 
   return (
     <div className="terminal">
       <div className="toolbar">
         <label>
           Shell{' '}
-          <select value={shell} onChange={(e) => setShell(e.target.value)} aria-label="Shell">
-            <option>/bin/sh</option>
-            <option>/bin/bash</option>
-            <option>/bin/ash</option>
+          <select value={shell ?? ''} onChange={(e) => setShell(e.target.value)} aria-label="Shell">
+            {(shells.data ?? []).map((s) => (
+              <option key={s}>{s}</option>
+            ))}
           </select>
         </label>
         <span className={`badge term-${phase}`}>{phase}</span>

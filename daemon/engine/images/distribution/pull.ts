@@ -97,7 +97,11 @@ export async function pullImage(options: PullOptions): Promise<PulledImage> {
   // The config is stored while the layers download; manifests only once all they name is there.
   const configStored = storeBytes(sink, manifest.config, configBytes, signal);
   configStored.catch(() => {});
-  const existingLayers = await fetchAndUnpack(options, image, manifest.layers);
+  // A failed layer waits for the config's write to settle, so no ingest outlives the pull.
+  const existingLayers = await fetchAndUnpack(options, image, manifest.layers).catch(async (err: unknown) => {
+    await configStored.catch(() => {});
+    throw err;
+  });
   await configStored;
   await storeBytes(sink, chosen.descriptor, chosen.bytes, signal);
   if (top !== chosen) await storeBytes(sink, top.descriptor, top.bytes, signal);

@@ -34,3 +34,25 @@ export const useContainersUi = create<ContainersUi>((set) => ({
   selectOnly: (ids) => set({ selected: new Set(ids) }),
   setRunOpen: (runOpen) => set({ runOpen }),
 }));
+
+const TRANSITION: Record<string, string> = {
+  start: 'starting…',
+  stop: 'stopping…',
+  restart: 'restarting…',
+  pause: 'pausing…',
+  unpause: 'unpausing…',
+  kill: 'killing…',
+  remove: 'removing…',
+};
+
+/** Containers with an action under way, and what it is ("stopping…"): their buttons wait. */
+export const usePending = create<{
+  pending: Map<string, string>;
+  begin(ids: string[], action: string): void;
+  end(ids: string[]): void;
+}>((set) => ({
+  pending: new Map(),
+  begin: (ids, action) =>
+    set((s) => ({ pending: new Map([...s.pending, ...ids.map((id) => [id, TRANSITION[action]] as const)]) })),
+  end: (ids) => set((s) => ({ pending: new Map([...s.pending].filter(([id]) => !ids.includes(id))) })),
+}));

@@ -2,7 +2,15 @@
 import { create } from 'zustand';
 
 export type ImageDialog =
-  { kind: 'pull' } | { kind: 'push'; name: string } | { kind: 'tag'; id: string } | undefined;
+  | { kind: 'pull' }
+  | { kind: 'push'; name: string }
+  | { kind: 'tag'; id: string }
+  | { kind: 'load'; file?: File }
+  | { kind: 'import' }
+  | { kind: 'run'; image: string }
+  /** `last`: the name is the image's only one, so the image itself goes. */
+  | { kind: 'remove'; id: string; last: boolean }
+  | undefined;
 
 export const useImagesUi = create<{
   search: string;

@@ -13,6 +13,29 @@ export function useCatalog() {
     queryKey: ['registry', { catalog: true }],
     queryFn: () => registry.catalog(),
     enabled: up,
+    // The registry sends the app no events: what was pushed since shows when the screen opens.
+    refetchOnMount: 'always',
+  });
+}
+
+/**
+ * Every host/repository:tag the embedded registry holds, as the engine would pull them: the only
+ * names worth suggesting when no other registry is reachable.
+ */
+export function useRegistryReferences() {
+  const up = useRegistryUp();
+  const endpoint = useService('svc-registry')?.endpoint;
+  return useQuery({
+    queryKey: ['registry', { references: endpoint }],
+    queryFn: async () => {
+      const host = new URL(endpoint!).host;
+      const repos = (await registry.catalog()).repositories ?? [];
+      const tagged = await Promise.all(
+        repos.map(async (r) => ((await registry.tags(r)).tags ?? []).map((t) => `${host}/${r}:${t}`)),
+      );
+      return tagged.flat();
+    },
+    enabled: up && !!endpoint,
   });
 }
 

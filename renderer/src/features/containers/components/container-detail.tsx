@@ -1,9 +1,12 @@
 // One container: Summary, Logs, Terminal, Stats, Files, as tabs in the route.
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useState } from 'react';
+import { ApiError } from '../../../api/gateway';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
 import { containerName } from '../../../app/format';
 import { navigate } from '../../../app/router';
 import { useBulkAction, useContainer } from '../queries';
+import { usePending } from '../store';
 import { FilesTab } from './files-tab';
 import { LogsTab } from './logs-tab';
 import { StatsTab } from './stats-tab';
@@ -22,26 +25,62 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
   const current = (TABS as readonly string[]).includes(tab) ? tab : 'summary';
   const running = c.data?.State.Running ?? false;
   const tty = c.data?.Config.Tty ?? false;
+  const busy = usePending((p) => p.pending.get(id));
+  const [confirming, setConfirming] = useState(false);
+  const name = c.data ? containerName([c.data.Name], id) : id;
+  if (c.error instanceof ApiError && c.error.status === 404) {
+    return (
+      <section className="screen detail">
+        <header className="toolbar">
+          <a href="#/containers">Containers</a> /<h1>Not found</h1>
+        </header>
+        <p role="alert" data-testid="container-not-found">
+          There is no container <code>{id}</code> on this engine: it was removed, or the address is wrong.
+        </p>
+        <p>
+          <a href="#/containers">Back to the containers</a>
+        </p>
+      </section>
+    );
+  }
   return (
     <section className="screen detail">
       <header className="toolbar">
-        <a href="#/containers">Containers</a> /<h1>{c.data ? containerName([c.data.Name], id) : id}</h1>
-        {c.data ? <span className={`badge state-${c.data.State.Status}`}>{c.data.State.Status}</span> : null}
+        <a href="#/containers">Containers</a> /<h1>{name}</h1>
+        {busy ? <span className="badge state-busy">{busy}</span> : null}
+        {c.data && !busy ? (
+          <span
+            className={`badge state-${c.data.State.Status}${c.data.State.ExitCode === 0 ? ' exit-ok' : ''}`}
+          >
+            {c.data.State.Status}
+          </span>
+        ) : null}
         <span className="spacer" />
-        <button onClick={() => bulk.mutate({ ids: [id], action: running ? 'stop' : 'start' })}>
+        <button
+          disabled={!!busy}
+          onClick={() => bulk.mutate({ ids: [id], action: running ? 'stop' : 'start' })}
+        >
           {running ? 'Stop' : 'Start'}
         </button>
-        <button onClick={() => bulk.mutate({ ids: [id], action: 'restart' })}>Restart</button>
-        <button
-          className="danger"
-          onClick={() =>
-            confirm('Remove this container (stopping it first)?') &&
-            bulk.mutate({ ids: [id], action: 'remove' }, { onSuccess: () => navigate('containers') })
-          }
-        >
+        <button disabled={!!busy} onClick={() => bulk.mutate({ ids: [id], action: 'restart' })}>
+          Restart
+        </button>
+        <button className="danger" disabled={!!busy} onClick={() => setConfirming(true)}>
           Remove
         </button>
       </header>
+      {confirming ? (
+        <ConfirmDialog
+          title={`Remove ${name}?`}
+          action="Remove"
+          onConfirm={() =>
+            bulk.mutate({ ids: [id], action: 'remove' }, { onSuccess: () => navigate('containers') })
+          }
+          onClose={() => setConfirming(false)}
+        >
+          <p>{name} will be stopped if running, then removed with its file system. Named volumes stay.</p>
+        </ConfirmDialog>
+      ) : null}
       <ErrorMessage error={c.error} context="Could not inspect the container" />
       {bulk.data?.map((r) => (r.error ? <ErrorMessage key={r.id} error={r.error} /> : null))}
       <div role="tablist" className="tabs">

@@ -1,14 +1,16 @@
 // The containers screen: live list (events-driven), search and filters, multi-select with bulk
 // actions, per-row actions, and the run dialog.
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import type { ContainerSummary } from '../../../api/engine-types';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
-import { ago, containerName, shortId } from '../../../app/format';
+import { ago, containerName, shortId, statusAt } from '../../../app/format';
+import { useNow } from '../../../app/use-now';
 import { navigate } from '../../../app/router';
 import { useEngineUp } from '../../../app/use-desktop-state';
 import { VirtualList } from '../../../app/virtual-list';
 import { useBulkAction, useContainers } from '../queries';
-import { useContainersUi } from '../store';
+import { useContainersUi, usePending } from '../store';
 import { RunDialog } from './run-dialog';
 import { SearchBox } from '../../../app/search-box';
 
@@ -24,7 +26,7 @@ function matches(c: ContainerSummary, search: string, label: string): boolean {
 
 function Ports({ c }: { c: ContainerSummary }) {
   return (
-    <span className="ports">
+    <span className="ports col-wide">
       {c.Ports.map((p, i) =>
         p.PublicPort ? (
           <a key={i} href={`http://127.0.0.1:${p.PublicPort}/`} target="_blank" rel="noreferrer">
@@ -53,6 +55,13 @@ export function ContainerList() {
   const act = (action: 'start' | 'stop' | 'restart' | 'remove', ids = selected) =>
     bulk.mutate({ ids, action });
   const failures = bulk.data?.filter((r) => r.error) ?? [];
+  const pending = usePending((p) => p.pending);
+  const now = useNow();
+  const [removing, setRemoving] = useState<string[]>();
+  const nameOf = (id: string) => {
+    const c = list.data?.find((r) => r.Id === id);
+    return c ? containerName(c.Names, c.Id) : shortId(id);
+  };
 
   return (
     <section className="screen" aria-labelledby="containers-title">
@@ -90,13 +99,7 @@ export function ContainerList() {
         <button disabled={!selected.length} onClick={() => act('restart')}>
           Restart
         </button>
-        <button
-          className="danger"
-          disabled={!selected.length}
-          onClick={() =>
-            confirm(`Remove ${selected.length} container(s), stopping them first?`) && act('remove')
-          }
-        >
+        <button className="danger" disabled={!selected.length} onClick={() => setRemoving(selected)}>
           Remove
         </button>
       </div>
@@ -116,8 +119,8 @@ export function ContainerList() {
         <span>Name</span>
         <span>State</span>
         <span>Image</span>
-        <span>Command</span>
-        <span>Ports</span>
+        <span className="col-wide">Command</span>
+        <span className="col-wide">Ports</span>
         <span>Created</span>
         <span>Status</span>
         <span>Actions</span>
@@ -136,6 +139,8 @@ export function ContainerList() {
         renderRow={(i) => {
           const c = rows[i];
           const running = c.State === 'running';
+          const busy = pending.get(c.Id);
+          const clean = c.State === 'exited' && /^Exited \(0\)/.test(c.Status);
           return (
             <div className="containers-grid row" data-testid="container-row">
               <input
@@ -147,27 +152,58 @@ export function ContainerList() {
               <a href={`#/containers/${c.Id}/summary`} className="name">
                 {containerName(c.Names, c.Id)}
               </a>
-              <span className={`badge state-${c.State}`}>{c.State}</span>
+              <span
+                className={busy ? 'badge state-busy' : `badge state-${c.State}${clean ? ' exit-ok' : ''}`}
+              >
+                {busy ?? c.State}
+              </span>
               <span className="ellipsis" title={c.Image}>
                 {c.Image}
               </span>
-              <code className="ellipsis" title={c.Command}>
+              <code className="ellipsis col-wide" title={c.Command}>
                 {c.Command}
               </code>
               <Ports c={c} />
-              <span>{ago(c.Created)}</span>
-              <span className="ellipsis">{c.Status}</span>
+              <span>{ago(c.Created, now)}</span>
+              <span className="ellipsis">{statusAt(c.Status, list.dataUpdatedAt, now)}</span>
               <span className="actions">
-                <button onClick={() => act(running ? 'stop' : 'start', [c.Id])}>
+                <button disabled={!!busy} onClick={() => act(running ? 'stop' : 'start', [c.Id])}>
                   {running ? 'Stop' : 'Start'}
                 </button>
+                <button disabled={!!busy} onClick={() => act('restart', [c.Id])}>
+                  Restart
+                </button>
                 <button onClick={() => navigate('containers', c.Id, 'logs')}>Logs</button>
+                <button
+                  disabled={!running || !!busy}
+                  onClick={() => navigate('containers', c.Id, 'terminal')}
+                >
+                  Terminal
+                </button>
+                <button className="danger" disabled={!!busy} onClick={() => setRemoving([c.Id])}>
+                  Remove
+                </button>
               </span>
             </div>
           );
         }}
       />
       {ui.runOpen ? <RunDialog onClose={() => ui.setRunOpen(false)} /> : null}
+      {removing ? (
+        <ConfirmDialog
+          title={
+            removing.length === 1 ? `Remove ${nameOf(removing[0])}?` : `Remove ${removing.length} containers?`
+          }
+          action="Remove"
+          onConfirm={() => act('remove', removing)}
+          onClose={() => setRemoving(undefined)}
+        >
+          <p>
+            {removing.map(nameOf).join(', ')} will be stopped if running, then removed with{' '}
+            {removing.length === 1 ? 'its' : 'their'} file system. Named volumes stay.
+          </p>
+        </ConfirmDialog>
+      ) : null}
     </section>
   );
 }

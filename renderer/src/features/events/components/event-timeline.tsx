@@ -5,7 +5,7 @@ import { useTimeline } from '../queries';
 import { useEventsUi } from '../store';
 
 export function EventTimeline() {
-  const { data } = useTimeline();
+  const data = useTimeline();
   const ui = useEventsUi();
   const events = (data?.events ?? []).filter((e) => !ui.type || e.Type === ui.type).reverse();
   return (

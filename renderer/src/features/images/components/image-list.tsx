@@ -1,11 +1,17 @@
-// Images: list with tags, size and age; pull, tag, push, remove (409 explained), history.
+// Images: list with tags, size and age; load, import, pull, save, tag, push, remove (409 explained),
+// history.
 import { useState, type FormEvent } from 'react';
+import { engine } from '../../../api/engine-client';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
+import { RunDialog } from '../../containers/components/run-dialog';
+import { useContainers } from '../../containers/queries';
 import { Dialog } from '../../../app/dialog';
 import { ago, bytes, shortId } from '../../../app/format';
 import { useEngineUp } from '../../../app/use-desktop-state';
 import { explainRemoveError, useImageHistory, useImageMutations, useImages } from '../queries';
 import { useImagesUi } from '../store';
+import { ArchiveDialog } from './archive-dialog';
 import { ProgressDialog, splitTag } from './progress-dialog';
 import { SearchBox } from '../../../app/search-box';
 
@@ -14,6 +20,9 @@ export function ImageList() {
   const up = useEngineUp();
   const images = useImages();
   const { remove } = useImageMutations();
+  const containers = useContainers(true);
+  const users = new Map<string, number>();
+  for (const c of containers.data ?? []) users.set(c.ImageID, (users.get(c.ImageID) ?? 0) + 1);
   // One row per name, as `docker images` shows them: push and remove act on that name.
   const rows = (images.data ?? [])
     .flatMap((image) => {
@@ -23,8 +32,30 @@ export function ImageList() {
     })
     .filter(({ image, name }) => `${name ?? ''} ${image.Id}`.toLowerCase().includes(ui.search.toLowerCase()));
   const explanation = explainRemoveError(remove.error);
+  const getImage = (
+    <>
+      <button onClick={() => ui.open({ kind: 'load' })} disabled={!up}>
+        Load…
+      </button>
+      <button onClick={() => ui.open({ kind: 'import' })} disabled={!up}>
+        Import…
+      </button>
+      <button onClick={() => ui.open({ kind: 'pull' })} disabled={!up}>
+        Pull…
+      </button>
+    </>
+  );
   return (
-    <section className="screen">
+    <section
+      className="screen"
+      onDragOver={(e) => up && e.dataTransfer.types.includes('Files') && e.preventDefault()}
+      onDrop={(e) => {
+        const file = e.dataTransfer.files[0];
+        if (!up || !file) return;
+        e.preventDefault();
+        ui.open({ kind: 'load', file });
+      }}
+    >
       <header className="toolbar">
         <h1>Images</h1>
         <SearchBox
@@ -34,9 +65,7 @@ export function ImageList() {
           onChange={ui.setSearch}
         />
         <span className="spacer" />
-        <button onClick={() => ui.open({ kind: 'pull' })} disabled={!up}>
-          Pull…
-        </button>
+        {getImage}
       </header>
       <ErrorMessage error={images.error} context="Could not list images" />
       <ErrorMessage error={remove.error} context="Could not remove the image" />
@@ -45,7 +74,7 @@ export function ImageList() {
         <thead>
           <tr>
             <th>Name</th>
-            <th>Id</th>
+            <th className="col-wide">Id</th>
             <th>Size</th>
             <th>Created</th>
             <th>Actions</th>
@@ -54,21 +83,48 @@ export function ImageList() {
         <tbody>
           {rows.map(({ image: i, name }) => (
             <tr key={`${i.Id} ${name ?? ''}`}>
-              <td>{name ?? '<none>'}</td>
               <td>
+                {name ?? '<none>'}{' '}
+                {users.get(i.Id) ? (
+                  <span
+                    className="badge in-use"
+                    title={`${users.get(i.Id)} container${users.get(i.Id) === 1 ? '' : 's'} use this image`}
+                  >
+                    in use
+                  </span>
+                ) : null}
+              </td>
+              <td className="col-wide">
                 <code>{shortId(i.Id)}</code>
               </td>
               <td>{bytes(i.Size)}</td>
               <td>{ago(i.Created)}</td>
               <td className="actions">
+                <button onClick={() => ui.open({ kind: 'run', image: name ?? i.Id })} disabled={!up}>
+                  Run…
+                </button>
                 <button onClick={() => ui.showHistory(i.Id)}>History</button>
                 <button onClick={() => ui.open({ kind: 'tag', id: i.Id })}>Tag…</button>
                 <button disabled={!name} onClick={() => name && ui.open({ kind: 'push', name })}>
                   Push…
                 </button>
+                <a
+                  className="button"
+                  href={engine.saveUrl(name ?? i.Id)}
+                  download={`${(name ?? shortId(i.Id)).replace(/[/:]/g, '_')}.tar`}
+                  title="Save the image to a file, as docker save"
+                >
+                  Save
+                </a>
                 <button
                   className="danger"
-                  onClick={() => remove.mutate({ id: name ?? i.Id, force: false })}
+                  onClick={() =>
+                    ui.open({
+                      kind: 'remove',
+                      id: name ?? i.Id,
+                      last: !name || (i.RepoTags?.length ?? 0) <= 1,
+                    })
+                  }
                   title={
                     name ? `Remove the name ${name} (the image goes with its last name)` : 'Remove the image'
                   }
@@ -85,10 +141,46 @@ export function ImageList() {
           ))}
         </tbody>
       </table>
-      {images.isSuccess && rows.length === 0 ? <p className="muted">No images. Pull one.</p> : null}
+      {images.isSuccess && rows.length === 0 ? (
+        <div className="empty" data-testid="images-empty">
+          <p>
+            {ui.search
+              ? 'No image matches the search.'
+              : 'No images yet. Load an archive made by docker save (or drop it here), import a root filesystem tar, or pull from a registry.'}
+          </p>
+          {ui.search ? null : <div className="toolbar">{getImage}</div>}
+        </div>
+      ) : null}
       {ui.dialog?.kind === 'pull' ? <ProgressDialog mode="pull" onClose={() => ui.open(undefined)} /> : null}
       {ui.dialog?.kind === 'push' ? (
         <ProgressDialog mode="push" name={ui.dialog.name} onClose={() => ui.open(undefined)} />
+      ) : null}
+      {ui.dialog?.kind === 'load' || ui.dialog?.kind === 'import' ? (
+        <ArchiveDialog
+          mode={ui.dialog.kind}
+          file={ui.dialog.kind === 'load' ? ui.dialog.file : undefined}
+          onClose={() => ui.open(undefined)}
+        />
+      ) : null}
+      {ui.dialog?.kind === 'run' ? (
+        <RunDialog image={ui.dialog.image} onClose={() => ui.open(undefined)} />
+      ) : null}
+      {ui.dialog?.kind === 'remove' ? (
+        <ConfirmDialog
+          title={`Remove ${ui.dialog.id.startsWith('sha256:') ? shortId(ui.dialog.id) : ui.dialog.id}?`}
+          action="Remove"
+          onConfirm={(
+            (id) => () =>
+              remove.mutate({ id, force: false })
+          )(ui.dialog.id)}
+          onClose={() => ui.open(undefined)}
+        >
+          <p>
+            {ui.dialog.last
+              ? 'The image and its layers that no other image shares are deleted.'
+              : 'Only this name is removed: the image keeps its other names.'}
+          </p>
+        </ConfirmDialog>
       ) : null}
       {ui.dialog?.kind === 'tag' ? <TagDialog id={ui.dialog.id} onClose={() => ui.open(undefined)} /> : null}
       {ui.historyOf ? <HistoryDialog id={ui.historyOf} onClose={() => ui.showHistory(undefined)} /> : null}

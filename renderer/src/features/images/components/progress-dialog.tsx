@@ -6,6 +6,7 @@ import { errorText, jsonLines } from '../../../api/gateway';
 import type { JsonMessage } from '../../../api/engine-types';
 import { Dialog } from '../../../app/dialog';
 import { bytes } from '../../../app/format';
+import { useRegistryReferences } from '../../registry/queries';
 import { fold, type Progress } from '../progress';
 
 export function ProgressDialog({
@@ -22,6 +23,7 @@ export function ProgressDialog({
   const [running, setRunning] = useState(false);
   const abort = useRef<AbortController | undefined>(undefined);
   const qc = useQueryClient();
+  const known = useRegistryReferences();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -54,39 +56,22 @@ export function ProgressDialog({
             autoFocus
             value={image}
             onChange={(e) => setImage(e.target.value)}
-            placeholder="127.0.0.1:5000/busybox:latest"
+            placeholder="host:port/repository:tag"
             readOnly={mode === 'push'}
+            list={mode === 'pull' ? 'registry-references' : undefined}
           />
         </label>
+        {mode === 'pull' ? (
+          <datalist id="registry-references" data-testid="pull-suggestions">
+            {(known.data ?? []).map((r) => (
+              <option key={r} value={r} />
+            ))}
+          </datalist>
+        ) : null}
         {mode === 'push' ? (
           <p className="muted">The image name says where it goes: host:port/repository:tag (tag it first).</p>
         ) : null}
-        {progress ? (
-          <div className="progress" aria-live="polite">
-            {progress.layers.map((l) => (
-              <div key={l.id} className="layer">
-                <code>{l.id}</code>
-                <progress
-                  max={l.total || 1}
-                  value={done(l.status) ? l.total || 1 : l.total ? l.current : undefined}
-                />
-                <span>
-                  {l.status} {l.total ? `${bytes(l.current)} / ${bytes(l.total)}` : ''}
-                </span>
-              </div>
-            ))}
-            {progress.messages.map((m, i) => (
-              <div key={i} className="muted">
-                {m}
-              </div>
-            ))}
-            {progress.error ? (
-              <div className="error" role="alert">
-                {progress.error}
-              </div>
-            ) : null}
-          </div>
-        ) : null}
+        {progress ? <ProgressView progress={progress} /> : null}
         <footer>
           <button type="button" onClick={() => (abort.current?.abort(), onClose())}>
             {running ? 'Cancel' : 'Close'}
@@ -97,6 +82,36 @@ export function ProgressDialog({
         </footer>
       </form>
     </Dialog>
+  );
+}
+
+/** One bar per layer, the stream's other messages, and its error. */
+export function ProgressView({ progress }: { progress: Progress }) {
+  return (
+    <div className="progress" aria-live="polite">
+      {progress.layers.map((l) => (
+        <div key={l.id} className="layer">
+          <code>{l.id}</code>
+          <progress
+            max={l.total || 1}
+            value={done(l.status) ? l.total || 1 : l.total ? l.current : undefined}
+          />
+          <span>
+            {l.status} {l.total ? `${bytes(l.current)} / ${bytes(l.total)}` : ''}
+          </span>
+        </div>
+      ))}
+      {progress.messages.map((m, i) => (
+        <div key={i} className="muted">
+          {m}
+        </div>
+      ))}
+      {progress.error ? (
+        <div className="error" role="alert">
+          {progress.error}
+        </div>
+      ) : null}
+    </div>
   );
 }
 

@@ -1,4 +1,6 @@
 // The embedded registry: repositories, their tags, a tag's manifest and layers, delete.
+import { useState } from 'react';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes } from '../../../app/format';
 import { navigate, useRoute } from '../../../app/router';
@@ -70,6 +72,7 @@ export function RegistryBrowser() {
 function ManifestView({ repo, tag }: { repo: string; tag: string }) {
   const m = useManifest(repo, tag);
   const del = useDeleteManifest();
+  const [confirming, setConfirming] = useState(false);
   if (m.error) return <ErrorMessage error={m.error} context="Manifest" />;
   if (!m.data) return <p className="muted">Loading manifest…</p>;
   const { manifest, digest, contentType } = m.data;
@@ -113,15 +116,21 @@ function ManifestView({ repo, tag }: { repo: string; tag: string }) {
         ))}
       </ol>
       <ErrorMessage error={del.error} context="Could not delete (is deletion enabled on the registry?)" />
-      <button
-        className="danger"
-        onClick={() =>
-          confirm(`Delete manifest ${digest}? Every tag pointing at it goes.`) &&
-          del.mutate({ repo, digest }, { onSuccess: () => navigate('registry', repo) })
-        }
-      >
+      <button className="danger" onClick={() => setConfirming(true)}>
         Delete manifest
       </button>
+      {confirming ? (
+        <ConfirmDialog
+          title={`Delete ${repo}@${digest.slice(0, 19)}…?`}
+          action="Delete"
+          onConfirm={() => del.mutate({ repo, digest }, { onSuccess: () => navigate('registry', repo) })}
+          onClose={() => setConfirming(false)}
+        >
+          <p>
+            The manifest <code>{digest}</code> goes from {repo}, with every tag pointing at it.
+          </p>
+        </ConfirmDialog>
+      ) : null}
       <details>
         <summary>Raw manifest</summary>
         <pre className="raw">{JSON.stringify(manifest, null, 2)}</pre>

@@ -1,6 +1,6 @@
 // Settings and diagnostics: theme; each supervised server's state, restarts and log; the app's
 // and the servers' own CPU and memory; the engine's version and info.
-import { useRef } from 'react';
+import { useRef, useState } from 'react';
 import { desktop, type ProcUsage, type ServiceState } from '../../../api/desktop-client';
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes } from '../../../app/format';
@@ -40,6 +40,7 @@ export function Settings() {
         </label>
         <ErrorMessage error={prefs.query.error ?? prefs.update.error} />
       </fieldset>
+      <DockerHost />
       <h2>Resource use</h2>
       <UsageTable usage={usage.data?.usage ?? {}} />
       <ServicePanel name="svcd" title="Engine (svcd)" />
@@ -107,6 +108,29 @@ function UsageTable({ usage }: { usage: Record<string, ProcUsage | undefined> })
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The address the docker CLI, docker-compose and docker-py take to reach this engine. */
+function DockerHost() {
+  const host = useService('svcd')?.endpoint;
+  const [copied, setCopied] = useState(false);
+  if (!host?.startsWith('unix://')) return null;
+  return (
+    <fieldset>
+      <legend>Use the engine from a terminal</legend>
+      <div className="toolbar">
+        <code data-testid="docker-host">export DOCKER_HOST={host}</code>
+        <button
+          onClick={() =>
+            void navigator.clipboard.writeText(`export DOCKER_HOST=${host}`).then(() => setCopied(true))
+          }
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      <p className="muted">Then docker, docker-compose and docker-py talk to this engine.</p>
+    </fieldset>
   );
 }
 

@@ -1,0 +1,151 @@
+// Load a `docker save` archive, or import a root filesystem tar as an image (repository, tag and an
+// optional command), with the upload's progress and the engine's answer.
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { engine } from '../../../api/engine-client';
+import { errorText, parseJsonLines } from '../../../api/gateway';
+import { Dialog } from '../../../app/dialog';
+import { bytes } from '../../../app/format';
+import { splitCommand } from '../../containers/create-body';
+
+interface Answer {
+  stream?: string;
+  status?: string;
+  error?: string;
+  errorDetail?: { message: string };
+}
+
+export function ArchiveDialog({
+  mode,
+  file: dropped,
+  onClose,
+}: {
+  mode: 'load' | 'import';
+  /** A file dropped on the screen: loaded at once. */
+  file?: File;
+  onClose: () => void;
+}) {
+  const [file, setFile] = useState<File | undefined>(dropped);
+  const [repo, setRepo] = useState('');
+  const [tag, setTag] = useState('latest');
+  const [command, setCommand] = useState('');
+  const [sent, setSent] = useState<{ sent: number; total: number }>();
+  const [running, setRunning] = useState(false);
+  const [lines, setLines] = useState<string[]>([]);
+  const [error, setError] = useState<string>();
+  const abort = useRef<AbortController | undefined>(undefined);
+  const started = useRef(false);
+  const qc = useQueryClient();
+
+  const send = async (f: File) => {
+    abort.current = new AbortController();
+    setRunning(true);
+    setError(undefined);
+    setLines([]);
+    const onProgress = (s: number, total: number) => setSent({ sent: s, total });
+    try {
+      const cmd = splitCommand(command);
+      const text =
+        mode === 'load'
+          ? await engine.load(f, onProgress, abort.current.signal)
+          : await engine.importImage(
+              f,
+              {
+                repo: repo.trim(),
+                tag: tag.trim() || 'latest',
+                changes: cmd.length ? [`CMD ${JSON.stringify(cmd)}`] : [],
+              },
+              onProgress,
+              abort.current.signal,
+            );
+      const answers = parseJsonLines<Answer>(text);
+      const failed = answers.find((a) => a.error || a.errorDetail);
+      if (failed) setError(failed.errorDetail?.message ?? failed.error);
+      setLines(answers.map((a) => (a.stream ?? a.status ?? '').trim()).filter(Boolean));
+    } catch (err) {
+      if ((err as Error).name !== 'AbortError') setError(errorText(err));
+    } finally {
+      setRunning(false);
+      void qc.invalidateQueries({ queryKey: ['images'] });
+    }
+  };
+  useEffect(() => {
+    if (dropped && !started.current) {
+      started.current = true;
+      void send(dropped);
+    }
+    // Once, for the file the dialog was opened with.
+  }, []);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (file) void send(file);
+  };
+  const close = () => (abort.current?.abort(), onClose());
+  const title = mode === 'load' ? 'Load an image archive' : 'Import a root filesystem';
+  return (
+    <Dialog title={title} onClose={close}>
+      <form onSubmit={submit} className="form">
+        <label>
+          {mode === 'load' ? 'Archive (from docker save)' : 'Root filesystem (a tar)'}{' '}
+          <input
+            type="file"
+            required={!file}
+            accept=".tar,.tar.gz,.tgz,application/x-tar"
+            onChange={(e) => setFile(e.target.files?.[0])}
+          />
+        </label>
+        {mode === 'load' ? (
+          <p className="muted">Or drop the archive anywhere on the Images screen.</p>
+        ) : (
+          <>
+            <label>
+              Repository{' '}
+              <input required value={repo} onChange={(e) => setRepo(e.target.value)} placeholder="myapp" />
+            </label>
+            <label>
+              Tag <input value={tag} onChange={(e) => setTag(e.target.value)} />
+            </label>
+            <label>
+              Command{' '}
+              <input
+                value={command}
+                onChange={(e) => setCommand(e.target.value)}
+                placeholder="(none: give one when you run it)"
+              />
+            </label>
+          </>
+        )}
+        {sent ? (
+          <div className="progress" aria-live="polite">
+            <div className="layer">
+              <code>{file?.name}</code>
+              <progress aria-label="Sent" max={sent.total || 1} value={sent.sent} />
+              <span>
+                {bytes(sent.sent)} / {bytes(sent.total)}
+                {running && sent.sent === sent.total ? ' — the engine is unpacking…' : ''}
+              </span>
+            </div>
+            {lines.map((l, i) => (
+              <div key={i} className="muted">
+                {l}
+              </div>
+            ))}
+            {error ? (
+              <div className="error" role="alert">
+                {error}
+              </div>
+            ) : null}
+          </div>
+        ) : null}
+        <footer>
+          <button type="button" onClick={close}>
+            {running ? 'Cancel' : 'Close'}
+          </button>
+          <button type="submit" disabled={running || !file}>
+            {mode === 'load' ? (running ? 'Loading…' : 'Load') : running ? 'Importing…' : 'Import'}
+          </button>
+        </footer>
+      </form>
+    </Dialog>
+  );
+}

@@ -2,35 +2,18 @@
 // without -d, logs, exec) are driven in docker-cli-streams.test.ts.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { useEngine } from './testing/containers-fixture';
+import { useDockerCli } from './testing/docker-cli';
 
 const run = promisify(execFile);
 
 describe('docker CLI against svcd', () => {
-  const scratchDirs: string[] = [];
-  const scratch = (prefix: string) => {
-    const dir = mkdtempSync(join(tmpdir(), prefix));
-    scratchDirs.push(dir);
-    return dir;
-  };
-  after(() => {
-    for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
-  });
   const suite = useEngine();
-  let docker: (...args: string[]) => Promise<string>;
-  before(async () => {
-    const env = {
-      ...process.env,
-      DOCKER_HOST: `unix://${suite().svcd.socket}`,
-      DOCKER_CONFIG: scratch('docker-cfg-'),
-    };
-    docker = async (...args) => (await run('docker', args, { env, encoding: 'utf8' })).stdout.trim();
-  });
+  const { docker, scratch } = useDockerCli(suite);
 
   test('run -d, create + start, ps -a with filters, wait', async () => {
     const id = await docker('run', '-d', '--name', 'web', '--label', 'role=front', 'busybox', 'sleep', '300');

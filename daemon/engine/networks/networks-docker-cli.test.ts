@@ -1,15 +1,15 @@
 // Networks on a real svcd through the docker CLI and docker-compose: bridge networks on CNI,
 // published ports, names resolved on user networks, connect/disconnect on a running container.
-// Traffic goes only to 127.0.0.1, to a dummy interface this test adds, and to the test's
+// Traffic goes only to 127.0.0.1, to an address on an interface this test adds, and to the test's
 // containers, each request bounded in time.
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { useEngine } from '../containers/testing/containers-fixture';
+import { useDockerCli } from '../containers/testing/docker-cli';
 
 const run = promisify(execFile);
 const webCommand = (text: string) => `mkdir -p /www; echo ${text} > /www/index.html; httpd -f -p 80 -h /www`;
@@ -27,22 +27,18 @@ async function httpGet(host: string, port: string): Promise<string> {
 }
 
 describe('networks through the docker CLI and docker-compose', () => {
-  const scratch = mkdtempSync(join(tmpdir(), 'svc-net-cli-'));
   const dummy = `svcdum${process.pid % 100000}`;
   const dummyIp = '198.18.77.1';
   after(() => {
-    rmSync(scratch, { recursive: true, force: true });
     try {
       execFileSync('ip', ['link', 'del', dummy], { stdio: 'ignore' });
     } catch {}
   });
   const suite = useEngine();
-  let env: NodeJS.ProcessEnv;
-  const docker = async (...args: string[]) =>
-    (await run('docker', args, { env, encoding: 'utf8' })).stdout.trim();
+  const { docker, env, scratch } = useDockerCli(suite);
   before(() => {
-    env = { ...process.env, DOCKER_HOST: `unix://${suite().svcd.socket}`, DOCKER_CONFIG: scratch };
-    // A host address this test owns (on a veth of its own: this kernel has no dummy links), to show published ports answer on the host's addresses.
+    // A host address this test owns, to show published ports answer on the host's addresses
+    // (on a veth of its own: this kernel has no dummy links).
     execFileSync('ip', ['link', 'add', dummy, 'type', 'veth', 'peer', 'name', `${dummy}p`]);
     execFileSync('ip', ['addr', 'add', `${dummyIp}/32`, 'dev', dummy]);
     execFileSync('ip', ['link', 'set', dummy, 'up']);
@@ -233,7 +229,7 @@ describe('networks through the docker CLI and docker-compose', () => {
   });
 
   test('docker-compose: one service reaches the other by name, the published port answers, down removes it all', async () => {
-    const dir = mkdtempSync(join(scratch, 'compose-'));
+    const dir = scratch('svc-net-compose-');
     writeFileSync(
       join(dir, 'docker-compose.yml'),
       [
@@ -250,7 +246,7 @@ describe('networks through the docker CLI and docker-compose', () => {
       ].join('\n'),
     );
     const compose = (...args: string[]) =>
-      run('docker-compose', ['-p', 'netproj', ...args], { env, cwd: dir, encoding: 'utf8' });
+      run('docker-compose', ['-p', 'netproj', ...args], { env: env(), cwd: dir, encoding: 'utf8' });
     await compose('up', '-d');
     await docker('wait', 'netproj_client_1');
     assert.equal(await docker('logs', 'netproj_client_1'), 'api-ok');

@@ -1,36 +1,18 @@
 // The docker CLI and docker-compose against svcd's volumes, as a user types them.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { useEngine } from '../containers/testing/containers-fixture';
+import { useDockerCli } from '../containers/testing/docker-cli';
 
 const run = promisify(execFile);
 
 describe('docker CLI and docker-compose with volumes', () => {
-  const scratchDirs: string[] = [];
-  const scratch = (prefix: string) => {
-    const dir = mkdtempSync(join(tmpdir(), prefix));
-    scratchDirs.push(dir);
-    return dir;
-  };
-  after(() => {
-    for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
-  });
   const suite = useEngine();
-  let env: NodeJS.ProcessEnv;
-  const docker = async (...args: string[]) =>
-    (await run('docker', args, { env, encoding: 'utf8' })).stdout.trim();
-  before(() => {
-    env = {
-      ...process.env,
-      DOCKER_HOST: `unix://${suite().svcd.socket}`,
-      DOCKER_CONFIG: scratch('docker-cfg-'),
-    };
-  });
+  const { docker, env, scratch } = useDockerCli(suite);
 
   test('volume create, ls, inspect, rm, prune', async () => {
     assert.equal(await docker('volume', 'create', '--label', 'team=a', 'cli-vol'), 'cli-vol');
@@ -113,7 +95,8 @@ describe('docker CLI and docker-compose with volumes', () => {
       ].join('\n'),
     );
     const compose = async (...args: string[]) =>
-      (await run('docker-compose', ['-p', 'volproj', ...args], { env, cwd: dir, encoding: 'utf8' })).stdout;
+      (await run('docker-compose', ['-p', 'volproj', ...args], { env: env(), cwd: dir, encoding: 'utf8' }))
+        .stdout;
     await compose('up', '--no-color');
     assert.equal(
       await docker(

@@ -65,6 +65,15 @@ export interface WebApp {
   stop(): Promise<void>;
 }
 
+async function removeContainers(base: string, token: string): Promise<void> {
+  const headers = { authorization: `Bearer ${token}` };
+  const list = await fetch(`${base}/engine/containers/json?all=1`, { headers });
+  if (!list.ok) return;
+  for (const { Id } of (await list.json()) as Array<{ Id: string }>) {
+    await (await fetch(`${base}/engine/containers/${Id}?force=1&v=1`, { method: 'DELETE', headers })).text();
+  }
+}
+
 export async function startWebApp(): Promise<WebApp> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-desktop-e2e-'));
   const registryPort = await freePort();
@@ -106,6 +115,9 @@ export async function startWebApp(): Promise<WebApp> {
     urlAfterMs,
     async stop() {
       if (child.exitCode === null) {
+        // Removed through the engine while it runs, so each container's network endpoints
+        // (CNI's iptables rules among them) go with it; killing them later would leave those.
+        await removeContainers(u.origin, u.searchParams.get('token')!).catch(() => undefined);
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await exited;

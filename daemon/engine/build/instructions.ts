@@ -76,12 +76,14 @@ function readFlags(keyword: string, flags: string[], allowed: readonly string[])
     const eq = body.indexOf('=');
     const name = eq < 0 ? body : body.slice(0, eq);
     if (name === 'chmod' && (keyword === 'copy' || keyword === 'add')) {
-      throw new Error('the --chmod option requires BuildKit; svcd builds with the classic builder, which has no --chmod');
+      throw new Error(
+        'the --chmod option requires BuildKit; svcd builds with the classic builder, which has no --chmod',
+      );
     }
     if (keyword === 'run' && buildKitOnly.has(name)) {
       throw new Error(
         name === 'network'
-          ? 'RUN --network requires BuildKit; in the classic builder every RUN uses the build\'s network, set with the networkmode option (docker build --network)'
+          ? "RUN --network requires BuildKit; in the classic builder every RUN uses the build's network, set with the networkmode option (docker build --network)"
           : `RUN --${name} requires BuildKit; svcd builds with the classic builder, which has no --${name}`,
       );
     }
@@ -144,7 +146,8 @@ function healthcheck(node: SvcfileNode): HealthConfig {
   };
   const retries = flags.get('retries');
   if (retries !== undefined && retries !== '') {
-    if (!/^[-+]?\d+$/.test(retries)) throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(retries)}: invalid syntax`);
+    if (!/^[-+]?\d+$/.test(retries))
+      throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(retries)}: invalid syntax`);
     const n = Number(retries);
     if (n < 1) throw new Error(`--retries must be at least 1 (not ${n})`);
     health.Retries = n;
@@ -177,7 +180,11 @@ function instructionOf(node: SvcfileNode): Instruction {
     case 'add':
     case 'copy': {
       const name = node.keyword.toUpperCase();
-      const flags = readFlags(node.keyword, node.flags, node.keyword === 'copy' ? ['chown', 'from'] : ['chown']);
+      const flags = readFlags(
+        node.keyword,
+        node.flags,
+        node.keyword === 'copy' ? ['chown', 'from'] : ['chown'],
+      );
       if (node.args.length < 2) {
         throw new Error(
           `${name} requires at least two arguments, but only one was provided. Destination could not be determined`,
@@ -199,8 +206,9 @@ function instructionOf(node: SvcfileNode): Instruction {
       const trigger = node.trigger;
       if (!trigger) throw new Error('ONBUILD requires at least one argument');
       const name = trigger.keyword.toUpperCase();
-      if (name === 'ONBUILD') throw new Error('Chaining ONBUILD via `ONBUILD ONBUILD` isn\'t allowed');
-      if (name === 'MAINTAINER' || name === 'FROM') throw new Error(`${name} isn't allowed as an ONBUILD trigger`);
+      if (name === 'ONBUILD') throw new Error("Chaining ONBUILD via `ONBUILD ONBUILD` isn't allowed");
+      if (name === 'MAINTAINER' || name === 'FROM')
+        throw new Error(`${name} isn't allowed as an ONBUILD trigger`);
       // The trigger runs in a child build: check it now all the same.
       instructionOf(trigger);
       return { ...located, kind: 'onbuild', expression: located.original.replace(/^\s*ONBUILD\s*/i, '') };
@@ -302,7 +310,11 @@ function checkCopyFrom(plan: BuildPlan): void {
       const index = /^\d+$/.test(i.from) ? Number(i.from) : named?.index;
       if (index === undefined || index < stage.index) continue;
       const what = index === stage.index ? 'the current build stage' : 'a later build stage';
-      throw new SvcfileError(plan.file, i.line, `--from=${i.from} refers to ${what}; only earlier stages can be copied from`);
+      throw new SvcfileError(
+        plan.file,
+        i.line,
+        `--from=${i.from} refers to ${what}; only earlier stages can be copied from`,
+      );
     }
   }
 }

@@ -225,9 +225,12 @@ export class ShellLexer {
     try {
       return new WordExpansion(word, env, this.escape).until(END);
     } catch (err) {
-      throw new InvalidParameterError(`failed to process ${JSON.stringify(word)}: ${(err as Error).message}`, {
-        cause: err,
-      });
+      throw new InvalidParameterError(
+        `failed to process ${JSON.stringify(word)}: ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
     }
   }
 

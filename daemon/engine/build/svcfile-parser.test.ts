@@ -68,7 +68,10 @@ describe('lines', () => {
 
   test('directives count only at the top; a repeated one is an error', () => {
     assert.equal(parseSvcfile('FROM busybox\n# escape=`\nRUN a \\\n b').escape, '\\');
-    assert.throws(() => parseSvcfile('# escape=`\n# escape=\\\nFROM x'), /line 2: only one escape parser directive/);
+    assert.throws(
+      () => parseSvcfile('# escape=`\n# escape=\\\nFROM x'),
+      /line 2: only one escape parser directive/,
+    );
     assert.throws(() => parseSvcfile('# escape=x\nFROM x'), /line 1: invalid escape token 'x'/);
   });
 
@@ -80,7 +83,10 @@ describe('lines', () => {
     const [copy, run, cmd] = parseSvcfile(
       'COPY --chown=1:2 --from="build" ["a b", "c"]\nRUN ["echo", "hi"]\nCMD echo "$HOME"',
     ).nodes;
-    assert.deepEqual([copy.flags, copy.args, copy.json], [['--chown=1:2', '--from=build'], ['a b', 'c'], true]);
+    assert.deepEqual(
+      [copy.flags, copy.args, copy.json],
+      [['--chown=1:2', '--from=build'], ['a b', 'c'], true],
+    );
     assert.deepEqual([run.args, run.json], [['echo', 'hi'], true]);
     assert.deepEqual([cmd.args, cmd.json], [['echo "$HOME"'], false]);
     assert.throws(() => parseSvcfile('RUN ["echo", 1]'), /line 1: when using JSON array syntax/);
@@ -135,11 +141,14 @@ describe('variable substitution', () => {
       ['${NOPE:?must be set}', /NOPE: must be set/],
       ['${EMPTY:?}', /EMPTY: is not allowed to be empty/],
     ] as const) {
-      assert.throws(() => lexer.processWord(word, env), (err: unknown) => {
-        assert.ok(err instanceof InvalidParameterError);
-        assert.match(err.message, message);
-        return true;
-      });
+      assert.throws(
+        () => lexer.processWord(word, env),
+        (err: unknown) => {
+          assert.ok(err instanceof InvalidParameterError);
+          assert.match(err.message, message);
+          return true;
+        },
+      );
     }
   });
 
@@ -268,7 +277,11 @@ describe('instructions', () => {
     failsAt('FROM busybox AS a\nCOPY --from=a /x /y', 2, /refers to the current build stage/);
     failsAt('FROM busybox\nCOPY --from=0 /x /y', 2, /refers to the current build stage/);
     failsAt('FROM busybox\nCOPY --from=1 /x /y\nFROM busybox AS b', 2, /refers to a later build stage/);
-    failsAt('FROM busybox\nCOPY --from=later /x /y\nFROM busybox AS later', 2, /refers to a later build stage/);
+    failsAt(
+      'FROM busybox\nCOPY --from=later /x /y\nFROM busybox AS later',
+      2,
+      /refers to a later build stage/,
+    );
     assert.equal(plan('FROM busybox\nCOPY --from=some/image:tag /x /y').stages.length, 1);
   });
 

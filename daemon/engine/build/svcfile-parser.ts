@@ -55,7 +55,10 @@ function jsonArray(rest: string): string[] | undefined {
 
 const rawString: SplitRule = (rest) => ({ args: rest === '' ? [] : [rest], json: false });
 
-const spaceSeparated: SplitRule = (rest) => ({ args: rest === '' ? [] : rest.split(whitespace), json: false });
+const spaceSeparated: SplitRule = (rest) => ({
+  args: rest === '' ? [] : rest.split(whitespace),
+  json: false,
+});
 
 const jsonOrRaw: SplitRule = (rest, escape) => {
   const list = jsonArray(rest);
@@ -117,12 +120,18 @@ function keyValues(keyword: string): SplitRule {
       const parts = rest.split(whitespace);
       if (parts.length < 2) throw new Error(`${keyword} must have two arguments`);
       const key = parts[0];
-      return { args: [key, rest.slice(rest.indexOf(key) + key.length).replace(/^[\t\v\f\r ]+/, '')], json: false };
+      return {
+        args: [key, rest.slice(rest.indexOf(key) + key.length).replace(/^[\t\v\f\r ]+/, '')],
+        json: false,
+      };
     }
     const args: string[] = [];
     for (const w of words) {
       const eq = w.indexOf('=');
-      if (eq < 0) throw new Error(`Syntax error - can't find = in ${JSON.stringify(w)}. Must be of the form: name=value`);
+      if (eq < 0)
+        throw new Error(
+          `Syntax error - can't find = in ${JSON.stringify(w)}. Must be of the form: name=value`,
+        );
       args.push(w.slice(0, eq), w.slice(eq + 1));
     }
     return { args, json: false };
@@ -194,7 +203,10 @@ function splitFlags(text: string): { flags: string[]; rest: string } {
 }
 
 /** Parses one logical line into a node (`line` and `endLine` are set by the caller). */
-export function parseInstructionLine(text: string, escape: EscapeToken): Omit<SvcfileNode, 'line' | 'endLine'> {
+export function parseInstructionLine(
+  text: string,
+  escape: EscapeToken,
+): Omit<SvcfileNode, 'line' | 'endLine'> {
   const trimmed = text.trim();
   const m = /^(\S+)(?:[\t\v\f\r ]+([\s\S]*))?$/.exec(trimmed);
   const keyword = (m?.[1] ?? '').toLowerCase();
@@ -217,7 +229,10 @@ export function parseInstructionLine(text: string, escape: EscapeToken): Omit<Sv
 
 /** Parses a whole instructions file; throws SvcfileError naming the line on a syntax error. */
 export function parseSvcfile(source: string, fileName = 'Svcfile'): ParsedSvcfile {
-  const lines = source.replace(/^\uFEFF/, '').split('\n').map((l) => l.replace(/\r$/, ''));
+  const lines = source
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''));
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   let escape: EscapeToken = '\\';
   let continuation = continuationPattern(escape);

@@ -320,6 +320,35 @@ export class ImageService {
     return { ImagesDeleted: deleted.length ? deleted : null, SpaceReclaimed: reclaimed };
   }
 
+  /**
+   * Deletes those of `ids` that are dangling with no child image and no container, and then
+   * their parents that become so: a build cache's intermediate images, once forgotten.
+   */
+  async removeUnused(ids: string[]): Promise<{ deleted: string[]; reclaimed: number }> {
+    const deleted: string[] = [];
+    let reclaimed = 0;
+    const pending = new Set(ids);
+    while (pending.size > 0) {
+      const images = await this.store.list();
+      const parents = new Map(
+        await Promise.all(images.map(async (i) => [i.id, await this.store.parentOf(i.id)] as const)),
+      );
+      const hasChild = new Set(parents.values());
+      const next = images.find((i) => pending.has(i.id) && isDangling(i) && !hasChild.has(i.id));
+      if (!next) break;
+      pending.delete(next.id);
+      if ((await this.usage.imageUsers(next.id)).length > 0) continue;
+      const sizes = new Map((await this.store.layerSizes(next)).map((l) => [l.chain, l.size]));
+      const gone = await this.store.deleteImage(next);
+      for (const chain of gone) reclaimed += sizes.get(chain) ?? 0;
+      deleted.push(next.id);
+      this.publish('delete', next.id, next.id);
+      const parent = parents.get(next.id);
+      if (parent) pending.add(parent);
+    }
+    return { deleted, reclaimed };
+  }
+
   /** Images for /info and /system/df: sizes, shared sizes, container counts. */
   async diskUsage(): Promise<{ layersSize: number; images: ImageSummary[] }> {
     const images = await this.store.list();

@@ -269,6 +269,41 @@ describe('POST /build', () => {
     assert.equal((withCacheFrom.out.match(/Using cache/g) ?? []).length, 4, withCacheFrom.out);
   });
 
+  test('intermediate images: listed with -a only, removed with the last image built on them', async () => {
+    const dir = contextDir(cli.scratch('build-layers-'), {
+      Dockerfile: 'FROM busybox:latest\nRUN echo one > /one\nRUN echo two > /two\nLABEL layered=yes\n',
+    });
+    const built = await dockerBuild('-t', 'layered:1', dir);
+    assert.equal(built.code, 0, built.out);
+    const steps = [...built.out.matchAll(/ ---> ([0-9a-f]{12})\n/g)].map((m) => m[1]);
+    const intermediates = steps.slice(1, -1);
+    assert.equal(intermediates.length, 2);
+    const listed = await cli.docker('images', '-q');
+    const all = await cli.docker('images', '-a', '-q');
+    for (const id of intermediates) {
+      assert.ok(!listed.includes(id), `${id} is hidden from docker images`);
+      assert.ok(all.includes(id), `${id} is listed by docker images -a`);
+    }
+    const removed = await cli.docker('rmi', 'layered:1');
+    for (const id of intermediates) assert.match(removed, new RegExp(`Deleted: sha256:${id}`));
+    assert.ok(
+      (await cli.docker('image', 'inspect', 'busybox:latest')).includes('busybox'),
+      'the tagged base stays',
+    );
+
+    // A dangling image made by a rebuild goes with image prune, and its untagged parents too.
+    writeFileSync(join(dir, 'Dockerfile'), 'FROM busybox:latest\nRUN echo three > /three\nLABEL v=1\n');
+    const first = await dockerBuild('-t', 'layered:2', dir);
+    const [, run, old] = [...first.out.matchAll(/ ---> ([0-9a-f]{12})\n/g)].map((m) => m[1]);
+    writeFileSync(join(dir, 'Dockerfile'), 'FROM busybox:latest\nRUN echo three > /three\nLABEL v=2\n');
+    const rebuilt = await dockerBuild('--no-cache', '-t', 'layered:2', dir);
+    assert.equal(rebuilt.code, 0, rebuilt.out);
+    const pruned = await cli.docker('image', 'prune', '-f');
+    assert.match(pruned, new RegExp(`deleted: sha256:${old}`));
+    assert.match(pruned, new RegExp(`deleted: sha256:${run}`));
+    assert.ok((await cli.docker('image', 'inspect', 'layered:2')).includes('v'), 'the tagged image stays');
+  });
+
   test('a syntax error is reported with its line before any step runs', async () => {
     const dir = contextDir(cli.scratch('build-syntax-'), {
       Dockerfile: 'FROM busybox:latest\nRUN touch /should-not-run\nFROBNICATE now\n',

@@ -42,7 +42,7 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
       if (single && !supports(version, 'imagesFilterParamRemoved')) {
         filters.set('reference', [...(filters.get('reference') ?? []), single]);
       }
-      sendJson(res, 200, await backend.list({ filters }));
+      sendJson(res, 200, await backend.list({ filters, all: query.bool('all') }));
     },
 
     create: async (ctx) => {

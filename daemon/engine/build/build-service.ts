@@ -137,7 +137,10 @@ export class BuildService {
     await mkdir(root, { recursive: true, mode: 0o700 });
     await git(['init', '-q']);
     await git(['remote', 'add', 'origin', fetchUrl]);
-    await git(['fetch', '-q', '--depth', '1', 'origin', ref || 'HEAD']);
+    // Shallow where the server can (dumb http cannot), whole otherwise, as dockerd does.
+    await git(['fetch', '-q', '--depth', '1', 'origin', ref || 'HEAD']).catch(() =>
+      git(['fetch', '-q', 'origin', ref || 'HEAD']),
+    );
     await git(['checkout', '-q', 'FETCH_HEAD']);
     await rm(join(root, '.git'), { recursive: true, force: true });
     const dir = subdir ? await resolveInRoot(root, subdir, { followFinal: true }) : root;

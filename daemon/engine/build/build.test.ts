@@ -3,8 +3,9 @@
 // codes, cancelling by disconnecting, hostile contexts).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -452,6 +453,78 @@ describe('POST /build', () => {
       const res = await buildRaw(query, context);
       assert.equal(res.status, 400, query);
       assert.match(res.messages[0].error ?? '', pattern, query);
+    }
+  });
+
+  test('remote contexts (a tar or one file over http, a git repository at #ref:dir) and ADD of a URL', async () => {
+    const repo = contextDir(cli.scratch('build-git-'), {
+      'app/Dockerfile': 'FROM busybox:latest\nCOPY hello.txt /hello.txt\nCMD ["cat", "/hello.txt"]\n',
+      'app/hello.txt': 'from git\n',
+    });
+    const git = (...args: string[]) =>
+      run('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo });
+    await git('init', '-q', '-b', 'release');
+    await git('add', '.');
+    await git('commit', '-qm', 'context');
+    await git('update-server-info');
+    const files = new Map<string, Buffer>([
+      [
+        '/ctx.tar.gz',
+        gzipSync(
+          await tarOf([
+            [{ name: 'Dockerfile' }, 'FROM busybox:latest\nCOPY a /a\n'],
+            [{ name: 'a' }, 'from a tar\n'],
+          ]),
+        ),
+      ],
+      [
+        '/Dockerfile',
+        Buffer.from(
+          `FROM busybox:latest\nADD http://127.0.0.1:PORT/data/file.txt /added/\nRUN stat -c '%a %Y' /added/file.txt; cat /added/file.txt\n`,
+        ),
+      ],
+      ['/data/file.txt', Buffer.from('downloaded\n')],
+    ]);
+    const server = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      const gitFile = path.startsWith('/repo.git/')
+        ? join(repo, '.git', path.slice('/repo.git/'.length))
+        : undefined;
+      const body = files.get(path) ?? (gitFile && existsSync(gitFile) ? readFileSync(gitFile) : undefined);
+      if (!body) {
+        res.writeHead(404).end();
+        return;
+      }
+      res
+        .writeHead(200, { 'Last-Modified': 'Tue, 03 Nov 2026 10:00:00 GMT' })
+        .end(path === '/Dockerfile' ? body.toString().replace('PORT', String(port)) : body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const tar = await buildRaw(
+        `remote=${encodeURIComponent(`http://127.0.0.1:${port}/ctx.tar.gz`)}&t=remote:tar`,
+        Buffer.alloc(0),
+      );
+      assert.equal(tar.status, 200, JSON.stringify(tar.messages));
+      assert.equal(await cli.docker('run', '--rm', 'remote:tar', 'cat', '/a'), 'from a tar');
+
+      const single = await buildRaw(
+        `remote=${encodeURIComponent(`http://127.0.0.1:${port}/Dockerfile`)}`,
+        Buffer.alloc(0),
+      );
+      const text = single.messages.map((m) => m.stream ?? '').join('');
+      assert.ok(!single.messages.some((m) => m.error), JSON.stringify(single.messages));
+      // Saved as Docker saves a download: mode 0600, its time from Last-Modified.
+      assert.match(text, new RegExp(`600 ${Date.parse('2026-11-03T10:00:00Z') / 1000}\ndownloaded\n`));
+
+      // The CLI clones git contexts itself; the API's remote is cloned by svcd.
+      const gitUrl = `http://127.0.0.1:${port}/repo.git#release:app`;
+      const fromGit = await buildRaw(`remote=${encodeURIComponent(gitUrl)}&t=remote:git`, Buffer.alloc(0));
+      assert.ok(!fromGit.messages.some((m) => m.error), JSON.stringify(fromGit.messages));
+      assert.equal(await cli.docker('run', '--rm', 'remote:git'), 'from git');
+    } finally {
+      server.close();
     }
   });
 

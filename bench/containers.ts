@@ -1,9 +1,8 @@
 // Container lifecycle through the Engine API: the median create+start+wait+delete latency of a
 // `true` container, and GET /containers/json?all=1 requests per second over 100+ containers
 // with 4 concurrent clients; for svcd and, when given, Docker Engine with the same busybox.
-import { busyboxRootfsTar } from '../daemon/engine/images/testing/busybox-image';
-import { engineRequest, type EngineResponse } from '../daemon/testing/engine-client';
 import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
+import { caller, importBusyboxAs, median, type Call } from './bench-engine';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
 const lifecycleRuns = 30;
@@ -12,33 +11,7 @@ const listClients = 4;
 const listSeconds = 5;
 const image = 'svc-bench-containers/busybox:latest';
 
-type Call = (method: string, path: string, body?: unknown) => Promise<EngineResponse>;
-
-function caller(socket: string): Call {
-  return async (method, path, body) => {
-    const res = await engineRequest(socket, method, path, body === undefined ? {} : { body });
-    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${res.text().slice(0, 300)}`);
-    return res;
-  };
-}
-
-async function importImage(socket: string): Promise<void> {
-  const query = new URLSearchParams({ fromSrc: '-', repo: image.split(':')[0], tag: 'latest' });
-  query.append('changes', 'ENV PATH=/bin');
-  const res = await engineRequest(socket, 'POST', `/images/create?${query}`, {
-    body: await busyboxRootfsTar(),
-    headers: { 'Content-Type': 'application/x-tar' },
-  });
-  if (res.status !== 200 || /"error"/.test(res.text()))
-    throw new Error(`import: ${res.status} ${res.text()}`);
-}
-
 const createBody = (cmd: string[]) => ({ Image: image, Cmd: cmd, HostConfig: { NetworkMode: 'none' } });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** Milliseconds for create, start, wait and delete of one `true` container. */
 async function lifecycleOnce(call: Call): Promise<number> {
@@ -81,7 +54,7 @@ async function listRate(call: Call): Promise<number> {
 }
 
 async function measure(socket: string): Promise<{ lifecycle: number; list: number }> {
-  await importImage(socket);
+  await importBusyboxAs(socket, image);
   const call = caller(socket);
   return { lifecycle: await lifecycleMedian(call), list: await listRate(call) };
 }

@@ -11,6 +11,7 @@ import { imagesSuite } from './images';
 import { containersSuite } from './containers';
 import { desktopSuite } from './desktop';
 import { streamsSuite } from './streams';
+import { buildSuite } from './build';
 
 const suites: Record<string, BenchSuite> = {
   registry: registrySuite,
@@ -18,6 +19,7 @@ const suites: Record<string, BenchSuite> = {
   containers: containersSuite,
   streams: streamsSuite,
   desktop: desktopSuite,
+  build: buildSuite,
 };
 
 function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; only?: string[] } {

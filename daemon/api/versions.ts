@@ -77,6 +77,8 @@ export const versionFeatures = {
   statsOneShot: '1.41',
   /** GET /images/json takes the singular `filter` parameter until this version. */
   imagesFilterParamRemoved: '1.41',
+  /** A build's image ID is sent as an aux message before its last lines. */
+  buildAuxImageId: '1.30',
 } as const;
 
 export type VersionFeature = keyof typeof versionFeatures;

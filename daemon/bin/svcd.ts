@@ -38,6 +38,9 @@ import { volumesRoutes } from '../server/routers/volumes/routes';
 import { defaultAddressPools, NetworksService } from '../engine/networks/networks-service';
 import { ContainerNetworking } from '../engine/networks/container-networking';
 import { networksRoutes } from '../server/routers/networks/routes';
+import { BuildService } from '../engine/build/build-service';
+import { buildContainersOf, buildImagesOf } from '../engine/build/build-engine-ports';
+import { buildRoutes } from '../server/routers/build/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 import { MAX_API_VERSION } from '../api/versions';
 
@@ -200,6 +203,13 @@ async function start(argv: string[], running: Running): Promise<string> {
     insecureRegistries,
   });
 
+  const build = new BuildService({
+    dataRoot,
+    images: buildImagesOf(images),
+    containers: buildContainersOf(containers, attach),
+    pruneImages: (ids) => images.removeUnused(ids),
+  });
+
   const server = new EngineServer({
     routes: [
       ...systemRoutes(system),
@@ -215,6 +225,7 @@ async function start(argv: string[], running: Running): Promise<string> {
       ...execRoutes(exec),
       ...volumesRoutes(volumes),
       ...networksRoutes(networks, containers),
+      ...buildRoutes(build),
     ],
     logger: log.child('api'),
     serverHeader: `Svc/${product.version} (linux)`,

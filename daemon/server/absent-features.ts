@@ -14,7 +14,10 @@ const notBuilt = (what: string, hint?: string) => () =>
 const bySegment = new Map<string, (method: string, rest: string) => SvcError>(
   Object.entries({
     plugins: notBuilt('plugins'),
-    build: notBuilt('image builds'),
+    build: notBuilt(
+      'BuildKit build requests (cancel, history)',
+      'builds run on the classic builder through POST /build',
+    ),
     session: notBuilt('build sessions'),
     distribution: notBuilt('registry lookups without a pull (GET /distribution)'),
     grpc: notBuilt('the gRPC endpoint'),

@@ -128,7 +128,7 @@ describe('EngineServer', () => {
     const plugins = await call('GET', '/v1.41/plugins');
     assert.equal(plugins.status, 501);
     assert.match(plugins.json<{ message: string }>().message, /does not implement plugins yet/);
-    assert.equal((await call('POST', '/build')).status, 501);
+    assert.equal((await call('POST', '/build/cancel')).status, 501);
     const nodes = await call('GET', '/v1.23/nodes');
     assert.equal(nodes.status, 406);
     assert.match(nodes.text(), /^This node is not a swarm manager/);

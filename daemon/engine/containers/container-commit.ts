@@ -12,6 +12,7 @@ import { applyChanges } from '../images/image-changes';
 import { createImage } from '../images/image-import';
 import { withLease } from '../images/lease';
 import { parseImageAndTag, referenceString } from '../images/reference';
+import type { BuildStepCommit } from '../build/build-ports';
 import type { Container } from './container';
 import type { EngineContext } from './engine-context';
 
@@ -38,6 +39,7 @@ export async function commitContainer(
   images: ImageService,
   container: Container,
   opts: CommitOptions,
+  step?: BuildStepCommit,
 ): Promise<string> {
   const r = container.record;
   const ref = opts.repo ? parseImageAndTag(opts.repo, opts.tag || 'latest') : undefined;
@@ -55,10 +57,11 @@ export async function commitContainer(
       const config: OciImageConfig = {
         ...parent.config,
         created,
-        author: opts.author ?? '',
+        author: step ? (step.author ?? '') : (opts.author ?? ''),
         container: container.id,
         container_config: imageConfigOf(r.Config),
-        config: applyChanges(imageConfigOf(containerConfig), opts.changes),
+        // A build step's image keeps the build's config, not the step container's command.
+        config: step ? step.config : applyChanges(imageConfigOf(containerConfig), opts.changes),
         rootfs: {
           type: 'layers',
           diff_ids: [...parent.config.rootfs.diff_ids, ...(empty ? [] : [layer.digest])],
@@ -67,8 +70,8 @@ export async function commitContainer(
           ...(parent.config.history ?? []),
           {
             created,
-            author: opts.author ?? '',
-            created_by: [r.Path, ...r.Args].join(' '),
+            author: step ? (step.author ?? '') : (opts.author ?? ''),
+            created_by: step ? step.createdBy : [r.Path, ...r.Args].join(' '),
             comment: opts.comment ?? '',
             ...(empty ? { empty_layer: true } : {}),
           },

@@ -25,7 +25,7 @@ export function containerImagesOf(images: ImageService): ContainerImageStore {
 
 /** POST /commit's image side: the container's layer added to the image store. */
 export function commitInto(images: ImageService): ContainersServiceDeps['commit'] {
-  return (ctx, container, opts) => commitContainer(ctx, images, container, opts);
+  return (ctx, container, opts, step) => commitContainer(ctx, images, container, opts, step);
 }
 
 /** GET /system/df's containers: every container with its sizes. */

@@ -4,19 +4,10 @@ import { buffer } from 'node:stream/consumers';
 import { before, describe, test } from 'node:test';
 import type { ContainerChange, ContainerPathStat } from '../../api/container-summary-types';
 import { readTar } from '../../lib/tar/tar-reader';
-import { TarWriter } from '../../lib/tar/tar-writer';
-import type { TarHeaderInput } from '../../lib/tar/tar-header';
+import { tarOf } from '../../testing/tar-of';
 import { eventsSince } from '../../testing/engine-client';
 import { engineEvents } from '../../testing/svcd-harness';
 import { create, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
-
-async function tarOf(entries: Array<[TarHeaderInput, string?]>): Promise<Buffer> {
-  const writer = new TarWriter();
-  const out = buffer(writer.stream);
-  for (const [header, body] of entries) await writer.add(header, body);
-  await writer.finish();
-  return out;
-}
 
 async function names(archive: Buffer): Promise<Map<string, string>> {
   const out = new Map<string, string>();

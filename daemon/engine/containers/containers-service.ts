@@ -49,6 +49,7 @@ import type { VolumeUser } from '../volumes/volumes-service';
 import type { NetworkMember } from '../networks/networks-service';
 import { connectOne, disconnectOne } from './container-endpoints';
 import type { EndpointSettings } from '../../api/container-types';
+import type { BuildStepCommit } from '../build/build-ports';
 
 export interface ContainersServiceDeps {
   context: EngineContext;
@@ -57,7 +58,12 @@ export interface ContainersServiceDeps {
   /** The exec instances of a container not yet finished, for inspect's ExecIDs. */
   execIdsOf: (containerId: string) => string[];
   /** Commits a container's layer as an image (the image store's side of POST /commit). */
-  commit: (ctx: EngineContext, container: Container, opts: CommitOptions) => Promise<string>;
+  commit: (
+    ctx: EngineContext,
+    container: Container,
+    opts: CommitOptions,
+    step?: BuildStepCommit,
+  ) => Promise<string>;
 }
 
 export class ContainersService {
@@ -480,6 +486,18 @@ export class ContainersService {
     } finally {
       if (pause) await this.lifecycle.unpause(container).catch(() => undefined);
     }
+  }
+
+  /** A build step's commit: the build's config and history line, no event (as dockerd's builder). */
+  commitBuildStep(ref: string, step: BuildStepCommit): Promise<string> {
+    return this.commitImage(this.ctx, this.get(ref), { pause: false, changes: [] }, step);
+  }
+
+  /** The container's root filesystem, mounted on the host (for a build step to write into). */
+  async mountedRootfs(ref: string): Promise<string> {
+    const container = this.get(ref);
+    await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
+    return container.record.Rootfs;
   }
 
   /** Counts for GET /info. */

@@ -175,14 +175,17 @@ export class ImageService {
     return load(this.archiveContext(), body, options);
   }
 
-  async list(options: { filters: Filters }): Promise<ImageSummary[]> {
+  async list(options: { filters: Filters; all?: boolean }): Promise<ImageSummary[]> {
     const keep = await imagePredicate(
       options.filters,
       ['dangling', 'label', 'before', 'since', 'reference'],
       (r) => this.store.get(r),
     );
+    const images = await this.store.list();
+    // As dockerd: an untagged image with children is a build's intermediate, listed with `all`.
+    const parents = options.all ? new Set<string>() : new Set((await this.parentsOf(images)).values());
     const out: ImageSummary[] = [];
-    for (const image of (await this.store.list()).filter(keep)) {
+    for (const image of images.filter((i) => keep(i) && !(isDangling(i) && parents.has(i.id)))) {
       out.push(imageSummary(image, await this.store.size(image), await this.store.parentOf(image.id)));
     }
     return out.sort((a, b) => b.Created - a.Created);
@@ -287,9 +290,14 @@ export class ImageService {
     }
     // The last names go with the image itself, in one garbage collection.
     for (const ref of image.names) listUntagged(ref);
+    const parent = await this.store.parentOf(image.id);
     const gone = await this.store.deleteImage(image);
     records.push({ Deleted: image.id }, ...gone.filter((c) => c !== image.id).map((c) => ({ Deleted: c })));
     this.publish('delete', image.id, image.id);
+    // As dockerd: the untagged parents it leaves childless (a build's steps) go with it.
+    if (parent && !options.noprune) {
+      records.push(...(await this.removeUnused([parent])).deleted.map((id) => ({ Deleted: id })));
+    }
     return records;
   }
 
@@ -306,8 +314,14 @@ export class ImageService {
     const keep = await imagePredicate(rest, ['label', 'until'], (r) => this.store.get(r));
     const deleted: ImageDeleteItem[] = [];
     let reclaimed = 0;
-    for (const image of await this.store.list()) {
+    const images = await this.store.list();
+    const parents = await this.parentsOf(images);
+    const hasChild = new Set(parents.values());
+    const orphaned: string[] = [];
+    for (const image of images) {
       if ((danglingOnly && !isDangling(image)) || !keep(image)) continue;
+      // An intermediate image goes with the last image built on it, not before.
+      if (danglingOnly && hasChild.has(image.id)) continue;
       if ((await this.usage.imageUsers(image.id)).length > 0) continue;
       const sizes = new Map((await this.store.layerSizes(image)).map((l) => [l.chain, l.size]));
       for (const ref of image.names) deleted.push({ Untagged: familiarString(ref) });
@@ -315,9 +329,49 @@ export class ImageService {
       deleted.push({ Deleted: image.id }, ...gone.map((c) => ({ Deleted: c })));
       for (const chain of gone) reclaimed += sizes.get(chain) ?? 0;
       this.publish('delete', image.id, image.id);
+      const parent = parents.get(image.id);
+      if (parent) orphaned.push(parent);
     }
+    const cascade = await this.removeUnused(orphaned);
+    deleted.push(...cascade.deleted.map((id) => ({ Deleted: id })));
+    reclaimed += cascade.reclaimed;
     this.deps.events.publish('image', 'prune', { id: '', attributes: { reclaimed: String(reclaimed) } });
     return { ImagesDeleted: deleted.length ? deleted : null, SpaceReclaimed: reclaimed };
+  }
+
+  /**
+   * Deletes those of `ids` that are dangling with no child image and no container, and then
+   * their parents that become so: a build cache's intermediate images, once forgotten.
+   */
+  async removeUnused(ids: string[]): Promise<{ deleted: string[]; reclaimed: number }> {
+    const deleted: string[] = [];
+    let reclaimed = 0;
+    const pending = new Set(ids);
+    while (pending.size > 0) {
+      const images = await this.store.list();
+      const parents = await this.parentsOf(images);
+      const hasChild = new Set(parents.values());
+      const next = images.find((i) => pending.has(i.id) && isDangling(i) && !hasChild.has(i.id));
+      if (!next) break;
+      pending.delete(next.id);
+      if ((await this.usage.imageUsers(next.id)).length > 0) continue;
+      const sizes = new Map((await this.store.layerSizes(next)).map((l) => [l.chain, l.size]));
+      const gone = await this.store.deleteImage(next);
+      for (const chain of gone) reclaimed += sizes.get(chain) ?? 0;
+      deleted.push(next.id);
+      this.publish('delete', next.id, next.id);
+      const parent = parents.get(next.id);
+      if (parent) pending.add(parent);
+    }
+    return { deleted, reclaimed };
+  }
+
+  /** Each image's parent, for those that have one. */
+  private async parentsOf(images: StoredImage[]): Promise<Map<string, string>> {
+    const pairs = await Promise.all(
+      images.map(async (i) => [i.id, await this.store.parentOf(i.id)] as const),
+    );
+    return new Map(pairs.filter(([, parent]) => parent !== ''));
   }
 
   /** Images for /info and /system/df: sizes, shared sizes, container counts. */

@@ -35,6 +35,8 @@ export function useDockerCli(suite: () => Engine): DockerCli {
     ...process.env,
     DOCKER_HOST: `unix://${suite().svcd.socket}`,
     DOCKER_CONFIG: (config ??= scratch('docker-cfg-')),
+    // svcd serves the classic builder; the CLI would otherwise ask for a BuildKit session.
+    DOCKER_BUILDKIT: '0',
   });
   return {
     docker: async (...args) => (await run('docker', args, { env: env(), encoding: 'utf8' })).stdout.trim(),

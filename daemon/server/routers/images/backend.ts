@@ -15,7 +15,7 @@ import type {
 import type { Filters } from '../../http/query';
 
 export interface ImagesBackend {
-  list(options: { filters: Filters }): Promise<ImageSummary[]>;
+  list(options: { filters: Filters; all: boolean }): Promise<ImageSummary[]>;
   inspect(name: string): Promise<ImageInspect>;
   history(name: string): Promise<ImageHistoryItem[]>;
   tag(name: string, repo: string | undefined, tag: string | undefined): Promise<void>;

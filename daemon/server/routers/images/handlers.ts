@@ -1,12 +1,10 @@
-import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { InvalidParameterError, NotImplementedError } from '../../../api/errors';
 import { supports } from '../../../api/versions';
-import { JsonLinesWriter } from '../../../lib/json-lines';
 import { readJson } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
 import type { Handler, RequestContext } from '../../router';
-import type { Emit } from '../../../api/image-types';
+import { jsonStream } from '../../streams/json-stream';
 import type { ImagesBackend } from './backend';
 
 type Name =
@@ -23,36 +21,6 @@ type Name =
   | 'tag'
   | 'push'
   | 'remove';
-
-/**
- * Runs a streaming operation: its messages go out as JSON lines. A failure before the first
- * message is an ordinary error answer (the status says it) unless `failInStream`, as dockerd's
- * load always answers 200 and tells a bad archive in the stream; after, it goes into the stream.
- */
-async function jsonStream(
-  res: ServerResponse,
-  run: (emit: Emit) => Promise<void>,
-  failInStream = false,
-): Promise<void> {
-  const writer = new JsonLinesWriter(res, () => {
-    res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.flushHeaders();
-  });
-  // Messages are emitted synchronously by the engine; writes are chained to keep their order.
-  let chain = Promise.resolve();
-  const emit: Emit = (message) => {
-    chain = chain.then(() => writer.write(message)).catch(() => undefined);
-  };
-  try {
-    await run(emit);
-    await chain;
-  } catch (err) {
-    await chain;
-    if (!writer.started && !failInStream) throw err;
-    if (!res.destroyed) await writer.writeError(err).catch(() => undefined);
-  }
-  writer.end();
-}
 
 function registryAuth(ctx: RequestContext): string | undefined {
   const header = ctx.req.headers['x-registry-auth'];
@@ -74,7 +42,7 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
       if (single && !supports(version, 'imagesFilterParamRemoved')) {
         filters.set('reference', [...(filters.get('reference') ?? []), single]);
       }
-      sendJson(res, 200, await backend.list({ filters }));
+      sendJson(res, 200, await backend.list({ filters, all: query.bool('all') }));
     },
 
     create: async (ctx) => {

@@ -1,0 +1,46 @@
+// What the builder needs of the rest of the engine, kept narrow: images to start from, derive and
+// name, and containers to run RUN steps in and copy files into. svcd's composition root wires
+// these to the image and containers services (build-engine-ports.ts).
+import type { ContainerCreateBody } from '../../api/container-types';
+import type { Emit, OciContainerConfig, OciImageConfig } from '../../api/image-types';
+
+export interface BuildImage {
+  id: string;
+  config: OciImageConfig;
+}
+
+/** What a step's commit records: the image config it leaves, and its history line. */
+export interface BuildStepCommit {
+  config: OciContainerConfig;
+  createdBy: string;
+  /** MAINTAINER's, carried from step to step. */
+  author?: string;
+}
+
+export interface BuildImages {
+  /** The local image a name or ID refers to, if any. */
+  find(refOrId: string): Promise<BuildImage | undefined>;
+  pull(ref: string, auth: string | undefined, emit: Emit, signal: AbortSignal): Promise<void>;
+  /** A new image on `parent` (or from scratch) adding no layer: a metadata step's result. */
+  derive(parent: string | undefined, config: OciImageConfig): Promise<string>;
+  /**
+   * A new image of the first `layers` layers of `source` (a cache-from image) with `config`:
+   * the intermediate image a cache-from match stands for.
+   */
+  truncate(source: string, layers: number, config: OciImageConfig): Promise<string>;
+  tag(id: string, name: string): Promise<void>;
+}
+
+export interface BuildContainers {
+  create(body: ContainerCreateBody): Promise<string>;
+  /** Starts it with its output followed, and resolves with its exit code; the signal kills it. */
+  run(
+    id: string,
+    onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void,
+    signal: AbortSignal,
+  ): Promise<number>;
+  /** Its root filesystem, mounted on the host. */
+  rootfs(id: string): Promise<string>;
+  commit(id: string, step: BuildStepCommit): Promise<string>;
+  remove(id: string): Promise<void>;
+}

@@ -270,6 +270,25 @@ describe('POST /build', () => {
     assert.equal((withCacheFrom.out.match(/Using cache/g) ?? []).length, 4, withCacheFrom.out);
   });
 
+  test('a Svcfile comes before a Dockerfile; the svcfile query and .svcignore are the twins', async () => {
+    const context = await tarOf([
+      [{ name: 'Svcfile' }, 'FROM busybox:latest\nCOPY . /ctx/\nRUN echo from-svcfile; ls /ctx\n'],
+      [{ name: 'Dockerfile' }, 'FROM busybox:latest\nRUN echo from-dockerfile\n'],
+      [{ name: 'other/Build.svc' }, 'FROM busybox:latest\nRUN echo from-query\n'],
+      [{ name: '.svcignore' }, 'secret.txt\n'],
+      [{ name: 'secret.txt' }, 'hidden'],
+    ]);
+    const text = (r: { messages: BuildMessage[] }) => r.messages.map((m) => m.stream ?? '').join('');
+    const byDefault = text(await buildRaw('', context));
+    assert.match(byDefault, /from-svcfile/);
+    assert.doesNotMatch(byDefault, /secret\.txt/);
+    assert.match(text(await buildRaw('svcfile=other/Build.svc', context)), /from-query/);
+    assert.match(text(await buildRaw('dockerfile=Dockerfile', context)), /from-dockerfile/);
+    const missing = await buildRaw('svcfile=nope', context);
+    assert.equal(missing.status, 404);
+    assert.match(missing.messages[0].error ?? '', /Cannot locate specified Dockerfile: nope/);
+  });
+
   test('intermediate images: listed with -a only, removed with the last image built on them', async () => {
     const dir = contextDir(cli.scratch('build-layers-'), {
       Dockerfile: 'FROM busybox:latest\nRUN echo one > /one\nRUN echo two > /two\nLABEL layered=yes\n',

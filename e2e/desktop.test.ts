@@ -79,7 +79,37 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
     const manifest = page.getByTestId('manifest');
     await manifest.getByText(pushed.digest).waitFor();
     await manifest.getByText('1 layers').waitFor();
+    // The engine's GET /distribution view of the same tag.
+    await manifest.getByTestId('platforms').filter({ hasText: 'linux/amd64' }).waitFor();
     await session.shot('registry');
+  });
+
+  test('search as you type, through the engine: the registry browser and the pull dialog', async () => {
+    await pushTestImage(app.registryUrl, 'e2e/other', '2.0');
+    // The catalog is read when the screen opens.
+    await page.keyboard.press('Alt+1');
+    await page.keyboard.press('Alt+5');
+    const repositories = page.getByTestId('repositories');
+    await repositories.getByRole('link', { name: 'e2e/other' }).waitFor();
+    await page.getByRole('searchbox', { name: 'Search repositories' }).fill('hel');
+    await repositories.getByRole('link', { name: 'e2e/hello' }).waitFor();
+    await repositories.getByRole('link', { name: 'e2e/other' }).waitFor({ state: 'detached' });
+    await session.shot('registry-search');
+    await page.getByRole('searchbox', { name: 'Search repositories' }).fill('');
+
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: /Images/ })
+      .click();
+    await page.getByRole('button', { name: 'Pull…' }).first().click();
+    const dialog = page.getByRole('dialog', { name: 'Pull an image' });
+    await dialog.getByLabel('Image').fill('e2e/oth');
+    const host = app.registryUrl.replace('http://', '');
+    // The bare repository name comes from the engine's search of the embedded registry.
+    const suggestions = dialog.getByTestId('pull-suggestions');
+    await suggestions.locator(`option[value="${host}/e2e/other"]`).waitFor({ state: 'attached' });
+    assert.equal(await suggestions.locator(`option[value="${host}/e2e/hello"]`).count(), 0);
+    await dialog.getByRole('button', { name: 'Close' }).click();
   });
 
   test('a crashed engine shows as restarting, then up again with the restart counted', async () => {

@@ -146,3 +146,36 @@ export interface ImageImportRequest {
   emit: Emit;
   signal?: AbortSignal;
 }
+
+/** One result of GET /images/search. */
+export interface ImageSearchResult {
+  name: string;
+  description: string;
+  star_count: number;
+  is_official: boolean;
+  is_automated: boolean;
+  /** Deprecated; the same as is_automated. */
+  is_trusted: boolean;
+}
+
+export interface ImageSearchRequest {
+  term: string;
+  limit: number;
+  /** is-official, is-automated (true/false) and stars (a minimum). */
+  filters: Map<string, string[]>;
+  auth?: string;
+  signal?: AbortSignal;
+}
+
+/** GET /distribution/{name}/json. */
+export interface DistributionInspect {
+  Descriptor: { mediaType: string; digest: string; size: number; urls?: string[] };
+  Platforms: Array<{
+    architecture: string;
+    os: string;
+    'os.version'?: string;
+    'os.features'?: string[];
+    variant?: string;
+    features?: string[];
+  }>;
+}

@@ -41,6 +41,7 @@ import { networksRoutes } from '../server/routers/networks/routes';
 import { BuildService } from '../engine/build/build-service';
 import { buildContainersOf, buildImagesOf } from '../engine/build/build-engine-ports';
 import { buildRoutes } from '../server/routers/build/routes';
+import { distributionRoutes } from '../server/routers/distribution/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 import { MAX_API_VERSION } from '../api/versions';
 
@@ -226,6 +227,7 @@ async function start(argv: string[], running: Running): Promise<string> {
       ...volumesRoutes(volumes),
       ...networksRoutes(networks, containers),
       ...buildRoutes(build),
+      ...distributionRoutes(images),
     ],
     logger: log.child('api'),
     serverHeader: `Svc/${product.version} (linux)`,

@@ -19,7 +19,6 @@ const bySegment = new Map<string, (method: string, rest: string) => SvcError>(
       'builds run on the classic builder through POST /build',
     ),
     session: notBuilt('build sessions'),
-    distribution: notBuilt('registry lookups without a pull (GET /distribution)'),
     grpc: notBuilt('the gRPC endpoint'),
     nodes: notInSwarm,
     tasks: notInSwarm,

@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { ConflictError, InvalidParameterError } from '../../api/errors';
 import type {
   AuthResponse,
+  DistributionInspect,
   Emit,
   ImageDeleteItem,
   ImageHistoryItem,
@@ -13,6 +14,8 @@ import type {
   ImagePruneResponse,
   ImagePullRequest,
   ImagePushRequest,
+  ImageSearchRequest,
+  ImageSearchResult,
   ImageSummary,
   OciImageConfig,
 } from '../../api/image-types';
@@ -20,6 +23,7 @@ import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { EventsService } from '../events/events-service';
 import type { Filters } from '../../api/filters';
 import { imagePredicate, isDangling } from './image-filters';
+import { inspectDistribution, searchRegistry } from './registry-lookup';
 import { importImage } from './image-import';
 import { ImageStore, type StoredImage } from './image-store';
 import { imageHistory, imageInspect, imageSummary } from './image-views';
@@ -137,6 +141,24 @@ export class ImageService {
       },
       args,
     );
+  }
+
+  /** GET /images/search: the registry the term names (Docker Hub's index when it names none). */
+  search(req: ImageSearchRequest): Promise<ImageSearchResult[]> {
+    return searchRegistry(req, this.lookupOptions());
+  }
+
+  /** GET /distribution/{name}/json: the manifest a reference resolves to, without pulling. */
+  distributionInspect(
+    name: string,
+    auth: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<DistributionInspect> {
+    return inspectDistribution(name, auth, this.lookupOptions(), signal);
+  }
+
+  private lookupOptions() {
+    return { insecureRegistries: this.deps.insecureRegistries, userAgent: this.deps.userAgent };
   }
 
   async push(args: ImagePushRequest): Promise<void> {

@@ -4,9 +4,11 @@ import type {
   ContainerCreateBody,
   ContainerInspect,
   ContainerSummary,
+  DistributionInspect,
   ImageDeleteItem,
   ImageHistoryItem,
   ImageInspect,
+  ImageSearchResult,
   ImageSummary,
   InfoResponse,
   NetworkSummary,
@@ -23,6 +25,12 @@ export const engine = {
   version: () => getJson<VersionResponse>(`${E}/version`),
   info: () => getJson<InfoResponse>(`${E}/info`),
   diskUsage: () => getJson<Record<string, unknown>>(`${E}/system/df`),
+
+  /** Repositories of the registry `term` names (`host:port/part`), as GET /images/search finds them. */
+  search: (term: string, signal?: AbortSignal) =>
+    getJson<ImageSearchResult[]>(`${E}/images/search${query({ term, limit: 25 })}`, { signal }),
+  /** What a reference resolves to in its registry, without pulling. */
+  distribution: (name: string) => getJson<DistributionInspect>(`${E}/distribution/${name}/json`),
 
   containers: (all: boolean) => getJson<ContainerSummary[]>(`${E}/containers/json${query({ all })}`),
   inspect: (id: string) => getJson<ContainerInspect>(`${E}/containers/${enc(id)}/json`),

@@ -12,6 +12,8 @@ export type {
   ImageHistoryItem,
   ImageDeleteItem,
   JsonMessage,
+  ImageSearchResult,
+  DistributionInspect,
 } from '../../../daemon/api/image-types';
 export type { VersionResponse, InfoResponse } from '../../../daemon/api/system-types';
 

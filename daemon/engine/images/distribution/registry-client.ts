@@ -111,6 +111,33 @@ export class RegistryClient {
     return tags;
   }
 
+  /** Every repository of the registry (GET /v2/_catalog, following `Link` pagination). */
+  async listCatalog(signal?: AbortSignal): Promise<string[]> {
+    const repositories: string[] = [];
+    let next: string | undefined = '/v2/_catalog?n=1000';
+    while (next) {
+      const res = await this.transport.fetch(next, { scopes: ['registry:catalog:*'], signal });
+      if (!res.ok) throw await registryError(res, `catalog of ${this.host}`);
+      const body = (await res.json()) as { repositories?: string[] | null };
+      repositories.push(...(body.repositories ?? []));
+      next = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '')?.[1];
+    }
+    return repositories;
+  }
+
+  /** The V1 search endpoint's results, or undefined when the registry has none (V2-only). */
+  async searchV1(term: string, limit: number, signal?: AbortSignal): Promise<unknown[] | undefined> {
+    const query = new URLSearchParams({ q: term, n: String(limit) });
+    const res = await this.transport.fetch(`/v1/search?${query}`, { scopes: [], signal });
+    if (res.status === 404 || res.status === 405) {
+      res.discard();
+      return undefined;
+    }
+    if (!res.ok) throw await registryError(res, `search of ${this.host}`);
+    const body = (await res.json()) as { results?: unknown[] };
+    return Array.isArray(body.results) ? body.results : [];
+  }
+
   /**
    * The blob's bytes as a stream that errors instead of ending if they do not match `desc`: its
    * size always, its digest unless `checkDigest` is false (for a reader that checks it itself).

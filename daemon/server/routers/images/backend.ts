@@ -10,6 +10,8 @@ import type {
   ImageHistoryItem,
   ImageInspect,
   ImagePruneResponse,
+  ImageSearchRequest,
+  ImageSearchResult,
   ImageSummary,
 } from '../../../api/image-types';
 import type { Filters } from '../../http/query';
@@ -21,6 +23,7 @@ export interface ImagesBackend {
   tag(name: string, repo: string | undefined, tag: string | undefined): Promise<void>;
   remove(name: string, options: { force: boolean; noprune: boolean }): Promise<ImageDeleteItem[]>;
   prune(filters: Filters): Promise<ImagePruneResponse>;
+  search(req: ImageSearchRequest): Promise<ImageSearchResult[]>;
   importImage(req: ImageImportRequest): Promise<string>;
   pull(req: ImagePullRequest): Promise<void>;
   push(req: ImagePushRequest): Promise<void>;

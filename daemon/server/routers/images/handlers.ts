@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import { InvalidParameterError, NotImplementedError } from '../../../api/errors';
+import { InvalidParameterError } from '../../../api/errors';
 import { supports } from '../../../api/versions';
 import { readJson } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
@@ -95,8 +95,22 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
 
     prune: async ({ res, query }) => sendJson(res, 200, await backend.prune(query.filters())),
 
-    search: async () => {
-      throw new NotImplementedError('image search is not implemented: svcd has no index to search');
+    search: async (ctx) => {
+      const { query, res, signal } = ctx;
+      const term = query.string('term');
+      if (!term)
+        throw new InvalidParameterError('term is required: the name, or registry/name, to search for');
+      sendJson(
+        res,
+        200,
+        await backend.search({
+          term,
+          limit: query.int('limit', 25)!,
+          filters: query.filters(),
+          auth: registryAuth(ctx),
+          signal,
+        }),
+      );
     },
 
     auth: async ({ req, res, signal }) => {

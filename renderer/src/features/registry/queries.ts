@@ -1,5 +1,6 @@
 // Server state of the embedded registry (svc-registry): catalog, tags, manifests.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { engine } from '../../api/engine-client';
 import { registry } from '../../api/registry-client';
 import { useService } from '../../app/use-desktop-state';
 
@@ -56,5 +57,37 @@ export function useDeleteManifest() {
   return useMutation({
     mutationFn: (v: { repo: string; digest: string }) => registry.deleteManifest(v.repo, v.digest),
     onSettled: () => qc.invalidateQueries({ queryKey: ['registry'] }),
+  });
+}
+
+/** The embedded registry's `host:port`, as image names carry it. */
+export function useRegistryHost(): string | undefined {
+  const endpoint = useService('svc-registry')?.endpoint;
+  return endpoint ? new URL(endpoint).host : undefined;
+}
+
+/**
+ * Repositories matching `text` through the engine's search (GET /images/search): a term with a
+ * registry host searches that registry; a bare word searches the embedded one.
+ */
+export function useRegistrySearch(text: string) {
+  const host = useRegistryHost();
+  const trimmed = text.trim().replace(/:[^/:]*$/, '');
+  const term = /^[^/]*[.:][^/]*\//.test(trimmed) || !host ? trimmed : `${host}/${trimmed}`;
+  return useQuery({
+    queryKey: ['registry', { search: term }],
+    queryFn: ({ signal }) => engine.search(term, signal),
+    enabled: trimmed.length > 0 && /\//.test(term),
+    staleTime: 5000,
+  });
+}
+
+/** The engine's view of a tag in the embedded registry: digest and platforms (GET /distribution). */
+export function useDistribution(repo: string, tag: string) {
+  const host = useRegistryHost();
+  return useQuery({
+    queryKey: ['registry', { distribution: `${host}/${repo}:${tag}` }],
+    queryFn: () => engine.distribution(`${host}/${repo}:${tag}`),
+    enabled: !!host,
   });
 }

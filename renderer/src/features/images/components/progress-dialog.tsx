@@ -6,7 +6,8 @@ import { errorText, jsonLines } from '../../../api/gateway';
 import type { JsonMessage } from '../../../api/engine-types';
 import { Dialog } from '../../../app/dialog';
 import { bytes } from '../../../app/format';
-import { useRegistryReferences } from '../../registry/queries';
+import { useDebounced } from '../../../app/use-debounced';
+import { useRegistryReferences, useRegistrySearch } from '../../registry/queries';
 import { fold, type Progress } from '../progress';
 
 export function ProgressDialog({
@@ -24,6 +25,15 @@ export function ProgressDialog({
   const abort = useRef<AbortController | undefined>(undefined);
   const qc = useQueryClient();
   const known = useRegistryReferences();
+  // Search as you type, through the engine, in the registry the name starts with.
+  const found = useRegistrySearch(useDebounced(mode === 'pull' ? image : '', 200));
+  const suggestions = [
+    ...new Set([
+      ...(known.data ?? []),
+      ...(found.data ?? []).flatMap((r) => (known.data ?? []).filter((k) => k.startsWith(`${r.name}:`))),
+      ...(found.data ?? []).map((r) => r.name),
+    ]),
+  ];
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -63,7 +73,7 @@ export function ProgressDialog({
         </label>
         {mode === 'pull' ? (
           <datalist id="registry-references" data-testid="pull-suggestions">
-            {(known.data ?? []).map((r) => (
+            {suggestions.map((r) => (
               <option key={r} value={r} />
             ))}
           </datalist>

@@ -5,7 +5,16 @@ import { ErrorMessage } from '../../../app/error-message';
 import { bytes } from '../../../app/format';
 import { navigate, useRoute } from '../../../app/router';
 import { useService } from '../../../app/use-desktop-state';
-import { useCatalog, useDeleteManifest, useManifest, useTags } from '../queries';
+import { useDebounced } from '../../../app/use-debounced';
+import {
+  useCatalog,
+  useDeleteManifest,
+  useDistribution,
+  useManifest,
+  useRegistryHost,
+  useRegistrySearch,
+  useTags,
+} from '../queries';
 
 export function RegistryBrowser() {
   const rest = useRoute((r) => r.rest);
@@ -14,6 +23,13 @@ export function RegistryBrowser() {
   const svc = useService('svc-registry');
   const catalog = useCatalog();
   const tags = useTags(repo);
+  const host = useRegistryHost();
+  const [filter, setFilter] = useState('');
+  const found = useRegistrySearch(useDebounced(filter, 200));
+  // The engine's search answers host/repository names: the list shows the repository part.
+  const repositories = filter.trim()
+    ? (found.data ?? []).map((r) => r.name.slice(`${host}/`.length))
+    : (catalog.data?.repositories ?? []);
   return (
     <section className="screen registry">
       <header className="toolbar">
@@ -27,8 +43,16 @@ export function RegistryBrowser() {
       <div className="columns">
         <nav aria-label="Repositories" className="column">
           <h2>Repositories</h2>
+          <input
+            type="search"
+            aria-label="Search repositories"
+            placeholder="Search…"
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+          />
+          <ErrorMessage error={found.error} context="Search failed" />
           <ul className="picklist" data-testid="repositories">
-            {(catalog.data?.repositories ?? []).map((r) => (
+            {repositories.map((r) => (
               <li key={r}>
                 <a
                   href={`#/registry/${encodeURIComponent(r)}`}
@@ -71,6 +95,7 @@ export function RegistryBrowser() {
 
 function ManifestView({ repo, tag }: { repo: string; tag: string }) {
   const m = useManifest(repo, tag);
+  const seen = useDistribution(repo, tag);
   const del = useDeleteManifest();
   const [confirming, setConfirming] = useState(false);
   if (m.error) return <ErrorMessage error={m.error} context="Manifest" />;
@@ -101,6 +126,16 @@ function ManifestView({ repo, tag }: { repo: string; tag: string }) {
         <dt>Layers</dt>
         <dd>
           {layers.length} layers, {bytes(total)}
+        </dd>
+        <dt>Platforms</dt>
+        <dd data-testid="platforms">
+          {seen.data
+            ? seen.data.Platforms.map((p) =>
+                [p.os, p.architecture, p.variant].filter(Boolean).join('/'),
+              ).join(', ')
+            : seen.error
+              ? 'the engine cannot reach this registry'
+              : '…'}
         </dd>
       </dl>
       <ol className="layers">

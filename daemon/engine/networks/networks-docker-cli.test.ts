@@ -54,6 +54,62 @@ describe('networks through the docker CLI and docker-compose', () => {
     await assert.rejects(docker('network', 'create', '-d', 'overlay', 'ov'), /swarm/);
   });
 
+  test('legacy links on the default bridge: environment, hosts entry, inspect, refusals', async () => {
+    await docker(
+      'run',
+      '-d',
+      '--name',
+      'linkdb',
+      '-e',
+      'SECRET=s3',
+      '--expose',
+      '5432',
+      'busybox',
+      'sleep',
+      '120',
+    );
+    const ip = await docker('inspect', 'linkdb', '--format', '{{.NetworkSettings.IPAddress}}');
+    const out = await docker(
+      'run',
+      '--rm',
+      '--name',
+      'linkapp',
+      '--link',
+      'linkdb:database',
+      'busybox',
+      'sh',
+      '-c',
+      'env | grep ^DATABASE | sort; grep database /etc/hosts; ping -c 1 -W 2 database >/dev/null && echo reached',
+    );
+    assert.deepEqual(out.split('\n'), [
+      'DATABASE_ENV_SECRET=s3',
+      'DATABASE_NAME=/linkapp/database',
+      `DATABASE_PORT=tcp://${ip}:5432`,
+      `DATABASE_PORT_5432_TCP=tcp://${ip}:5432`,
+      `DATABASE_PORT_5432_TCP_ADDR=${ip}`,
+      'DATABASE_PORT_5432_TCP_PORT=5432',
+      'DATABASE_PORT_5432_TCP_PROTO=tcp',
+      `${ip}\tdatabase ${await docker('inspect', 'linkdb', '--format', '{{.Config.Hostname}}')} linkdb`,
+      'reached',
+    ]);
+    await docker('create', '--name', 'linked', '--link', 'linkdb', 'busybox', 'true');
+    assert.equal(
+      await docker('inspect', 'linked', '--format', '{{json .HostConfig.Links}}'),
+      '["/linkdb:/linked/linkdb"]',
+    );
+    // A missing target is a 400 (a 404 would make the CLI try to pull the image).
+    await assert.rejects(
+      docker('create', '--link', 'nosuch:x', 'busybox', 'true'),
+      /could not get container for nosuch/,
+    );
+    await docker('stop', '-t', '0', 'linkdb');
+    await assert.rejects(
+      docker('start', 'linked'),
+      /Cannot link to a non running container: \/linkdb AS \/linked\/linkdb/,
+    );
+    await docker('rm', '-f', 'linked', 'linkdb');
+  });
+
   test('run -p publishes on 127.0.0.1 and the host address; -P picks a port, docker port shows it', async () => {
     await docker(
       'run',

@@ -222,7 +222,13 @@ function removeBridgesUnder(dir: string): void {
         const { Bridge } = JSON.parse(readFileSync(join(root, 'networks', file), 'utf8')) as {
           Bridge?: string;
         };
-        if (Bridge) execFileSync('ip', ['link', 'del', Bridge], { stdio: 'ignore' });
+        if (!Bridge) continue;
+        execFileSync('ip', ['link', 'del', Bridge], { stdio: 'ignore' });
+        // An isolation rule (a network with inter-container traffic off) names the bridge.
+        const rules = execFileSync('iptables', ['-w', '5', '-S', 'FORWARD'], { encoding: 'utf8' });
+        for (const line of rules.split('\n').filter((l) => l.includes(`svcd no icc ${Bridge}`))) {
+          execFileSync('sh', ['-c', `iptables -w 5 ${line.replace(/^-A /, '-D ')}`], { stdio: 'ignore' });
+        }
       } catch {}
     }
   }

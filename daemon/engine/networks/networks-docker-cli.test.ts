@@ -241,6 +241,31 @@ describe('networks through the docker CLI and docker-compose', () => {
     await docker('network', 'rm', 'appnet', 'second');
   });
 
+  test('inter-container traffic off: members reach the gateway, not each other; removal takes the rule', async () => {
+    await docker(
+      'network',
+      'create',
+      '--subnet',
+      '10.213.9.0/24',
+      '-o',
+      'com.docker.network.bridge.enable_icc=false',
+      'noicc',
+    );
+    await docker('run', '-d', '--name', 'icc-a', '--network', 'noicc', 'busybox', 'sleep', '120');
+    await docker('run', '-d', '--name', 'icc-b', '--network', 'noicc', 'busybox', 'sleep', '120');
+    const ping = (target: string) =>
+      docker('exec', 'icc-a', 'sh', '-c', `ping -c 1 -W 2 ${target} >/dev/null && echo yes || echo no`);
+    assert.equal(await ping('10.213.9.1'), 'yes', 'the gateway answers');
+    assert.equal(await ping('icc-b'), 'no', 'the other member does not');
+    const bridge = JSON.parse(await docker('network', 'inspect', 'noicc')) as Array<{
+      Options: Record<string, string>;
+    }>;
+    assert.equal(bridge[0].Options['com.docker.network.bridge.enable_icc'], 'false');
+    await docker('rm', '-f', 'icc-a', 'icc-b');
+    await docker('network', 'rm', 'noicc');
+    assert.doesNotMatch(execFileSync('iptables', ['-S', 'FORWARD'], { encoding: 'utf8' }), /svcd no icc/);
+  });
+
   test('an internal network has no route out', async () => {
     await docker('network', 'create', '--internal', 'sealed');
     const routes = await docker(

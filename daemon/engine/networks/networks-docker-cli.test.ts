@@ -10,6 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { useEngine } from '../containers/testing/containers-fixture';
 import { useDockerCli } from '../containers/testing/docker-cli';
+import { importBusybox } from '../images/testing/busybox-image';
+import { destroyDockerd, dockerdMissing, startDockerd, type DockerdPeer } from '../../testing/dockerd-peer';
 
 const run = promisify(execFile);
 const webCommand = (text: string) => `mkdir -p /www; echo ${text} > /www/index.html; httpd -f -p 80 -h /www`;
@@ -264,6 +266,63 @@ describe('networks through the docker CLI and docker-compose', () => {
     await docker('rm', '-f', 'icc-a', 'icc-b');
     await docker('network', 'rm', 'noicc');
     assert.doesNotMatch(execFileSync('iptables', ['-S', 'FORWARD'], { encoding: 'utf8' }), /svcd no icc/);
+  });
+
+  describe('network events beside Docker Engine 20.10', { skip: dockerdMissing() }, () => {
+    let dockerd: DockerdPeer;
+    before(async () => {
+      dockerd = await startDockerd();
+      await importBusybox(dockerd);
+    });
+    after(() => destroyDockerd(dockerd));
+
+    /** The same CLI session on an engine; its network events as `Action attributes…` lines. */
+    async function session(host: string, subnet: string): Promise<string[]> {
+      const cli = (...args: string[]) =>
+        run('docker', args, { env: { ...env(), DOCKER_HOST: host }, encoding: 'utf8' }).then((r) =>
+          r.stdout.trim(),
+        );
+      const since = (Date.now() / 1000).toFixed(3);
+      await cli('network', 'create', '--subnet', subnet, '--label', 'k=v', 'evnet');
+      await cli('run', '-d', '--name', 'evc', '--network', 'evnet', 'busybox', 'sleep', '60');
+      await cli('network', 'disconnect', 'evnet', 'evc');
+      await cli('network', 'connect', 'evnet', 'evc');
+      await cli('rm', '-f', 'evc');
+      await cli('network', 'rm', 'evnet');
+      await cli('network', 'create', '--subnet', subnet, 'evprune');
+      await cli('network', 'prune', '-f');
+      const until = (Date.now() / 1000 + 0.5).toFixed(3);
+      const lines = await cli(
+        'events',
+        '--since',
+        since,
+        '--until',
+        until,
+        '--filter',
+        'type=network',
+        '--format',
+        '{{json .}}',
+      );
+      return lines
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { Action: string; Actor: { Attributes: Record<string, string> } })
+        .map(
+          (e) =>
+            `${e.Action} ${Object.keys(e.Actor.Attributes).sort().join(',')} ${e.Actor.Attributes.name ?? ''} ${e.Actor.Attributes.type ?? ''}`,
+        );
+    }
+
+    test('the same network events, with the same attributes, for the same session', async () => {
+      const theirs = await session(`unix://${dockerd.socket}`, '10.213.11.0/24');
+      const ours = await session(`unix://${suite().svcd.socket}`, '10.213.12.0/24');
+      // dockerd announces `network disconnect` of a running container twice (the endpoint's
+      // leave and the disconnect itself); svcd once. Everything else is compared as it is.
+      const once = (events: string[]) =>
+        events.filter((e, i) => !(e.startsWith('disconnect') && e === events[i - 1]));
+      assert.deepEqual(ours, once(theirs));
+      assert.equal(theirs.length - once(theirs).length, 1);
+    });
   });
 
   test('an internal network has no route out', async () => {

@@ -16,6 +16,7 @@ interface Figures {
   bridge: number;
   userNetwork: number;
   throughput: number;
+  containerToContainer: number;
   createRemove: number;
 }
 
@@ -35,15 +36,67 @@ async function lifecycle(call: Call, network: string): Promise<number> {
   return median(times);
 }
 
+const serveBigFile = [
+  'sh',
+  '-c',
+  `mkdir /www && dd if=/dev/zero of=/www/big bs=1048576 count=${payloadMiB} 2>/dev/null && httpd -f -p 80 -h /www`,
+];
+
+/** Retries `once` until it succeeds (the server writes its file first), then the median of 5. */
+async function medianOnceReady(once: () => Promise<number>): Promise<number> {
+  for (let i = 0; ; i++) {
+    try {
+      await once();
+      break;
+    } catch (err) {
+      if (i > 100) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const rates: number[] = [];
+  for (let i = 0; i < 5; i++) rates.push(await once());
+  return median(rates);
+}
+
+/**
+ * MB/s from one container's httpd to another's wget on the default bridge, timed inside the
+ * client by busybox `time` (10 ms resolution).
+ */
+async function containerToContainer(call: Call): Promise<number> {
+  const start = async (cmd: string[]) => {
+    const { Id } = (await call('POST', '/containers/create', { Image: image, Cmd: cmd })).json<{
+      Id: string;
+    }>();
+    await call('POST', `/containers/${Id}/start`);
+    return Id;
+  };
+  const server = await start(serveBigFile);
+  const client = await start(['sleep', '300']);
+  try {
+    const ip = (await call('GET', `/containers/${server}/json`)).json<{
+      NetworkSettings: { IPAddress: string };
+    }>().NetworkSettings.IPAddress;
+    return await medianOnceReady(async () => {
+      const cmd = ['sh', '-c', `time timeout 60 wget -q -O /dev/null http://${ip}/big 2>&1`];
+      const exec = { Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: true };
+      const { Id } = (await call('POST', `/containers/${client}/exec`, exec)).json<{ Id: string }>();
+      const out = (await call('POST', `/exec/${Id}/start`, { Detach: false, Tty: true })).text();
+      const m = /real\s+(\d+)m\s*([\d.]+)s/.exec(out);
+      const { ExitCode } = (await call('GET', `/exec/${Id}/json`)).json<{ ExitCode: number }>();
+      if (!m || ExitCode !== 0) throw new Error(`wget in a container: ${out}`);
+      return (payloadMiB * 1.048576) / (Number(m[1]) * 60 + Number(m[2]));
+    });
+  } finally {
+    for (const id of [server, client])
+      await call('DELETE', `/containers/${id}?force=1`).catch(() => undefined);
+  }
+}
+
 /** MB/s of one GET of a 256 MiB file from busybox httpd in a container, through `port` on 127.0.0.1. */
 async function throughput(call: Call, port: number): Promise<number> {
   const body = {
     Image: image,
-    Cmd: [
-      'sh',
-      '-c',
-      `mkdir /www && dd if=/dev/zero of=/www/big bs=1048576 count=${payloadMiB} 2>/dev/null && httpd -f -p 80 -h /www`,
-    ],
+    Cmd: serveBigFile,
     ExposedPorts: { '80/tcp': {} },
     HostConfig: { PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: String(port) }] } },
   };
@@ -66,19 +119,7 @@ async function throughput(call: Call, port: number): Promise<number> {
         req.on('error', reject);
         req.end();
       });
-    // The file is written before httpd starts: wait until it answers.
-    for (let i = 0; ; i++) {
-      try {
-        await get();
-        break;
-      } catch (err) {
-        if (i > 100) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-    const rates: number[] = [];
-    for (let i = 0; i < 5; i++) rates.push(await get());
-    return median(rates);
+    return await medianOnceReady(get);
   } finally {
     await call('DELETE', `/containers/${Id}?force=1`).catch(() => undefined);
   }
@@ -122,6 +163,7 @@ async function measure(
     bridge,
     userNetwork,
     throughput: await throughput(call, port),
+    containerToContainer: await containerToContainer(call),
     createRemove: await createRemove(call, subnets.scratch),
   };
 }
@@ -164,6 +206,13 @@ async function run(options: BenchOptions): Promise<BenchRow[]> {
       'MB/s',
       true,
       '>= docker-proxy',
+    ),
+    row(
+      `TCP container to container on the default bridge, ${payloadMiB} MiB`,
+      'containerToContainer',
+      'MB/s',
+      true,
+      '>= dockerd',
     ),
     row('network create+remove, median', 'createRemove', 'ms', false, '< dockerd'),
   ];

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { useEngine } from '../containers/testing/containers-fixture';
+import { destroySvcd, startSvcd } from '../../testing/svcd-harness';
 import { useDockerCli } from '../containers/testing/docker-cli';
 import { importBusybox } from '../images/testing/busybox-image';
 import { destroyDockerd, dockerdMissing, startDockerd, type DockerdPeer } from '../../testing/dockerd-peer';
@@ -323,6 +324,53 @@ describe('networks through the docker CLI and docker-compose', () => {
       assert.deepEqual(ours, once(theirs));
       assert.equal(theirs.length - once(theirs).length, 1);
     });
+  });
+
+  test('a second svcd on another data root runs beside the first: own bridge, own subnet, own ports', async () => {
+    await docker(
+      'run',
+      '-d',
+      '--name',
+      'first-web',
+      '-p',
+      '18183:80',
+      'busybox',
+      'sh',
+      '-c',
+      webCommand('from-first'),
+    );
+    const second = await startSvcd();
+    try {
+      await importBusybox(second);
+      const other = (...args: string[]) =>
+        run('docker', args, {
+          env: { ...env(), DOCKER_HOST: `unix://${second.socket}` },
+          encoding: 'utf8',
+        }).then((r) => r.stdout.trim());
+      await other(
+        'run',
+        '-d',
+        '--name',
+        'second-web',
+        '-p',
+        '18182:80',
+        'busybox',
+        'sh',
+        '-c',
+        webCommand('from-second'),
+      );
+      const subnet = async (cli: (...a: string[]) => Promise<string>) =>
+        cli('network', 'inspect', 'bridge', '--format', '{{range .IPAM.Config}}{{.Subnet}}{{end}}');
+      assert.notEqual(await subnet(other), await subnet(docker));
+      assert.equal(await httpGet('127.0.0.1', '18183'), 'from-first');
+      assert.equal(await httpGet('127.0.0.1', '18182'), 'from-second');
+      await other('rm', '-f', 'second-web');
+    } finally {
+      await destroySvcd(second);
+    }
+    // The first is untouched by the second's going.
+    assert.equal(await httpGet('127.0.0.1', '18183'), 'from-first');
+    await docker('rm', '-f', 'first-web');
   });
 
   test('an internal network has no route out', async () => {

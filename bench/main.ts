@@ -12,6 +12,7 @@ import { containersSuite } from './containers';
 import { desktopSuite } from './desktop';
 import { streamsSuite } from './streams';
 import { buildSuite } from './build';
+import { networksSuite } from './networks';
 
 const suites: Record<string, BenchSuite> = {
   registry: registrySuite,
@@ -20,6 +21,7 @@ const suites: Record<string, BenchSuite> = {
   streams: streamsSuite,
   desktop: desktopSuite,
   build: buildSuite,
+  networks: networksSuite,
 };
 
 function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; only?: string[] } {

@@ -14,10 +14,15 @@ start)
   }
   mkdir -p "$dir/registry"
   if [ ! -S "$dir/docker.sock" ] || ! curl -sf --unix-socket "$dir/docker.sock" http://d/_ping >/dev/null; then
-    # No bridge and no iptables rules: the bench runs containers that need no network, and the
-    # host's routes stay untouched.
+    # A bridge of its own (10.213.50.0/24, apart from the tests' subnets) with Docker's iptables
+    # rules and docker-proxy, for the network rows; the other rows use no network.
+    if ! ip link show svcpeer0 >/dev/null 2>&1; then
+      ip link add svcpeer0 type bridge
+      ip addr add 10.213.50.1/24 dev svcpeer0
+      ip link set svcpeer0 up
+    fi
     nohup dockerd --data-root "$dir/data" --exec-root "$dir/exec" --pidfile "$dir/dockerd.pid" \
-      -H "unix://$dir/docker.sock" --bridge=none --iptables=false --ip-masq=false \
+      -H "unix://$dir/docker.sock" --bridge=svcpeer0 \
       --containerd-namespace svc-bench-peer --insecure-registry 127.0.0.0/8 >"$dir/dockerd.log" 2>&1 &
   fi
   cat >"$dir/registry.yml" <<YML
@@ -39,6 +44,17 @@ YML
 stop)
   for f in "$dir/dockerd.pid" "$dir/registry.pid"; do
     [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+  done
+  # dockerd leaves its bridge and chains behind: they go with the peer.
+  for _ in $(seq 50); do [ -S "$dir/docker.sock" ] || break; sleep 0.2; done
+  ip link del svcpeer0 2>/dev/null || true
+  for table in filter nat; do
+    iptables -t "$table" -S | grep -E '^-A .*(DOCKER|svcpeer0)' | sed 's/^-A /-D /' |
+      while read -r rule; do eval "iptables -t $table $rule" 2>/dev/null || true; done
+  done
+  for chain in DOCKER DOCKER-USER DOCKER-ISOLATION-STAGE-1 DOCKER-ISOLATION-STAGE-2; do
+    iptables -X "$chain" 2>/dev/null || true
+    iptables -t nat -X "$chain" 2>/dev/null || true
   done
   ;;
 *)

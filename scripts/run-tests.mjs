@@ -4,7 +4,8 @@
 // stays a few minutes. SVC_TEST_CONCURRENCY=2 runs two at a time. A file name or substring on
 // the command line narrows the run.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +22,41 @@ function findTests(dir, out = []) {
   return out;
 }
 
+/**
+ * A runner killed mid-suite never ran its cleanup: its engines' directories stay under the temp
+ * dir with their mounts, bridges, iptables rules and an orphaned containerd. Those whose engine
+ * no longer runs and that nothing touched for ten minutes (a suite restarting its engine is
+ * not mistaken for one) are cleaned before this run.
+ */
+async function sweepAbandoned() {
+  const { cleanupUnder } = await import(join(build, 'daemon/testing/svcd-harness.js'));
+  const cmdlines = readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .map((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8');
+      } catch {
+        return '';
+      }
+    });
+  for (const name of readdirSync(tmpdir())) {
+    if (!/^(svcd|dockerd-peer)-/.test(name)) continue;
+    const dir = join(tmpdir(), name);
+    const touched = ['', 'data', 'svcd.sock', 'docker.sock'].map((f) => {
+      try {
+        return statSync(join(dir, f)).mtimeMs;
+      } catch {
+        return 0;
+      }
+    });
+    if (Date.now() - Math.max(...touched) < 10 * 60 * 1000) continue;
+    // Its engine still runs: a suite is using it. (An orphaned containerd does not count.)
+    const engine = (c) => /(^|\/)(node|dockerd)$/.test(c.split('\0')[0]) && c.includes(`${dir}/`);
+    if (cmdlines.some(engine)) continue;
+    await cleanupUnder(dir);
+  }
+}
+
 const filters = process.argv.slice(2);
 // The compiled tests, and the scripts' own (plain .mjs, not compiled).
 const files = [...findTests(build), ...findTests(join(root, 'scripts'))]
@@ -30,6 +66,7 @@ if (files.length === 0) {
   process.stderr.write('run-tests: no test files found under build/ (run npm run build first)\n');
   process.exit(1);
 }
+await sweepAbandoned();
 const concurrency = process.env.SVC_TEST_CONCURRENCY || '1';
 const r = spawnSync(
   process.execPath,

@@ -203,14 +203,14 @@ export async function cleanupUnder(dir: string): Promise<void> {
       execFileSync('umount', ['-l', m]);
     } catch {}
   }
-  removeBridgesUnder(dir);
+  removeNetworksUnder(dir);
   await rm(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
-/** The Linux bridges of the networks an svcd kept under `dir` (its data root's networks/). */
-function removeBridgesUnder(dir: string): void {
-  const roots = [dir, join(dir, 'data'), join(dir, 'data', 'engine')];
-  for (const root of roots) {
+/** The networks an svcd kept under `dir` (its data root's networks/): IDs and bridges. */
+function networksUnder(dir: string): Array<{ Id: string; Bridge?: string }> {
+  const out: Array<{ Id: string; Bridge?: string }> = [];
+  for (const root of [dir, join(dir, 'data'), join(dir, 'data', 'engine')]) {
     let files: string[];
     try {
       files = readdirSync(join(root, 'networks'));
@@ -219,12 +219,51 @@ function removeBridgesUnder(dir: string): void {
     }
     for (const file of files) {
       try {
-        const { Bridge } = JSON.parse(readFileSync(join(root, 'networks', file), 'utf8')) as {
-          Bridge?: string;
-        };
-        if (Bridge) execFileSync('ip', ['link', 'del', Bridge], { stdio: 'ignore' });
+        out.push(
+          JSON.parse(readFileSync(join(root, 'networks', file), 'utf8')) as { Id: string; Bridge?: string },
+        );
       } catch {}
     }
+  }
+  return out;
+}
+
+const iptables = (...args: string[]) => execFileSync('iptables', ['-w', '5', ...args], { encoding: 'utf8' });
+
+/**
+ * What the networks under `dir` left on the host when their containers' CNI DEL never ran (a
+ * killed svcd or runner): the rules whose CNI comment names one of the networks, the
+ * per-container chains they jump to, isolation rules, and the bridges.
+ */
+function removeNetworksUnder(dir: string): void {
+  const networks = networksUnder(dir);
+  if (networks.length === 0) return;
+  // CNI's comments name the network by its ID (unique, random); isolation rules name the bridge.
+  const marks = networks.flatMap((n) => [n.Id, ...(n.Bridge ? [`svcd no icc ${n.Bridge}"`] : [])]);
+  for (const table of ['nat', 'filter']) {
+    const chains = new Set<string>();
+    for (const line of iptables('-t', table, '-S').split('\n')) {
+      if (!line.startsWith('-A ') || !marks.some((m) => line.includes(m))) continue;
+      const target = / -j (CNI-[A-Za-z0-9-]+)/.exec(line)?.[1];
+      if (target && !target.startsWith('CNI-HOSTPORT-')) chains.add(target);
+      try {
+        execFileSync('sh', ['-c', `iptables -w 5 -t ${table} ${line.replace(/^-A /, '-D ')}`], {
+          stdio: 'ignore',
+        });
+      } catch {}
+    }
+    for (const chain of chains) {
+      try {
+        iptables('-t', table, '-F', chain);
+        iptables('-t', table, '-X', chain);
+      } catch {}
+    }
+  }
+  for (const { Bridge } of networks) {
+    if (!Bridge) continue;
+    try {
+      execFileSync('ip', ['link', 'del', Bridge], { stdio: 'ignore' });
+    } catch {}
   }
 }
 

@@ -22,6 +22,7 @@ import { checkNetworkMode } from './container-network';
 import { type ContainerRecord, freshState, nowRfc3339Nano } from './container-record';
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 import { randomName } from './random-name';
+import { normaliseLinks } from './container-links';
 import { checkSharedTargets, containerSpec } from './container-spec';
 
 type Undo = () => Promise<unknown>;
@@ -73,6 +74,7 @@ export async function createContainer(
 
   const id = randomBytes(32).toString('hex');
   const name = pickName(ctx, validated.name);
+  hostConfig.Links = normaliseLinks(ctx, name, hostConfig.Links);
   ctx.registry.reserveName(name, id);
   const undo: Undo[] = [async () => ctx.registry.releaseName(name, id)];
   // Volumes resolved for this container, held until its record is registered (or rolled back).
@@ -204,6 +206,7 @@ export async function applyLegacyHostConfig(
     // The container is registered already: its record now holds what it uses.
     ctx.volumes.settle(reserved);
   }
+  hostConfig.Links = normaliseLinks(ctx, record.Name, hostConfig.Links);
   record.HostConfig = hostConfig;
   record.NetworkMode = network.kind;
   record.Networks = ctx.networking.attachmentsFor(network, undefined);

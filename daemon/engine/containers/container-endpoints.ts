@@ -7,6 +7,7 @@ import type { EndpointSettings } from '../../api/container-types';
 import { ForbiddenError } from '../../api/errors';
 import { buildHostsFile } from '../../runtime/oci-spec/etc-hosts';
 import type { Container } from './container';
+import { linkHostsLines } from './container-links';
 import { isRunning } from './container-state';
 import type { EngineContext } from './engine-context';
 
@@ -68,8 +69,9 @@ async function writeHosts(ctx: EngineContext, container: Container): Promise<voi
     extraHosts: r.HostConfig.ExtraHosts,
     hostGatewayIp: endpoints[0]?.[1].Gateway,
   });
+  const links = linkHostsLines(ctx, r);
   // In place: the file is bind-mounted into the container, so a rename would not be seen.
-  await writeFile(r.Files.hostsPath, hosts + peers.map((p) => `${p}\n`).join(''));
+  await writeFile(r.Files.hostsPath, hosts + [...links, ...peers].map((p) => `${p}\n`).join(''));
   // On a user network names are served by the network's own name server, unless Dns says otherwise.
   const resolver = endpoints.length ? ctx.networking.resolverOf(endpoints[0][1].NetworkID) : undefined;
   if (resolver && !r.HostConfig.Dns?.length) {

@@ -7,6 +7,7 @@ import { currentCreateBehaviours } from '../../api/versions';
 import { buildSpec } from '../../runtime/oci-spec/build-spec';
 import type { NamespacePaths } from '../../runtime/oci-spec/namespaces';
 import type { OciSpec } from '../../runtime/oci-spec/oci-types';
+import { linkEnvironment } from './container-links';
 import type { ContainerRecord } from './container-record';
 import { isRunning } from './container-state';
 import type { EngineContext } from './engine-context';
@@ -23,6 +24,11 @@ function sharedTarget(hostConfig: HostConfig, field: (typeof sharedModes)[number
 
 export function sharesNamespaces(hostConfig: HostConfig): boolean {
   return sharedModes.some((field) => sharedTarget(hostConfig, field) !== undefined);
+}
+
+/** Whether the spec depends on other containers' runs: it is built again at each start. */
+export function specNeedsStart(hostConfig: HostConfig): boolean {
+  return sharesNamespaces(hostConfig) || !!hostConfig.Links?.length;
 }
 
 /** Checks that every container:<x> target exists (404 otherwise). */
@@ -61,9 +67,14 @@ export function containerSpec(ctx: EngineContext, record: ContainerRecord, atSta
       for (const field of sharedModes) if (sharedTarget(hostConfig, field)) hostConfig[field] = '';
     }
   }
+  // Links give the environment of the linked containers' current runs, so it is set at start.
+  const linked = atStart && record.HostConfig.Links?.length ? linkEnvironment(ctx, record) : [];
+  const config = linked.length
+    ? { ...record.Config, Env: [...linked, ...(record.Config.Env ?? [])] }
+    : record.Config;
   return buildSpec({
     id: record.Id,
-    config: record.Config,
+    config,
     hostConfig,
     rootfsPath: record.Rootfs,
     behaviours: currentCreateBehaviours,

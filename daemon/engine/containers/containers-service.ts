@@ -35,7 +35,7 @@ import { ContainerArchive, exportRootfs } from './container-archive';
 import { layerChanges } from './container-changes';
 import { lowerDirsOf, upperDirOf } from './container-rootfs';
 import { psTop } from './container-top';
-import { containerSpec, sharesNamespaces } from './container-spec';
+import { containerSpec, specNeedsStart } from './container-spec';
 import { isRunning, markDead, markExited, markRemoving } from './container-state';
 import { updateResources } from './container-update';
 import { inspectView, type Sizes } from './container-view';
@@ -85,7 +85,7 @@ export class ContainersService {
       ioFeed: deps.ioFeed,
       onAutoRemove: (c) => void this.remove(c.id, { force: false, volumes: true }).catch(() => undefined),
       beforeStart: async (c) => {
-        if (sharesNamespaces(c.record.HostConfig)) {
+        if (specNeedsStart(c.record.HostConfig)) {
           await this.ctx.client.containers.update(c.id, { spec: containerSpec(this.ctx, c.record, true) });
         }
       },

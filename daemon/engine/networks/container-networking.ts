@@ -167,6 +167,7 @@ export class ContainerNetworking {
     const chain = this.networks.cniChain(network, attachment.IPAMConfig?.IPv4Address);
     const result = await cniAdd(chain, { containerId, netns, ifName }, { portMappings });
     try {
+      await this.networks.ensureIsolation(network);
       await this.networks.ensureResolver(network);
     } catch (err) {
       await cniDel(chain, { containerId, netns, ifName }, { portMappings }, undefined).catch(() => undefined);

@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { useEngine } from '../containers/testing/containers-fixture';
+import { destroySvcd, startSvcd } from '../../testing/svcd-harness';
 import { useDockerCli } from '../containers/testing/docker-cli';
+import { importBusybox } from '../images/testing/busybox-image';
+import { destroyDockerd, dockerdMissing, startDockerd, type DockerdPeer } from '../../testing/dockerd-peer';
 
 const run = promisify(execFile);
 const webCommand = (text: string) => `mkdir -p /www; echo ${text} > /www/index.html; httpd -f -p 80 -h /www`;
@@ -52,6 +55,62 @@ describe('networks through the docker CLI and docker-compose', () => {
     await assert.rejects(docker('network', 'rm', 'bridge'), /pre-defined network and cannot be removed/);
     await assert.rejects(docker('network', 'create', 'host'), /pre-defined network/);
     await assert.rejects(docker('network', 'create', '-d', 'overlay', 'ov'), /swarm/);
+  });
+
+  test('legacy links on the default bridge: environment, hosts entry, inspect, refusals', async () => {
+    await docker(
+      'run',
+      '-d',
+      '--name',
+      'linkdb',
+      '-e',
+      'SECRET=s3',
+      '--expose',
+      '5432',
+      'busybox',
+      'sleep',
+      '120',
+    );
+    const ip = await docker('inspect', 'linkdb', '--format', '{{.NetworkSettings.IPAddress}}');
+    const out = await docker(
+      'run',
+      '--rm',
+      '--name',
+      'linkapp',
+      '--link',
+      'linkdb:database',
+      'busybox',
+      'sh',
+      '-c',
+      'env | grep ^DATABASE | sort; grep database /etc/hosts; ping -c 1 -W 2 database >/dev/null && echo reached',
+    );
+    assert.deepEqual(out.split('\n'), [
+      'DATABASE_ENV_SECRET=s3',
+      'DATABASE_NAME=/linkapp/database',
+      `DATABASE_PORT=tcp://${ip}:5432`,
+      `DATABASE_PORT_5432_TCP=tcp://${ip}:5432`,
+      `DATABASE_PORT_5432_TCP_ADDR=${ip}`,
+      'DATABASE_PORT_5432_TCP_PORT=5432',
+      'DATABASE_PORT_5432_TCP_PROTO=tcp',
+      `${ip}\tdatabase ${await docker('inspect', 'linkdb', '--format', '{{.Config.Hostname}}')} linkdb`,
+      'reached',
+    ]);
+    await docker('create', '--name', 'linked', '--link', 'linkdb', 'busybox', 'true');
+    assert.equal(
+      await docker('inspect', 'linked', '--format', '{{json .HostConfig.Links}}'),
+      '["/linkdb:/linked/linkdb"]',
+    );
+    // A missing target is a 400 (a 404 would make the CLI try to pull the image).
+    await assert.rejects(
+      docker('create', '--link', 'nosuch:x', 'busybox', 'true'),
+      /could not get container for nosuch/,
+    );
+    await docker('stop', '-t', '0', 'linkdb');
+    await assert.rejects(
+      docker('start', 'linked'),
+      /Cannot link to a non running container: \/linkdb AS \/linked\/linkdb/,
+    );
+    await docker('rm', '-f', 'linked', 'linkdb');
   });
 
   test('run -p publishes on 127.0.0.1 and the host address; -P picks a port, docker port shows it', async () => {
@@ -183,6 +242,135 @@ describe('networks through the docker CLI and docker-compose', () => {
     assert.equal(await docker('exec', 'db', 'sh', '-c', "ip -4 -o addr | awk '{print $2}'"), 'lo\neth0');
     await docker('rm', '-f', 'db');
     await docker('network', 'rm', 'appnet', 'second');
+  });
+
+  test('inter-container traffic off: members reach the gateway, not each other; removal takes the rule', async () => {
+    await docker(
+      'network',
+      'create',
+      '--subnet',
+      '10.213.9.0/24',
+      '-o',
+      'com.docker.network.bridge.enable_icc=false',
+      'noicc',
+    );
+    await docker('run', '-d', '--name', 'icc-a', '--network', 'noicc', 'busybox', 'sleep', '120');
+    await docker('run', '-d', '--name', 'icc-b', '--network', 'noicc', 'busybox', 'sleep', '120');
+    const ping = (target: string) =>
+      docker('exec', 'icc-a', 'sh', '-c', `ping -c 1 -W 2 ${target} >/dev/null && echo yes || echo no`);
+    assert.equal(await ping('10.213.9.1'), 'yes', 'the gateway answers');
+    assert.equal(await ping('icc-b'), 'no', 'the other member does not');
+    const bridge = JSON.parse(await docker('network', 'inspect', 'noicc')) as Array<{
+      Options: Record<string, string>;
+    }>;
+    assert.equal(bridge[0].Options['com.docker.network.bridge.enable_icc'], 'false');
+    await docker('rm', '-f', 'icc-a', 'icc-b');
+    await docker('network', 'rm', 'noicc');
+    assert.doesNotMatch(execFileSync('iptables', ['-S', 'FORWARD'], { encoding: 'utf8' }), /svcd no icc/);
+  });
+
+  describe('network events beside Docker Engine 20.10', { skip: dockerdMissing() }, () => {
+    let dockerd: DockerdPeer;
+    before(async () => {
+      dockerd = await startDockerd();
+      await importBusybox(dockerd);
+    });
+    after(() => destroyDockerd(dockerd));
+
+    /** The same CLI session on an engine; its network events as `Action attributes…` lines. */
+    async function session(host: string, subnet: string): Promise<string[]> {
+      const cli = (...args: string[]) =>
+        run('docker', args, { env: { ...env(), DOCKER_HOST: host }, encoding: 'utf8' }).then((r) =>
+          r.stdout.trim(),
+        );
+      const since = (Date.now() / 1000).toFixed(3);
+      await cli('network', 'create', '--subnet', subnet, '--label', 'k=v', 'evnet');
+      await cli('run', '-d', '--name', 'evc', '--network', 'evnet', 'busybox', 'sleep', '60');
+      await cli('network', 'disconnect', 'evnet', 'evc');
+      await cli('network', 'connect', 'evnet', 'evc');
+      await cli('rm', '-f', 'evc');
+      await cli('network', 'rm', 'evnet');
+      await cli('network', 'create', '--subnet', subnet, 'evprune');
+      await cli('network', 'prune', '-f');
+      const until = (Date.now() / 1000 + 0.5).toFixed(3);
+      const lines = await cli(
+        'events',
+        '--since',
+        since,
+        '--until',
+        until,
+        '--filter',
+        'type=network',
+        '--format',
+        '{{json .}}',
+      );
+      return lines
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { Action: string; Actor: { Attributes: Record<string, string> } })
+        .map(
+          (e) =>
+            `${e.Action} ${Object.keys(e.Actor.Attributes).sort().join(',')} ${e.Actor.Attributes.name ?? ''} ${e.Actor.Attributes.type ?? ''}`,
+        );
+    }
+
+    test('the same network events, with the same attributes, for the same session', async () => {
+      const theirs = await session(`unix://${dockerd.socket}`, '10.213.11.0/24');
+      const ours = await session(`unix://${suite().svcd.socket}`, '10.213.12.0/24');
+      // dockerd announces `network disconnect` of a running container twice (the endpoint's
+      // leave and the disconnect itself); svcd once. Everything else is compared as it is.
+      const once = (events: string[]) =>
+        events.filter((e, i) => !(e.startsWith('disconnect') && e === events[i - 1]));
+      assert.deepEqual(ours, once(theirs));
+      assert.equal(theirs.length - once(theirs).length, 1);
+    });
+  });
+
+  test('a second svcd on another data root runs beside the first: own bridge, own subnet, own ports', async () => {
+    await docker(
+      'run',
+      '-d',
+      '--name',
+      'first-web',
+      '-p',
+      '18183:80',
+      'busybox',
+      'sh',
+      '-c',
+      webCommand('from-first'),
+    );
+    const second = await startSvcd();
+    try {
+      await importBusybox(second);
+      const other = (...args: string[]) =>
+        run('docker', args, {
+          env: { ...env(), DOCKER_HOST: `unix://${second.socket}` },
+          encoding: 'utf8',
+        }).then((r) => r.stdout.trim());
+      await other(
+        'run',
+        '-d',
+        '--name',
+        'second-web',
+        '-p',
+        '18182:80',
+        'busybox',
+        'sh',
+        '-c',
+        webCommand('from-second'),
+      );
+      const subnet = async (cli: (...a: string[]) => Promise<string>) =>
+        cli('network', 'inspect', 'bridge', '--format', '{{range .IPAM.Config}}{{.Subnet}}{{end}}');
+      assert.notEqual(await subnet(other), await subnet(docker));
+      assert.equal(await httpGet('127.0.0.1', '18183'), 'from-first');
+      assert.equal(await httpGet('127.0.0.1', '18182'), 'from-second');
+      await other('rm', '-f', 'second-web');
+    } finally {
+      await destroySvcd(second);
+    }
+    // The first is untouched by the second's going.
+    assert.equal(await httpGet('127.0.0.1', '18183'), 'from-first');
+    await docker('rm', '-f', 'first-web');
   });
 
   test('an internal network has no route out', async () => {

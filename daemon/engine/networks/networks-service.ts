@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isolateBridge, releaseBridge } from '../../runtime/cni/bridge-isolation';
 import { promisify } from 'node:util';
 import type { EndpointSettings } from '../../api/container-types';
 import { ConflictError, ForbiddenError, InvalidParameterError, NotFoundError } from '../../api/errors';
@@ -372,6 +373,12 @@ export class NetworksService {
    * endpoint exists): containers by name, alias and short ID; other names go to the host's
    * resolvers.
    */
+  /** The network's inter-container rule, when its options turn that traffic off. */
+  async ensureIsolation(record: NetworkRecord): Promise<void> {
+    if (record.Driver === 'bridge' && record.Options[iccOption] === 'false')
+      await isolateBridge(record.Bridge);
+  }
+
   async ensureResolver(record: NetworkRecord): Promise<void> {
     if (record.Builtin || this.resolvers.has(record.Id)) return;
     const upstreams = nameservers(await readFile('/etc/resolv.conf', 'utf8').catch(() => '')).filter(
@@ -417,11 +424,14 @@ export class NetworksService {
       ?.then((ns) => ns.close())
       .catch(() => undefined);
     this.resolvers.delete(record.Id);
-    await rm(join(this.dir, `${record.Id}.json`), { force: true });
-    this.networks.delete(record.Id);
-    await rm(join(this.cniDir, 'ipam', record.Id), { recursive: true, force: true });
+    // What the network made on the host goes first and its record last: a removal cut short
+    // leaves the network listed, to be removed again, never host state nothing names.
+    await releaseBridge(record.Bridge);
     // The bridge plugin made the bridge at the first attach; nothing else uses it now.
     await run('ip', ['link', 'del', record.Bridge]).catch(() => undefined);
+    await rm(join(this.cniDir, 'ipam', record.Id), { recursive: true, force: true });
+    await rm(join(this.dir, `${record.Id}.json`), { force: true });
+    this.networks.delete(record.Id);
     this.deps.events.publish('network', 'destroy', {
       id: record.Id,
       attributes: { name: record.Name, type: record.Driver },

@@ -1,0 +1,221 @@
+// Networks, side by side with Docker Engine on its own bridge and iptables (bench/peers.sh gives
+// the peer `svcpeer0`): container lifecycle on the default bridge and on a user network, TCP
+// throughput from a container to a client on 127.0.0.1 through a published port (CNI portmap's
+// DNAT for svcd, docker-proxy for dockerd), and network create+remove. Subnets are fixed ones
+// in 10.213.0.0/16, apart from the tests'.
+import { request } from 'node:http';
+import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
+import { caller, importBusyboxAs, median, type Call } from './bench-engine';
+import type { BenchOptions, BenchRow, BenchSuite } from './types';
+
+const runs = 20;
+const image = 'svc-bench-networks/busybox:latest';
+const payloadMiB = 256;
+
+interface Figures {
+  bridge: number;
+  userNetwork: number;
+  throughput: number;
+  containerToContainer: number;
+  createRemove: number;
+}
+
+async function lifecycle(call: Call, network: string): Promise<number> {
+  const once = async () => {
+    const t0 = process.hrtime.bigint();
+    const body = { Image: image, Cmd: ['true'], HostConfig: { NetworkMode: network } };
+    const { Id } = (await call('POST', '/containers/create', body)).json<{ Id: string }>();
+    await call('POST', `/containers/${Id}/start`);
+    await call('POST', `/containers/${Id}/wait`);
+    await call('DELETE', `/containers/${Id}`);
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  await once();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await once());
+  return median(times);
+}
+
+const serveBigFile = [
+  'sh',
+  '-c',
+  `mkdir /www && dd if=/dev/zero of=/www/big bs=1048576 count=${payloadMiB} 2>/dev/null && httpd -f -p 80 -h /www`,
+];
+
+/** Retries `once` until it succeeds (the server writes its file first), then the median of 5. */
+async function medianOnceReady(once: () => Promise<number>): Promise<number> {
+  for (let i = 0; ; i++) {
+    try {
+      await once();
+      break;
+    } catch (err) {
+      if (i > 100) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const rates: number[] = [];
+  for (let i = 0; i < 5; i++) rates.push(await once());
+  return median(rates);
+}
+
+/**
+ * MB/s from one container's httpd to another's wget on the default bridge, timed inside the
+ * client by busybox `time` (10 ms resolution).
+ */
+async function containerToContainer(call: Call): Promise<number> {
+  const start = async (cmd: string[]) => {
+    const { Id } = (await call('POST', '/containers/create', { Image: image, Cmd: cmd })).json<{
+      Id: string;
+    }>();
+    await call('POST', `/containers/${Id}/start`);
+    return Id;
+  };
+  const server = await start(serveBigFile);
+  const client = await start(['sleep', '300']);
+  try {
+    const ip = (await call('GET', `/containers/${server}/json`)).json<{
+      NetworkSettings: { IPAddress: string };
+    }>().NetworkSettings.IPAddress;
+    return await medianOnceReady(async () => {
+      const cmd = ['sh', '-c', `time timeout 60 wget -q -O /dev/null http://${ip}/big 2>&1`];
+      const exec = { Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: true };
+      const { Id } = (await call('POST', `/containers/${client}/exec`, exec)).json<{ Id: string }>();
+      const out = (await call('POST', `/exec/${Id}/start`, { Detach: false, Tty: true })).text();
+      const m = /real\s+(\d+)m\s*([\d.]+)s/.exec(out);
+      const { ExitCode } = (await call('GET', `/exec/${Id}/json`)).json<{ ExitCode: number }>();
+      if (!m || ExitCode !== 0) throw new Error(`wget in a container: ${out}`);
+      return (payloadMiB * 1.048576) / (Number(m[1]) * 60 + Number(m[2]));
+    });
+  } finally {
+    for (const id of [server, client])
+      await call('DELETE', `/containers/${id}?force=1`).catch(() => undefined);
+  }
+}
+
+/** MB/s of one GET of a 256 MiB file from busybox httpd in a container, through `port` on 127.0.0.1. */
+async function throughput(call: Call, port: number): Promise<number> {
+  const body = {
+    Image: image,
+    Cmd: serveBigFile,
+    ExposedPorts: { '80/tcp': {} },
+    HostConfig: { PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: String(port) }] } },
+  };
+  const { Id } = (await call('POST', '/containers/create', body)).json<{ Id: string }>();
+  try {
+    await call('POST', `/containers/${Id}/start`);
+    const get = () =>
+      new Promise<number>((resolve, reject) => {
+        const t0 = process.hrtime.bigint();
+        const req = request({ host: '127.0.0.1', port, path: '/big', timeout: 30000 }, (res) => {
+          let bytes = 0;
+          res.on('data', (c: Buffer) => (bytes += c.length));
+          res.on('end', () => {
+            const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+            if (res.statusCode !== 200 || bytes !== payloadMiB << 20)
+              reject(new Error(`GET: ${res.statusCode}, ${bytes} bytes`));
+            else resolve(bytes / 1e6 / seconds);
+          });
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    return await medianOnceReady(get);
+  } finally {
+    await call('DELETE', `/containers/${Id}?force=1`).catch(() => undefined);
+  }
+}
+
+async function createRemove(call: Call, subnet: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    const body = { Name: `svc-bench-net-${i}`, IPAM: { Config: [{ Subnet: subnet }] } };
+    const { Id } = (await call('POST', '/networks/create', body)).json<{ Id: string }>();
+    await call('DELETE', `/networks/${Id}`);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return median(times);
+}
+
+async function measure(
+  socket: string,
+  subnets: { user: string; scratch: string },
+  port: number,
+): Promise<Figures> {
+  await importBusyboxAs(socket, image);
+  const call = caller(socket);
+  const bridge = await lifecycle(call, 'bridge');
+  const { Id } = (
+    await call('POST', '/networks/create', {
+      Name: 'svc-bench-user',
+      IPAM: { Config: [{ Subnet: subnets.user }] },
+    })
+  ).json<{
+    Id: string;
+  }>();
+  let userNetwork: number;
+  try {
+    userNetwork = await lifecycle(call, 'svc-bench-user');
+  } finally {
+    await call('DELETE', `/networks/${Id}`);
+  }
+  return {
+    bridge,
+    userNetwork,
+    throughput: await throughput(call, port),
+    containerToContainer: await containerToContainer(call),
+    createRemove: await createRemove(call, subnets.scratch),
+  };
+}
+
+async function run(options: BenchOptions): Promise<BenchRow[]> {
+  const svcd = await startSvcd({ dir: options.workDir });
+  let ours: Figures;
+  try {
+    ours = await measure(svcd.socket, { user: '10.213.52.0/24', scratch: '10.213.53.0/24' }, 18291);
+  } finally {
+    await destroySvcd(svcd);
+  }
+  const theirs = options.dockerHost
+    ? await measure(
+        options.dockerHost.replace(/^unix:\/\//, ''),
+        { user: '10.213.55.0/24', scratch: '10.213.56.0/24' },
+        18292,
+      )
+    : undefined;
+  const row = (
+    name: string,
+    key: keyof Figures,
+    unit: string,
+    higherIsBetter: boolean,
+    target: string,
+  ): BenchRow => ({
+    name,
+    unit,
+    ours: ours[key],
+    theirs: theirs?.[key],
+    higherIsBetter,
+    target,
+  });
+  return [
+    row('create+start+wait+delete (true) on the default bridge, median', 'bridge', 'ms', false, '< dockerd'),
+    row('the same on a user network, median', 'userNetwork', 'ms', false, '< dockerd'),
+    row(
+      `TCP from a container to 127.0.0.1 through a published port, ${payloadMiB} MiB`,
+      'throughput',
+      'MB/s',
+      true,
+      '>= docker-proxy',
+    ),
+    row(
+      `TCP container to container on the default bridge, ${payloadMiB} MiB`,
+      'containerToContainer',
+      'MB/s',
+      true,
+      '>= dockerd',
+    ),
+    row('network create+remove, median', 'createRemove', 'ms', false, '< dockerd'),
+  ];
+}
+
+export const networksSuite: BenchSuite = { name: 'networks', run };

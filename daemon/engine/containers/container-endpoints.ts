@@ -168,6 +168,7 @@ export async function connectOne(
       delete r.Networks[name];
       throw err;
     }
+    await ctx.networking.remember(container.id, r.Endpoints);
     publish(ctx, container, 'connect', attachment.NetworkID);
     await writeHosts(ctx, container);
     await refreshPeers(ctx, new Set([attachment.NetworkID]));
@@ -191,6 +192,7 @@ export async function disconnectOne(
   if (endpoint && r.Endpoints) {
     delete r.Endpoints[name];
     await ctx.networking.removeEndpoint(container.id, endpoint);
+    await ctx.networking.remember(container.id, r.Endpoints);
     publish(ctx, container, 'disconnect', attachment.NetworkID);
     await writeHosts(ctx, container);
     await refreshPeers(ctx, new Set([attachment.NetworkID]));

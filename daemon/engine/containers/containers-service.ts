@@ -118,6 +118,18 @@ export class ContainersService {
       }
       this.ctx.registry.add(container);
     }
+    // Before anything starts: the namespaces and endpoints of containers the records do not
+    // show running (the records of those whose task died meanwhile keep theirs for the exit).
+    const runs = (id: string) => {
+      const state = this.ctx.registry.find(id)?.record.State;
+      return !!state && isRunning(state);
+    };
+    await this.ctx.networking
+      .sweep(runs)
+      .then((ids) => {
+        if (ids.length) this.ctx.log.info('network namespaces swept', { containers: ids });
+      })
+      .catch((err: Error) => this.ctx.log.warn('network sweep failed', { error: err.message }));
     await this.monitor.start();
     await this.ctx.rootfs
       .sweepInitLayers(new Set(this.ctx.registry.all().map((c) => c.record.InitSnapshotKey)))

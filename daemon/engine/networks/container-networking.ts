@@ -1,12 +1,15 @@
 // A container's side of networking: at create, the networks it will join; at start, a network
 // namespace of its own with one interface per network (eth0, eth1, …) made by the network's CNI
 // chain, published ports on the first; at exit, the chains' DEL and the namespace gone. What DEL
-// needs is kept with the endpoint, so it works after an svcd restart or a removed network.
+// needs is kept with the endpoint, so it works after an svcd restart or a removed network, and
+// in a file beside the namespace, so what a crash left half made or half removed goes at start.
 import { randomBytes } from 'node:crypto';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EndpointIPAMConfig, EndpointSettings, HostConfig, PortSet } from '../../api/container-types';
 import type { PortBindingJson } from '../../api/container-summary-types';
 import { InvalidParameterError } from '../../api/errors';
+import { writeFileAtomic } from '../../lib/atomic-file';
 import { cniAdd, cniDel, type CniResult } from '../../runtime/cni/cni-plugin';
 import { createNetns, removeNetns } from '../../runtime/cni/netns';
 import type { NetworkMode } from '../../runtime/oci-spec/namespace-modes';
@@ -88,8 +91,42 @@ export class ContainerNetworking {
     }
   }
 
+  private get netnsDir(): string {
+    return join(this.dataRoot, 'netns');
+  }
+
   netnsPath(id: string): string {
-    return join(this.dataRoot, 'netns', id);
+    return join(this.netnsDir, id);
+  }
+
+  private endpointsPath(id: string): string {
+    return `${this.netnsPath(id)}.json`;
+  }
+
+  /** Records a container's live endpoints beside its namespace, for the sweep at start. */
+  async remember(containerId: string, endpoints: Record<string, EndpointState>): Promise<void> {
+    await writeFileAtomic(this.endpointsPath(containerId), JSON.stringify(endpoints));
+  }
+
+  /**
+   * At start, before any container starts: the namespaces and endpoints of containers that no
+   * longer run (svcd died while making or removing them) are removed — CNI DEL with what was
+   * recorded, then the namespace, which takes the veths in it along.
+   */
+  async sweep(running: (containerId: string) => boolean): Promise<string[]> {
+    const entries = await readdir(this.netnsDir).catch(() => [] as string[]);
+    const ids = new Set(entries.filter((f) => /^[0-9a-f]{64}(\.json)?$/.test(f)).map((f) => f.slice(0, 64)));
+    const swept: string[] = [];
+    for (const id of ids) {
+      if (running(id)) continue;
+      const endpoints = await readFile(this.endpointsPath(id), 'utf8').then(
+        (text) => JSON.parse(text) as Record<string, EndpointState>,
+        () => ({}),
+      );
+      await this.detach(id, endpoints);
+      swept.push(id);
+    }
+    return swept;
   }
 
   /** The networks a new container joins: its NetworkMode's, then the other EndpointsConfig entries. */
@@ -146,6 +183,7 @@ export class ContainerNetworking {
           attachment,
           published.mappings,
         );
+        await this.remember(input.id, endpoints);
         index++;
       }
     } catch (err) {
@@ -200,5 +238,6 @@ export class ContainerNetworking {
     }
     await removeNetns(this.netnsPath(containerId));
     if (first) throw first;
+    await rm(this.endpointsPath(containerId), { force: true });
   }
 }

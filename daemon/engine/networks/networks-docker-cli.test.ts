@@ -4,13 +4,14 @@
 // containers, each request bounded in time.
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { useEngine } from '../containers/testing/containers-fixture';
 import { destroySvcd, startSvcd } from '../../testing/svcd-harness';
 import { useDockerCli } from '../containers/testing/docker-cli';
+import { pollUntil } from '../../testing/poll';
 import { importBusybox } from '../images/testing/busybox-image';
 import { destroyDockerd, dockerdMissing, startDockerd, type DockerdPeer } from '../../testing/dockerd-peer';
 
@@ -414,6 +415,54 @@ describe('networks through the docker CLI and docker-compose', () => {
     assert.equal(links.trim(), '', 'no veth left on the bridge');
     const nat = execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' });
     assert.doesNotMatch(nat, /dport 18183/);
+  });
+
+  test("svcd killed while removing an exited container's endpoint: the next start removes its rule, veth and namespace", async () => {
+    const { svcd } = suite();
+    await docker(
+      'run',
+      '-d',
+      '--name',
+      'halfgone',
+      '-p',
+      '127.0.0.1:18184:80',
+      'busybox',
+      'sh',
+      '-c',
+      webCommand('half'),
+    );
+    assert.equal(await httpGet('127.0.0.1', '18184'), 'half');
+    const id = await docker('inspect', 'halfgone', '--format', '{{.Id}}');
+    const pid = Number(await docker('inspect', 'halfgone', '--format', '{{.State.Pid}}'));
+    await svcd.kill9();
+    process.kill(pid, 'SIGKILL');
+    // Its namespace holds the veth until the last process in it is gone.
+    await pollUntil('the container process gone', async () =>
+      existsSync(`/proc/${pid}`) ? undefined : true,
+    );
+    // What svcd writes at the exit before CNI's DEL runs: exited, no endpoints claimed.
+    const recordPath = join(svcd.dataRoot, 'containers', id, 'config.json');
+    const record = JSON.parse(readFileSync(recordPath, 'utf8')) as {
+      State: Record<string, unknown>;
+      Endpoints: unknown;
+      Ports: unknown;
+    };
+    Object.assign(record.State, { Status: 'exited', Running: false, Pid: 0, ExitCode: 137 });
+    record.Endpoints = {};
+    record.Ports = {};
+    writeFileSync(recordPath, JSON.stringify(record));
+    const netns = join(svcd.dataRoot, 'netns', id);
+    assert.ok(existsSync(netns), 'the namespace outlived the killed svcd');
+    await svcd.start();
+    assert.equal(existsSync(netns), false, 'namespace file removed');
+    assert.doesNotMatch(readFileSync('/proc/mounts', 'utf8'), new RegExp(`netns/${id}`));
+    const links = execFileSync('ip', ['-o', 'link', 'show', 'master', svcd.bridge], { encoding: 'utf8' });
+    assert.equal(links.trim(), '', 'no veth left on the bridge');
+    assert.doesNotMatch(execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' }), /dport 18184/);
+    // The container starts again on the same namespace path and port.
+    await docker('start', 'halfgone');
+    assert.equal(await httpGet('127.0.0.1', '18184'), 'half');
+    await docker('rm', '-f', 'halfgone');
   });
 
   test('docker-compose: one service reaches the other by name, the published port answers, down removes it all', async () => {

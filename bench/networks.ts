@@ -1,8 +1,10 @@
 // Networks, side by side with Docker Engine on its own bridge and iptables (bench/peers.sh gives
 // the peer `svcpeer0`): container lifecycle on the default bridge and on a user network, TCP
 // throughput from a container to a client on 127.0.0.1 through a published port (CNI portmap's
-// DNAT for svcd, docker-proxy for dockerd), and network create+remove. Subnets are fixed ones
-// in 10.213.0.0/16, apart from the tests'.
+// DNAT for svcd, docker-proxy for dockerd) and to an address the bench adds to a veth of its own
+// (DNAT for both), and network create+remove. Subnets are fixed ones in 10.213.0.0/16, apart
+// from the tests'; the added address is in 198.18.0.0/15 (benchmarking), apart from theirs.
+import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
 import { caller, importBusyboxAs, median, type Call } from './bench-engine';
@@ -11,11 +13,13 @@ import type { BenchOptions, BenchRow, BenchSuite } from './types';
 const runs = 20;
 const image = 'svc-bench-networks/busybox:latest';
 const payloadMiB = 256;
+const hostAddress = '198.18.78.1';
 
 interface Figures {
   bridge: number;
   userNetwork: number;
   throughput: number;
+  throughputHostAddress: number;
   containerToContainer: number;
   createRemove: number;
 }
@@ -92,13 +96,14 @@ async function containerToContainer(call: Call): Promise<number> {
   }
 }
 
-/** MB/s of one GET of a 256 MiB file from busybox httpd in a container, through `port` on 127.0.0.1. */
-async function throughput(call: Call, port: number): Promise<number> {
+/** MB/s of one GET of a 256 MiB file from busybox httpd in a container, through `port` on `host`. */
+async function throughput(call: Call, host: string, port: number): Promise<number> {
+  const hostIp = host === '127.0.0.1' ? host : '';
   const body = {
     Image: image,
     Cmd: serveBigFile,
     ExposedPorts: { '80/tcp': {} },
-    HostConfig: { PortBindings: { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: String(port) }] } },
+    HostConfig: { PortBindings: { '80/tcp': [{ HostIp: hostIp, HostPort: String(port) }] } },
   };
   const { Id } = (await call('POST', '/containers/create', body)).json<{ Id: string }>();
   try {
@@ -106,7 +111,7 @@ async function throughput(call: Call, port: number): Promise<number> {
     const get = () =>
       new Promise<number>((resolve, reject) => {
         const t0 = process.hrtime.bigint();
-        const req = request({ host: '127.0.0.1', port, path: '/big', timeout: 30000 }, (res) => {
+        const req = request({ host, port, path: '/big', timeout: 30000 }, (res) => {
           let bytes = 0;
           res.on('data', (c: Buffer) => (bytes += c.length));
           res.on('end', () => {
@@ -140,7 +145,7 @@ async function createRemove(call: Call, subnet: string): Promise<number> {
 async function measure(
   socket: string,
   subnets: { user: string; scratch: string },
-  port: number,
+  ports: [number, number],
 ): Promise<Figures> {
   await importBusyboxAs(socket, image);
   const call = caller(socket);
@@ -162,17 +167,37 @@ async function measure(
   return {
     bridge,
     userNetwork,
-    throughput: await throughput(call, port),
+    throughput: await throughput(call, '127.0.0.1', ports[0]),
+    throughputHostAddress: await throughput(call, hostAddress, ports[1]),
     containerToContainer: await containerToContainer(call),
     createRemove: await createRemove(call, subnets.scratch),
   };
 }
 
+/** The host address the published-port row also reads from, on a veth (no dummy links here). */
+function withHostAddress<T>(work: () => Promise<T>): Promise<T> {
+  const link = `svcbn${process.pid % 100000}`;
+  execFileSync('ip', ['link', 'add', link, 'type', 'veth', 'peer', 'name', `${link}p`]);
+  const remove = () => execFileSync('ip', ['link', 'del', link]);
+  try {
+    execFileSync('ip', ['addr', 'add', `${hostAddress}/32`, 'dev', link]);
+    execFileSync('ip', ['link', 'set', link, 'up']);
+  } catch (err) {
+    remove();
+    throw err;
+  }
+  return work().finally(remove);
+}
+
 async function run(options: BenchOptions): Promise<BenchRow[]> {
+  return withHostAddress(() => runWithHostAddress(options));
+}
+
+async function runWithHostAddress(options: BenchOptions): Promise<BenchRow[]> {
   const svcd = await startSvcd({ dir: options.workDir });
   let ours: Figures;
   try {
-    ours = await measure(svcd.socket, { user: '10.213.52.0/24', scratch: '10.213.53.0/24' }, 18291);
+    ours = await measure(svcd.socket, { user: '10.213.52.0/24', scratch: '10.213.53.0/24' }, [18291, 18293]);
   } finally {
     await destroySvcd(svcd);
   }
@@ -180,7 +205,7 @@ async function run(options: BenchOptions): Promise<BenchRow[]> {
     ? await measure(
         options.dockerHost.replace(/^unix:\/\//, ''),
         { user: '10.213.55.0/24', scratch: '10.213.56.0/24' },
-        18292,
+        [18292, 18294],
       )
     : undefined;
   const row = (
@@ -206,6 +231,13 @@ async function run(options: BenchOptions): Promise<BenchRow[]> {
       'MB/s',
       true,
       '>= docker-proxy',
+    ),
+    row(
+      `TCP from a container to a host address through a published port, ${payloadMiB} MiB`,
+      'throughputHostAddress',
+      'MB/s',
+      true,
+      '>= dockerd',
     ),
     row(
       `TCP container to container on the default bridge, ${payloadMiB} MiB`,

@@ -368,17 +368,17 @@ export class NetworksService {
       .map((n) => this.view(n, false));
   }
 
-  /**
-   * Serves the network's names on its gateway (the bridge has that address once its first
-   * endpoint exists): containers by name, alias and short ID; other names go to the host's
-   * resolvers.
-   */
   /** The network's inter-container rule, when its options turn that traffic off. */
   async ensureIsolation(record: NetworkRecord): Promise<void> {
     if (record.Driver === 'bridge' && record.Options[iccOption] === 'false')
       await isolateBridge(record.Bridge);
   }
 
+  /**
+   * Serves the network's names on its gateway (the bridge has that address once its first
+   * endpoint exists): containers by name, alias and short ID; other names go to the host's
+   * resolvers.
+   */
   async ensureResolver(record: NetworkRecord): Promise<void> {
     if (record.Builtin || this.resolvers.has(record.Id)) return;
     const upstreams = nameservers(await readFile('/etc/resolv.conf', 'utf8').catch(() => '')).filter(

@@ -60,6 +60,8 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
     await dialog.getByLabel('Image').fill(image);
     await dialog.getByLabel('Name').fill(NAME);
     await dialog.getByLabel('Command').fill(COMMAND);
+    // Without a TTY the engine keeps stdout and stderr apart, and so does the logs tab.
+    await dialog.getByLabel('Allocate a terminal (TTY)').uncheck();
     await dialog.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByRole('heading', { name: NAME }).or(dialog.getByRole('alert')).first().waitFor();
     assert.equal(await dialog.isVisible(), false, 'the engine refused the run');
@@ -176,6 +178,12 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
       .getByRole('dialog', { name: 'Delete /hostname.txt?' })
       .getByRole('button', { name: 'Delete' })
       .click();
+    await page.getByText('Deleted /hostname.txt').or(page.getByRole('alert')).first().waitFor();
+    assert.equal(
+      await page.getByRole('alert').count(),
+      0,
+      await page.getByRole('alert').allInnerTexts().then(String),
+    );
     await row.waitFor({ state: 'detached' });
     const gone = await fetch(`${app.base}/engine/containers/${NAME}/archive?path=/hostname.txt`, {
       method: 'HEAD',
@@ -221,7 +229,8 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
       .filter({ hasText: id.Id.slice(7, 19) })
       .waitFor();
     await session.shot('container-image-untagged');
-    await page.goto(app.launchUrl + '#/events');
+    // Through the app, not a reload: the timeline holds what happened since the page opened.
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: /Events/ }).click();
     await page
       .locator('.event-row')
       .filter({ hasText: 'untag' })

@@ -101,6 +101,9 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
   const remove = async (name: string) => {
     try {
       const { exitCode, output } = await engine.execRun(id, ['rm', '-rf', '--', join(dir, name)]);
+      if (exitCode === 126 || exitCode === 127) {
+        throw new Error('Deleting runs rm in the container, and this container has no rm');
+      }
       if (exitCode !== 0) throw new Error(`rm exited with ${exitCode}: ${output.trim()}`);
       setUploaded(`Deleted ${join(dir, name)}`);
       setReload((n) => n + 1);

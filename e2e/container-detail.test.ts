@@ -230,7 +230,10 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
       .waitFor();
     await session.shot('container-image-untagged');
     // Through the app, not a reload: the timeline holds what happened since the page opened.
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: /Events/ }).click();
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: /Events/ })
+      .click();
     await page
       .locator('.event-row')
       .filter({ hasText: 'untag' })

@@ -134,10 +134,33 @@ export class ContainerArchive {
 
   async get(path: string): Promise<{ stat: ContainerPathStat; archive: Readable }> {
     const r = await this.resolve(path);
+    const name = r.contentsOnly ? '.' : r.stat.name;
     return {
       stat: r.stat,
-      archive: tarSources([{ hostPath: r.hostPath, name: r.contentsOnly ? '.' : r.stat.name }]),
+      archive: tarSources([{ hostPath: r.hostPath, name }], this.mountedBelow(posix.join('/', path), name)),
     };
+  }
+
+  /**
+   * What the container sees below a directory that the root filesystem does not hold: svcd's
+   * generated files and bind and volume mounts, by their name in the archive of `abs`.
+   */
+  private mountedBelow(abs: string, name: string): Map<string, string> {
+    const below = new Map<string, string>();
+    if (!abs.endsWith('/')) abs += '/';
+    const destinations = [
+      ...['/etc/hostname', '/etc/hosts', '/etc/resolv.conf'].map(
+        (d) => [d, generatedFile(this.record, d)] as const,
+      ),
+      ...this.record.Mounts.filter((m) => m.Type !== 'tmpfs').map((m) => [m.Destination, m.Source] as const),
+    ];
+    for (const [destination, source] of destinations) {
+      if (!source || !destination.startsWith(abs)) continue;
+      const rest = destination.slice(abs.length);
+      // Named as the tree walk names entries (tar-directory.ts).
+      below.set(name === '' ? rest : `${name}/${rest}`, source);
+    }
+    return below;
   }
 
   async put(

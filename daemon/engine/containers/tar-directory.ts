@@ -25,12 +25,17 @@ export interface TarSource {
   name: string;
 }
 
+/** What is seen at a name instead of the tree's own entry: a file or directory mounted there. */
+export type TarOverrides = ReadonlyMap<string, string>;
+
 async function addTree(
   tar: TarWriter,
-  hostPath: string,
+  treePath: string,
   name: string,
   links: Map<string, string>,
+  overrides: TarOverrides,
 ): Promise<void> {
+  const hostPath = overrides.get(name) ?? treePath;
   const s = await lstat(hostPath);
   const type = entryType(s);
   if (!type) return;
@@ -58,15 +63,16 @@ async function addTree(
   if (type !== 'directory') return;
   const children = (await readdir(hostPath)).sort();
   for (const child of children)
-    await addTree(tar, join(hostPath, child), name === '' ? child : `${name}/${child}`, links);
+    await addTree(tar, join(hostPath, child), name === '' ? child : `${name}/${child}`, links, overrides);
 }
 
-export function tarSources(sources: TarSource[]): Readable {
+/** `overrides` (by name in the archive) stand in for what the walk finds there. */
+export function tarSources(sources: TarSource[], overrides: TarOverrides = new Map()): Readable {
   const tar = new TarWriter();
   void (async () => {
     try {
       const links = new Map<string, string>();
-      for (const source of sources) await addTree(tar, source.hostPath, source.name, links);
+      for (const source of sources) await addTree(tar, source.hostPath, source.name, links, overrides);
       await tar.finish();
     } catch (err) {
       tar.abort(err as Error);

@@ -70,6 +70,25 @@ export const engine = {
       Tty: true,
       Cmd: cmd,
     }),
+  /** Runs a command in a running container to its end: its output (tty) and exit code. */
+  execRun: async (id: string, cmd: string[]) => {
+    const created = await sendJson<{ Id: string }>('POST', `${E}/containers/${enc(id)}/exec`, {
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: true,
+      Cmd: cmd,
+    });
+    const execId = created!.Id;
+    const output = await (
+      await request(`${E}/exec/${enc(execId)}/start`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ Detach: false, Tty: true }),
+      })
+    ).text();
+    const { ExitCode } = await getJson<{ ExitCode: number }>(`${E}/exec/${enc(execId)}/json`);
+    return { output, exitCode: ExitCode };
+  },
   execResize: (execId: string, rows: number, cols: number) =>
     sendJson('POST', `${E}/exec/${enc(execId)}/resize${query({ h: rows, w: cols })}`),
   /** The gateway bridges this WebSocket to a hijacked POST /exec/{id}/start {Tty:true}. */

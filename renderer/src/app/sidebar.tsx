@@ -1,10 +1,18 @@
 // Sections, reachable by Tab and by Alt+1…7.
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { navigate, SECTIONS, useRoute } from './router';
 import { EngineStatus } from './engine-status';
 
+const collapsedKey = 'svc-desktop.sidebar-collapsed';
+
 export function Sidebar() {
   const section = useRoute((r) => r.section);
+  // Collapsed, the sidebar keeps each section's initial: more room on a small window.
+  const [collapsed, setCollapsed] = useState(() => localStorage.getItem(collapsedKey) === '1');
+  useEffect(() => {
+    localStorage.setItem(collapsedKey, collapsed ? '1' : '0');
+    document.documentElement.dataset.sidebar = collapsed ? 'collapsed' : 'open';
+  }, [collapsed]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!e.altKey) return;
@@ -18,8 +26,19 @@ export function Sidebar() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
   return (
-    <nav className="sidebar" aria-label="Sections">
-      <div className="brand">Svc Desktop</div>
+    <nav className={`sidebar${collapsed ? ' collapsed' : ''}`} aria-label="Sections">
+      <div className="brand">
+        <span className="brand-name">Svc Desktop</span>
+        <button
+          className="collapse"
+          aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
+          aria-expanded={!collapsed}
+          title={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
+          onClick={() => setCollapsed((c) => !c)}
+        >
+          {collapsed ? '»' : '«'}
+        </button>
+      </div>
       <ul>
         {SECTIONS.map((s) => (
           <li key={s.id}>
@@ -28,7 +47,7 @@ export function Sidebar() {
               aria-current={section === s.id ? 'page' : undefined}
               title={`${s.label} (Alt+${s.key})`}
             >
-              {s.label}
+              {collapsed ? <abbr aria-label={s.label}>{s.label[0]}</abbr> : s.label}
             </a>
           </li>
         ))}

@@ -29,7 +29,8 @@ const key = (e: EngineEvent) => `${e.timeNano} ${e.Type} ${e.Action} ${e.Actor.I
 
 const INVALIDATES: Record<string, string[]> = {
   container: ['containers', 'container'],
-  image: ['images', 'image'],
+  // Containers too: their Image column follows a tag that is removed or moved.
+  image: ['images', 'image', 'containers'],
   volume: ['volumes'],
   network: ['networks'],
 };

@@ -6,20 +6,27 @@ import { engine } from '../../../api/engine-client';
 import { firstFileOf, tarReader, type TarEntry } from '../../../api/tar-reader';
 import { tarOf } from '../../../api/tar-writer';
 import { ErrorMessage } from '../../../app/error-message';
-import { bytes } from '../../../app/format';
+import { bytes, plural } from '../../../app/format';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
+import { Dialog } from '../../../app/dialog';
 import { saveFile } from '../../../app/save-file';
 
 function join(dir: string, name: string): string {
   return `${dir.replace(/\/$/, '')}/${name}`;
 }
 
-export function FilesTab({ id }: { id: string }) {
+/** Larger files are downloaded, not shown. */
+const viewLimit = 1 << 20;
+
+export function FilesTab({ id, running }: { id: string; running: boolean }) {
   const [dir, setDir] = useState('/');
   const [entries, setEntries] = useState<TarEntry[]>([]);
   const [reading, setReading] = useState(false);
   const [error, setError] = useState<unknown>();
   const [uploaded, setUploaded] = useState('');
   const [reload, setReload] = useState(0);
+  const [viewing, setViewing] = useState<{ name: string; text: string }>();
+  const [deleting, setDeleting] = useState<string>();
 
   useEffect(() => {
     const abort = new AbortController();
@@ -79,6 +86,32 @@ export function FilesTab({ id }: { id: string }) {
     }
   };
 
+  const view = async (name: string) => {
+    try {
+      const res = await engine.archive(id, join(dir, name));
+      const content = firstFileOf(new Uint8Array(await res.arrayBuffer()));
+      if (!content) throw new Error(`${join(dir, name)} is not a regular file`);
+      setViewing({ name: join(dir, name), text: new TextDecoder().decode(content) });
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  // The Engine API has no file deletion: as other desktop apps do, `rm` runs in the container.
+  const remove = async (name: string) => {
+    try {
+      const { exitCode, output } = await engine.execRun(id, ['rm', '-rf', '--', join(dir, name)]);
+      if (exitCode === 126 || exitCode === 127) {
+        throw new Error('Deleting runs rm in the container, and this container has no rm');
+      }
+      if (exitCode !== 0) throw new Error(`rm exited with ${exitCode}: ${output.trim()}`);
+      setUploaded(`Deleted ${join(dir, name)}`);
+      setReload((n) => n + 1);
+    } catch (err) {
+      setError(err);
+    }
+  };
+
   const parts = dir.split('/').filter(Boolean);
   return (
     <div className="files" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
@@ -95,7 +128,7 @@ export function FilesTab({ id }: { id: string }) {
         {reading ? (
           <span className="muted">reading…</span>
         ) : (
-          <span className="muted">{entries.length} entries</span>
+          <span className="muted">{plural(entries.length, 'entry', 'entries')}</span>
         )}
       </nav>
       <p className="muted">Drop files here to upload them into {dir}.</p>
@@ -132,6 +165,11 @@ export function FilesTab({ id }: { id: string }) {
               </td>
               <td>{new Date(e.mtime * 1000).toLocaleString()}</td>
               <td>
+                {e.type === 'file' && e.size <= viewLimit ? (
+                  <button className="link" onClick={() => view(e.name)}>
+                    View
+                  </button>
+                ) : null}{' '}
                 {e.type === 'file' ? (
                   <button className="link" onClick={() => downloadFile(e.name)}>
                     Download
@@ -140,12 +178,43 @@ export function FilesTab({ id }: { id: string }) {
                   <a href={engine.archiveUrl(id, join(dir, e.name))} download={`${e.name}.tar`}>
                     Download (tar)
                   </a>
-                )}
+                )}{' '}
+                <button
+                  className="link danger"
+                  disabled={!running}
+                  title={running ? undefined : 'Deleting runs rm in the container: start it first'}
+                  onClick={() => setDeleting(e.name)}
+                >
+                  Delete
+                </button>
               </td>
             </tr>
           ))}
         </tbody>
       </table>
+      {viewing ? (
+        <Dialog title={viewing.name} onClose={() => setViewing(undefined)}>
+          <pre className="raw" data-testid="file-content">
+            {viewing.text}
+          </pre>
+          <footer>
+            <button onClick={() => setViewing(undefined)}>Close</button>
+          </footer>
+        </Dialog>
+      ) : null}
+      {deleting ? (
+        <ConfirmDialog
+          title={`Delete ${join(dir, deleting)}?`}
+          action="Delete"
+          onConfirm={() => void remove(deleting)}
+          onClose={() => setDeleting(undefined)}
+        >
+          <p>
+            <code>{join(dir, deleting)}</code> is removed from the container (with what it holds, if it is a
+            folder). This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      ) : null}
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { engine } from '../../../api/engine-client';
 import { demuxer } from '../../../api/stdcopy';
 import { ErrorMessage } from '../../../app/error-message';
+import { plural } from '../../../app/format';
 import { saveFile } from '../../../app/save-file';
 import { VirtualList } from '../../../app/virtual-list';
 
@@ -17,18 +18,24 @@ const WINDOWS: [number, string][] = [
   [86400, 'the last day'],
 ];
 
-async function readLines(res: Response, tty: boolean, onText: (text: string) => void): Promise<void> {
+type Stream = 'stdout' | 'stderr';
+
+/** Each chunk's text with the stream it came on (a TTY has one stream, shown as stdout). */
+async function readChunks(
+  res: Response,
+  tty: boolean,
+  onText: (stream: Stream, text: string) => void,
+): Promise<void> {
   const demux = demuxer(tty);
-  const text = new TextDecoder();
+  const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
   const reader = res.body!.getReader();
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    onText(
-      demux(value)
-        .map((c) => text.decode(c.data, { stream: true }))
-        .join(''),
-    );
+    for (const c of demux(value)) {
+      const stream = c.stream === 'stderr' ? 'stderr' : 'stdout';
+      onText(stream, decoders[stream].decode(c.data, { stream: true }));
+    }
   }
 }
 
@@ -42,12 +49,15 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
   const [error, setError] = useState<unknown>();
   const [downloading, setDownloading] = useState(false);
   const lines = useRef<string[]>([]);
-  const partial = useRef('');
+  /** Which lines came on stderr, by index. */
+  const errLines = useRef(new Set<number>());
+  const partial = useRef<Record<Stream, string>>({ stdout: '', stderr: '' });
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
     lines.current = [];
-    partial.current = '';
+    errLines.current = new Set();
+    partial.current = { stdout: '', stderr: '' };
     setVersion((v) => v + 1);
     setError(undefined);
     const abort = new AbortController();
@@ -68,11 +78,14 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
         abort.signal,
       )
       .then((res) =>
-        readLines(res, tty, (t) => {
+        readChunks(res, tty, (stream, t) => {
           // A TTY's output ends lines with CRLF.
-          const parts = (partial.current + t).split(/\r?\n/);
-          partial.current = parts.pop() ?? '';
-          for (const p of parts) lines.current.push(p);
+          const parts = (partial.current[stream] + t).split(/\r?\n/);
+          partial.current[stream] = parts.pop() ?? '';
+          for (const p of parts) {
+            if (stream === 'stderr') errLines.current.add(lines.current.length);
+            lines.current.push(p);
+          }
           if (!frame) frame = requestAnimationFrame(flush);
         }),
       )
@@ -165,7 +178,7 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
         />
         <span className="muted">
           {search ? `${matches.length ? matchIndex + 1 : 0} of ${matches.length} matches · ` : ''}
-          {count.toLocaleString()} lines loaded
+          {plural(count, 'line')} loaded
           {tail !== 'all' && count >= Number(tail)
             ? ` (the last ${Number(tail).toLocaleString()}; older lines not loaded)`
             : ''}
@@ -187,17 +200,32 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
         follow={follow}
         scrollToIndex={follow ? undefined : target}
         onUserScroll={(atEnd) => !atEnd && follow && setFollow(false)}
-        renderRow={(i) => <LogLine text={lines.current[i]} search={search} current={i === target} />}
+        renderRow={(i) => (
+          <LogLine
+            text={lines.current[i]}
+            search={search}
+            current={i === target}
+            stderr={errLines.current.has(i)}
+          />
+        )}
       />
     </div>
   );
 }
 
-function LogLine({ text, search, current }: { text: string; search: string; current: boolean }) {
+function LogLine(props: { text: string; search: string; current: boolean; stderr: boolean }) {
+  const { text, search, current, stderr } = props;
   const at = search ? text.toLowerCase().indexOf(search.toLowerCase()) : -1;
-  if (at < 0) return <span className="line">{text}</span>;
+  // stderr lines carry a marker and a tint, so errors stand out from ordinary output.
+  const stream = stderr ? { 'data-stream': 'stderr', title: 'stderr' } : {};
+  if (at < 0)
+    return (
+      <span className={`line${stderr ? ' stderr' : ''}`} {...stream}>
+        {text}
+      </span>
+    );
   return (
-    <span className={`line ${current ? 'current' : ''}`}>
+    <span className={`line ${current ? 'current' : ''}${stderr ? ' stderr' : ''}`} {...stream}>
       {text.slice(0, at)}
       <mark>{text.slice(at, at + search.length)}</mark>
       {text.slice(at + search.length)}

@@ -12,6 +12,8 @@ import { Sparkline } from '../../../app/sparkline';
 export interface StatsPoint {
   t: number;
   cpuPercent: number;
+  /** CPUs the container may use: 100 % is one of them, as `docker stats` counts. */
+  cpus: number;
   memBytes: number;
   memLimit: number;
   rxBytes: number;
@@ -32,6 +34,7 @@ export function toPoint(s: StatsSample): StatsPoint {
   return {
     t: Date.parse(s.read),
     cpuPercent: sysDelta > 0 ? (cpuDelta / sysDelta) * cpus * 100 : 0,
+    cpus,
     memBytes: (s.memory_stats.usage ?? 0) - (s.memory_stats.stats?.cache ?? 0),
     memLimit: s.memory_stats.limit ?? 0,
     rxBytes: nets.reduce((a, n) => a + n.rx_bytes, 0),
@@ -81,7 +84,11 @@ export function StatsTab({ id, running }: { id: string; running: boolean }) {
       <ErrorMessage error={error.data} context="Stats" />
       <Chart
         title="CPU"
-        value={last ? `${last.cpuPercent.toFixed(1)} %` : '—'}
+        value={
+          last
+            ? `${last.cpuPercent.toFixed(1)} % of one core (${last.cpus} ${last.cpus === 1 ? 'core' : 'cores'}: up to ${last.cpus * 100} %)`
+            : '—'
+        }
         values={pts.map((p) => p.cpuPercent)}
       />
       <Chart

@@ -1,11 +1,43 @@
 // Engine events since the app opened, newest first.
+import { useRef } from 'react';
+import type { EngineEvent } from '../../../api/engine-types';
+import { shortId } from '../../../app/format';
 import { TIMELINE_LIMIT } from '../../../app/use-engine-events';
+import { useImages } from '../../images/queries';
 import { VirtualList } from '../../../app/virtual-list';
 import { useTimeline } from '../queries';
 import { useEventsUi } from '../store';
 
+/**
+ * The engine names an untagged or deleted image by its ID, as dockerd does; the timeline says
+ * which names it had, from the events before it (tag, pull, import, load) or the image list.
+ */
+function imageNames(events: EngineEvent[], listed: Map<string, string[]>): Map<EngineEvent, string> {
+  const known = new Map(listed);
+  const out = new Map<EngineEvent, string>();
+  for (const e of events) {
+    if (e.Type !== 'image') continue;
+    const name = e.Actor.Attributes?.name ?? '';
+    if (name && !name.startsWith('sha256:')) {
+      known.set(e.Actor.ID, [...new Set([...(known.get(e.Actor.ID) ?? []), name])]);
+    } else if (e.Action === 'untag' || e.Action === 'delete') {
+      const names = known.get(e.Actor.ID);
+      if (names?.length) out.set(e, `${names.join(', ')} (${shortId(e.Actor.ID)})`);
+    }
+  }
+  return out;
+}
+
 export function EventTimeline() {
   const data = useTimeline();
+  const images = useImages();
+  // Names ever listed, kept after the image goes: its untag and delete rows still say them.
+  const listed = useRef(new Map<string, string[]>()).current;
+  for (const i of images.data ?? []) {
+    const tags = (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
+    if (tags.length) listed.set(i.Id, tags);
+  }
+  const named = imageNames(data?.events ?? [], listed);
   const ui = useEventsUi();
   const events = (data?.events ?? []).filter((e) => !ui.type || e.Type === ui.type).reverse();
   return (
@@ -37,7 +69,7 @@ export function EventTimeline() {
               <time>{new Date(e.time * 1000).toLocaleTimeString()}</time>
               <span className={`badge type-${e.Type}`}>{e.Type}</span>
               <strong>{e.Action}</strong>
-              <span className="ellipsis">{e.Actor.Attributes?.name ?? e.Actor.ID}</span>
+              <span className="ellipsis">{named.get(e) ?? e.Actor.Attributes?.name ?? e.Actor.ID}</span>
             </div>
           );
         }}

@@ -1,9 +1,9 @@
 // Volumes: list with size and the containers using each; create, remove and prune, each
 // destructive action confirmed in the app with the exact volume named.
 import { useState } from 'react';
-import { Dialog } from '../../../app/dialog';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
-import { bytes } from '../../../app/format';
+import { bytes, plural } from '../../../app/format';
 import { useVolumeMutations, useVolumes, useVolumeSizes, useVolumeUsers } from '../queries';
 
 type Pending = { kind: 'remove'; name: string } | { kind: 'prune'; names: string[] };
@@ -20,7 +20,6 @@ export function VolumeList() {
   const confirm = () => {
     if (pending?.kind === 'remove') remove.mutate(pending.name);
     if (pending?.kind === 'prune') prune.mutate();
-    setPending(undefined);
   };
   return (
     <section className="screen">
@@ -88,22 +87,18 @@ export function VolumeList() {
         </tbody>
       </table>
       {pending && (
-        <Dialog
+        <ConfirmDialog
           title={pending.kind === 'remove' ? `Remove volume ${pending.name}?` : 'Prune unused volumes?'}
+          action={pending.kind === 'remove' ? 'Remove' : 'Prune'}
+          onConfirm={confirm}
           onClose={() => setPending(undefined)}
         >
           <p>
             {pending.kind === 'remove'
               ? `The data in ${pending.name} is deleted for good.`
-              : `${pending.names.length} volume${pending.names.length === 1 ? '' : 's'} no container uses will be deleted for good: ${pending.names.join(', ')}.`}
+              : `${plural(pending.names.length, 'volume')} no container uses will be deleted for good: ${pending.names.join(', ')}.`}
           </p>
-          <footer>
-            <button onClick={() => setPending(undefined)}>Cancel</button>
-            <button className="danger" autoFocus onClick={confirm}>
-              {pending.kind === 'remove' ? 'Remove' : 'Prune'}
-            </button>
-          </footer>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </section>
   );

@@ -6,8 +6,7 @@
 // from the tests'; the added address is in 198.18.0.0/15 (benchmarking), apart from theirs.
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
-import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
-import { caller, importBusyboxAs, median, type Call } from './bench-engine';
+import { caller, importBusyboxAs, median, sideBySide, type Call } from './bench-engine';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
 const runs = 20;
@@ -190,64 +189,46 @@ function withHostAddress<T>(work: () => Promise<T>): Promise<T> {
 }
 
 async function run(options: BenchOptions): Promise<BenchRow[]> {
-  return withHostAddress(() => runWithHostAddress(options));
-}
-
-async function runWithHostAddress(options: BenchOptions): Promise<BenchRow[]> {
-  const svcd = await startSvcd({ dir: options.workDir });
-  let ours: Figures;
-  try {
-    ours = await measure(svcd.socket, { user: '10.213.52.0/24', scratch: '10.213.53.0/24' }, [18291, 18293]);
-  } finally {
-    await destroySvcd(svcd);
-  }
-  const theirs = options.dockerHost
-    ? await measure(
-        options.dockerHost.replace(/^unix:\/\//, ''),
-        { user: '10.213.55.0/24', scratch: '10.213.56.0/24' },
-        [18292, 18294],
-      )
-    : undefined;
-  const row = (
-    name: string,
-    key: keyof Figures,
-    unit: string,
-    higherIsBetter: boolean,
-    target: string,
-  ): BenchRow => ({
-    name,
-    unit,
-    ours: ours[key],
-    theirs: theirs?.[key],
-    higherIsBetter,
-    target,
+  return withHostAddress(async () => {
+    // Apart from each other's: the peer's subnets and ports stay its own.
+    const { row } = await sideBySide(options, (socket, side) =>
+      side === 'ours'
+        ? measure(socket, { user: '10.213.52.0/24', scratch: '10.213.53.0/24' }, [18291, 18293])
+        : measure(socket, { user: '10.213.55.0/24', scratch: '10.213.56.0/24' }, [18292, 18294]),
+    );
+    return [
+      row(
+        'create+start+wait+delete (true) on the default bridge, median',
+        'ms',
+        'bridge',
+        false,
+        '< dockerd',
+      ),
+      row('the same on a user network, median', 'ms', 'userNetwork', false, '< dockerd'),
+      row(
+        `TCP from a container to 127.0.0.1 through a published port, ${payloadMiB} MiB`,
+        'MB/s',
+        'throughput',
+        true,
+        '>= docker-proxy',
+      ),
+      row(
+        `TCP from a container to a host address through a published port, ${payloadMiB} MiB`,
+        'MB/s',
+        'throughputHostAddress',
+        true,
+        '>= dockerd',
+      ),
+      row(
+        `TCP container to container on the default bridge, ${payloadMiB} MiB`,
+        'MB/s',
+        'containerToContainer',
+        true,
+        '>= dockerd',
+      ),
+      row('network create+remove, median', 'ms', 'createRemove', false, '< dockerd'),
+    ];
   });
-  return [
-    row('create+start+wait+delete (true) on the default bridge, median', 'bridge', 'ms', false, '< dockerd'),
-    row('the same on a user network, median', 'userNetwork', 'ms', false, '< dockerd'),
-    row(
-      `TCP from a container to 127.0.0.1 through a published port, ${payloadMiB} MiB`,
-      'throughput',
-      'MB/s',
-      true,
-      '>= docker-proxy',
-    ),
-    row(
-      `TCP from a container to a host address through a published port, ${payloadMiB} MiB`,
-      'throughputHostAddress',
-      'MB/s',
-      true,
-      '>= dockerd',
-    ),
-    row(
-      `TCP container to container on the default bridge, ${payloadMiB} MiB`,
-      'containerToContainer',
-      'MB/s',
-      true,
-      '>= dockerd',
-    ),
-    row('network create+remove, median', 'createRemove', 'ms', false, '< dockerd'),
-  ];
 }
 
 export const networksSuite: BenchSuite = { name: 'networks', run };

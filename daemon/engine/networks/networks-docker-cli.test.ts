@@ -30,6 +30,11 @@ async function httpGet(host: string, port: string): Promise<string> {
   return stdout.trim().split('\n').pop() ?? '';
 }
 
+/** The first answer of a server just started (its httpd may not listen yet), bounded by the poll. */
+function served(host: string, port: string): Promise<string> {
+  return pollUntil(`an answer on ${host}:${port}`, async () => (await httpGet(host, port)) || undefined);
+}
+
 describe('networks through the docker CLI and docker-compose', () => {
   const dummy = `svcdum${process.pid % 100000}`;
   const dummyIp = '198.18.77.1';
@@ -146,7 +151,7 @@ describe('networks through the docker CLI and docker-compose', () => {
       webCommand('hello-web'),
     );
     assert.equal(await docker('port', 'web', '80'), '0.0.0.0:18181');
-    assert.equal(await httpGet('127.0.0.1', '18181'), 'hello-web');
+    assert.equal(await served('127.0.0.1', '18181'), 'hello-web');
     assert.equal(await httpGet(dummyIp, '18181'), 'hello-web');
     await assert.rejects(
       docker('run', '-d', '--name', 'clash', '-p', '18181:80', 'busybox', 'sleep', '30'),
@@ -169,7 +174,7 @@ describe('networks through the docker CLI and docker-compose', () => {
     const mapped = await docker('port', 'anyport', '80/tcp');
     const port = /:(\d+)$/.exec(mapped)?.[1];
     assert.ok(port && Number(port) > 1024, mapped);
-    assert.equal(await httpGet('127.0.0.1', port), 'ephemeral');
+    assert.equal(await served('127.0.0.1', port), 'ephemeral');
     assert.match(
       await docker('ps', '--filter', 'name=anyport', '--format', '{{.Ports}}'),
       new RegExp(`0.0.0.0:${port}->80/tcp`),
@@ -381,8 +386,8 @@ describe('networks through the docker CLI and docker-compose', () => {
       const subnet = async (cli: (...a: string[]) => Promise<string>) =>
         cli('network', 'inspect', 'bridge', '--format', '{{range .IPAM.Config}}{{.Subnet}}{{end}}');
       assert.notEqual(await subnet(other), await subnet(docker));
-      assert.equal(await httpGet('127.0.0.1', '18183'), 'from-first');
-      assert.equal(await httpGet('127.0.0.1', '18182'), 'from-second');
+      assert.equal(await served('127.0.0.1', '18183'), 'from-first');
+      assert.equal(await served('127.0.0.1', '18182'), 'from-second');
       await other('rm', '-f', 'second-web');
     } finally {
       await destroySvcd(second);
@@ -422,7 +427,7 @@ describe('networks through the docker CLI and docker-compose', () => {
       '-c',
       webCommand('still-here'),
     );
-    assert.equal(await httpGet('127.0.0.1', '18183'), 'still-here');
+    assert.equal(await served('127.0.0.1', '18183'), 'still-here');
     await svcd.kill9();
     await svcd.start();
     assert.equal(await httpGet('127.0.0.1', '18183'), 'still-here');
@@ -449,7 +454,7 @@ describe('networks through the docker CLI and docker-compose', () => {
       '-c',
       webCommand('half'),
     );
-    assert.equal(await httpGet('127.0.0.1', '18184'), 'half');
+    assert.equal(await served('127.0.0.1', '18184'), 'half');
     const id = await docker('inspect', 'halfgone', '--format', '{{.Id}}');
     const pid = Number(await docker('inspect', 'halfgone', '--format', '{{.State.Pid}}'));
     await svcd.kill9();
@@ -505,7 +510,7 @@ describe('networks through the docker CLI and docker-compose', () => {
     await compose('up', '-d');
     await docker('wait', 'netproj_client_1');
     assert.equal(await docker('logs', 'netproj_client_1'), 'api-ok');
-    assert.equal(await httpGet('127.0.0.1', '18182'), 'api-ok');
+    assert.equal(await served('127.0.0.1', '18182'), 'api-ok');
     await compose('down');
     assert.equal(await docker('network', 'ls', '-q', '--filter', 'name=netproj'), '');
     assert.equal(await docker('ps', '-aq'), '');

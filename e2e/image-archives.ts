@@ -35,7 +35,7 @@ export function makeImage(runnable: boolean, cmd: string[] | undefined = ['cat',
     if (runnable) {
       copyFileSync('/bin/busybox', join(rootfs, 'bin', 'busybox'));
       chmodSync(join(rootfs, 'bin', 'busybox'), 0o755);
-      for (const applet of ['sh', 'echo', 'cat', 'sleep', 'ls', 'top', 'ps', 'true']) {
+      for (const applet of ['sh', 'echo', 'cat', 'sleep', 'ls', 'top', 'ps', 'true', 'rm']) {
         symlinkSync('busybox', join(rootfs, 'bin', applet));
       }
     }

@@ -49,6 +49,29 @@ function locate(record: ContainerRecord, abs: string): Located {
   return best;
 }
 
+/**
+ * What is mounted under the directory `abs` (svcd's generated files, binds and volumes), by its
+ * name in an archive of that directory named `name`: a copy out of the container shows what the
+ * container sees there, not the empty mount point in its root filesystem.
+ */
+function mountedUnder(record: ContainerRecord, abs: string, name: string): Map<string, string> {
+  const sources: [string, string | undefined][] = [
+    ['/etc/hostname', record.Files.hostnamePath],
+    ['/etc/hosts', record.Files.hostsPath],
+    ['/etc/resolv.conf', record.Files.resolvConfPath],
+    ...record.Mounts.filter((m) => m.Type !== 'tmpfs').map((m): [string, string] => [
+      m.Destination,
+      m.Source,
+    ]),
+  ];
+  const mounted = new Map<string, string>();
+  for (const [dest, source] of sources) {
+    const rel = posix.relative(abs, dest);
+    if (source && rel && !rel.startsWith('..')) mounted.set(`${name}/${rel}`, source);
+  }
+  return mounted;
+}
+
 function generatedFile(record: ContainerRecord, abs: string): string | undefined {
   const files: Record<string, string | undefined> = {
     '/etc/hostname': record.Files.hostnamePath,
@@ -136,7 +159,15 @@ export class ContainerArchive {
     const r = await this.resolve(path);
     return {
       stat: r.stat,
-      archive: tarSources([{ hostPath: r.hostPath, name: r.contentsOnly ? '.' : r.stat.name }]),
+      archive: tarSources([
+        {
+          hostPath: r.hostPath,
+          name: r.contentsOnly ? '.' : r.stat.name,
+          mounted: r.stats.isDirectory()
+            ? mountedUnder(this.record, posix.join('/', path), r.contentsOnly ? '.' : r.stat.name)
+            : undefined,
+        },
+      ]),
     };
   }
 

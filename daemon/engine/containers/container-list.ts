@@ -44,6 +44,15 @@ export interface ListDeps {
   sizes(container: Container): Promise<Sizes>;
 }
 
+/**
+ * The reference the container was created from while it still names the container's image,
+ * else the image ID (a tag removed or moved on), as dockerd shows it.
+ */
+async function shownImage(deps: ListDeps, ref: string | undefined, imageId: string): Promise<string> {
+  if (!ref || ref === imageId) return imageId;
+  return (await deps.imageIds(ref)).includes(imageId) ? ref : imageId;
+}
+
 function validate(filters: Filters): void {
   checkFilterKeys(filters, listFilterKeys);
   for (const s of filters.get('status') ?? []) {
@@ -118,7 +127,7 @@ export async function listContainers(deps: ListDeps, opts: ListOptions): Promise
     list.map(async (c) =>
       summaryView(
         c.record,
-        c.record.Config.Image ?? c.record.Image,
+        await shownImage(deps, c.record.Config.Image, c.record.Image),
         opts.size ? await deps.sizes(c) : {},
         now,
       ),

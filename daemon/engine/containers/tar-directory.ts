@@ -23,6 +23,8 @@ export interface TarSource {
   hostPath: string;
   /** Its name in the archive ('' puts a directory's children at the top). */
   name: string;
+  /** Archive names taken from another host path: what is mounted over them in a container. */
+  mounted?: ReadonlyMap<string, string>;
 }
 
 async function addTree(
@@ -30,7 +32,9 @@ async function addTree(
   hostPath: string,
   name: string,
   links: Map<string, string>,
+  mounted: ReadonlyMap<string, string>,
 ): Promise<void> {
+  hostPath = mounted.get(name) ?? hostPath;
   const s = await lstat(hostPath);
   const type = entryType(s);
   if (!type) return;
@@ -58,7 +62,7 @@ async function addTree(
   if (type !== 'directory') return;
   const children = (await readdir(hostPath)).sort();
   for (const child of children)
-    await addTree(tar, join(hostPath, child), name === '' ? child : `${name}/${child}`, links);
+    await addTree(tar, join(hostPath, child), name === '' ? child : `${name}/${child}`, links, mounted);
 }
 
 export function tarSources(sources: TarSource[]): Readable {
@@ -66,7 +70,8 @@ export function tarSources(sources: TarSource[]): Readable {
   void (async () => {
     try {
       const links = new Map<string, string>();
-      for (const source of sources) await addTree(tar, source.hostPath, source.name, links);
+      for (const source of sources)
+        await addTree(tar, source.hostPath, source.name, links, source.mounted ?? new Map());
       await tar.finish();
     } catch (err) {
       tar.abort(err as Error);

@@ -70,6 +70,19 @@ export const engine = {
       Tty: true,
       Cmd: cmd,
     }),
+  /** Runs `cmd` in the container without a terminal, and resolves with its exit code. */
+  execRun: async (id: string, cmd: string[]) => {
+    const exec = await sendJson<{ Id: string }>('POST', `${E}/containers/${enc(id)}/exec`, { Cmd: cmd });
+    await sendJson('POST', `${E}/exec/${enc(exec!.Id)}/start`, { Detach: true });
+    // A detached exec is followed by its inspect until it ends (the engine has no wait for execs).
+    for (;;) {
+      const state = await getJson<{ Running: boolean; ExitCode: number | null }>(
+        `${E}/exec/${enc(exec!.Id)}/json`,
+      );
+      if (!state.Running && state.ExitCode !== null) return state.ExitCode;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  },
   execResize: (execId: string, rows: number, cols: number) =>
     sendJson('POST', `${E}/exec/${enc(execId)}/resize${query({ h: rows, w: cols })}`),
   /** The gateway bridges this WebSocket to a hijacked POST /exec/{id}/start {Tty:true}. */

@@ -76,3 +76,10 @@ export function statusAt(status: string, fetchedAt: number, now: number): string
   if (!m || then === undefined) return status;
   return `${m[1]} ${humanDuration(then + Math.max(0, now - fetchedAt) / 1000)}${m[3] ?? ''}${m[4] ?? ''}`;
 }
+
+/** A moment as a local date and time ("—" for none: the engine's zero time is 0001-01-01). */
+export function dateTime(at: number | string | undefined): string {
+  const ms = typeof at === 'number' ? at * 1000 : Date.parse(at ?? '');
+  if (!ms || Number.isNaN(ms) || ms < 0) return '—';
+  return new Date(ms).toLocaleString();
+}

@@ -29,7 +29,8 @@ const key = (e: EngineEvent) => `${e.timeNano} ${e.Type} ${e.Action} ${e.Actor.I
 
 const INVALIDATES: Record<string, string[]> = {
   container: ['containers', 'container'],
-  image: ['images', 'image'],
+  // A container's Image column follows its tag: untagged or moved on, it shows the image ID.
+  image: ['images', 'image', 'containers'],
   volume: ['volumes'],
   network: ['networks'],
 };

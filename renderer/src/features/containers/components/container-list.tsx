@@ -158,7 +158,7 @@ export function ContainerList() {
                 {busy ?? c.State}
               </span>
               <span className="ellipsis" title={c.Image}>
-                {c.Image}
+                {c.Image.startsWith('sha256:') ? shortId(c.Image) : c.Image}
               </span>
               <code className="ellipsis col-wide" title={c.Command}>
                 {c.Command}

@@ -1,12 +1,14 @@
 // Browse a container's files through the archive API: the directory's tar streams in and its
 // direct children are listed as they arrive; download a file (as itself) or a folder (tar); drop files to
-// upload them into the current folder.
+// upload them into the current folder; view a file's text; delete, confirmed in the app (the API
+// has no delete: `rm` runs in the container, so the container must be running).
 import { useEffect, useState, type DragEvent } from 'react';
 import { engine } from '../../../api/engine-client';
 import { firstFileOf, tarReader, type TarEntry } from '../../../api/tar-reader';
 import { tarOf } from '../../../api/tar-writer';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
-import { bytes } from '../../../app/format';
+import { bytes, dateTime } from '../../../app/format';
 import { saveFile } from '../../../app/save-file';
 
 function join(dir: string, name: string): string {
@@ -20,6 +22,8 @@ export function FilesTab({ id }: { id: string }) {
   const [error, setError] = useState<unknown>();
   const [uploaded, setUploaded] = useState('');
   const [reload, setReload] = useState(0);
+  const [viewing, setViewing] = useState<{ path: string; text: string; binary: boolean }>();
+  const [deleting, setDeleting] = useState<string>();
 
   useEffect(() => {
     const abort = new AbortController();
@@ -68,12 +72,36 @@ export function FilesTab({ id }: { id: string }) {
   };
 
   // The archive API always answers a tar; a file is taken out of it so the user gets the file.
+  const fileContent = async (path: string) => {
+    const res = await engine.archive(id, path);
+    const content = firstFileOf(new Uint8Array(await res.arrayBuffer()));
+    if (!content) throw new Error(`${path} is not a regular file`);
+    return content;
+  };
   const downloadFile = async (name: string) => {
     try {
-      const res = await engine.archive(id, join(dir, name));
-      const content = firstFileOf(new Uint8Array(await res.arrayBuffer()));
-      if (!content) throw new Error(`${join(dir, name)} is not a regular file`);
-      saveFile([content as BlobPart], name);
+      saveFile([(await fileContent(join(dir, name))) as BlobPart], name);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const viewFile = async (name: string) => {
+    try {
+      const content = await fileContent(join(dir, name));
+      // NUL bytes or invalid UTF-8: not text, so not drawn as text.
+      const text = new TextDecoder('utf-8', { fatal: false }).decode(content.subarray(0, 256 * 1024));
+      const binary = content.includes(0) || text.includes('\uFFFD');
+      setViewing({ path: join(dir, name), text, binary });
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const deletePath = async (path: string) => {
+    try {
+      const exitCode = await engine.execRun(id, ['rm', '-rf', '--', path]);
+      if (exitCode !== 0) throw new Error(`rm ${path} in the container exited with ${exitCode}`);
+      if (viewing?.path === path) setViewing(undefined);
+      setReload((n) => n + 1);
     } catch (err) {
       setError(err);
     }
@@ -95,7 +123,9 @@ export function FilesTab({ id }: { id: string }) {
         {reading ? (
           <span className="muted">reading…</span>
         ) : (
-          <span className="muted">{entries.length} entries</span>
+          <span className="muted">
+            {entries.length} {entries.length === 1 ? 'entry' : 'entries'}
+          </span>
         )}
       </nav>
       <p className="muted">Drop files here to upload them into {dir}.</p>
@@ -130,22 +160,57 @@ export function FilesTab({ id }: { id: string }) {
               <td>
                 <code>{(e.mode & 0o7777).toString(8)}</code>
               </td>
-              <td>{new Date(e.mtime * 1000).toLocaleString()}</td>
+              <td>{dateTime(e.mtime)}</td>
               <td>
                 {e.type === 'file' ? (
-                  <button className="link" onClick={() => downloadFile(e.name)}>
-                    Download
-                  </button>
+                  <>
+                    <button className="link" onClick={() => viewFile(e.name)}>
+                      View
+                    </button>
+                    <button className="link" onClick={() => downloadFile(e.name)}>
+                      Download
+                    </button>
+                  </>
                 ) : (
                   <a href={engine.archiveUrl(id, join(dir, e.name))} download={`${e.name}.tar`}>
                     Download (tar)
                   </a>
                 )}
+                <button className="link danger" onClick={() => setDeleting(join(dir, e.name))}>
+                  Delete
+                </button>
               </td>
             </tr>
           ))}
         </tbody>
       </table>
+      {viewing && (
+        <section className="file-view" aria-label={`Contents of ${viewing.path}`}>
+          <header className="toolbar">
+            <h2>{viewing.path}</h2>
+            <span className="spacer" />
+            <button onClick={() => setViewing(undefined)}>Close</button>
+          </header>
+          {viewing.binary ? (
+            <p className="muted">Not a text file: download it instead.</p>
+          ) : (
+            <pre className="wrap">{viewing.text}</pre>
+          )}
+        </section>
+      )}
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete ${deleting}?`}
+          action="Delete"
+          onConfirm={() => void deletePath(deleting)}
+          onClose={() => setDeleting(undefined)}
+        >
+          <p>
+            {deleting} is deleted from the container for good (a folder with everything in it). This runs{' '}
+            <code>rm</code> in the container, which must be running.
+          </p>
+        </ConfirmDialog>
+      )}
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // appends in animation frames; search jumps between matches; download fetches the full log.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { engine } from '../../../api/engine-client';
-import { demuxer } from '../../../api/stdcopy';
+import { demuxer, type Chunk } from '../../../api/stdcopy';
 import { ErrorMessage } from '../../../app/error-message';
 import { saveFile } from '../../../app/save-file';
 import { VirtualList } from '../../../app/virtual-list';
@@ -17,18 +17,22 @@ const WINDOWS: [number, string][] = [
   [86400, 'the last day'],
 ];
 
-async function readLines(res: Response, tty: boolean, onText: (text: string) => void): Promise<void> {
+async function readLines(
+  res: Response,
+  tty: boolean,
+  onText: (text: string, stream: Chunk['stream']) => void,
+): Promise<void> {
   const demux = demuxer(tty);
-  const text = new TextDecoder();
+  // One decoder per stream: a character split across frames continues in its own stream.
+  const decoders = new Map<Chunk['stream'], TextDecoder>();
   const reader = res.body!.getReader();
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    onText(
-      demux(value)
-        .map((c) => text.decode(c.data, { stream: true }))
-        .join(''),
-    );
+    for (const c of demux(value)) {
+      if (!decoders.has(c.stream)) decoders.set(c.stream, new TextDecoder());
+      onText(decoders.get(c.stream)!.decode(c.data, { stream: true }), c.stream);
+    }
   }
 }
 
@@ -42,12 +46,15 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
   const [error, setError] = useState<unknown>();
   const [downloading, setDownloading] = useState(false);
   const lines = useRef<string[]>([]);
-  const partial = useRef('');
+  const partial = useRef(new Map<Chunk['stream'], string>());
+  /** The indexes of the lines the container wrote to stderr. */
+  const stderr = useRef(new Set<number>());
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
     lines.current = [];
-    partial.current = '';
+    partial.current = new Map();
+    stderr.current = new Set();
     setVersion((v) => v + 1);
     setError(undefined);
     const abort = new AbortController();
@@ -68,11 +75,14 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
         abort.signal,
       )
       .then((res) =>
-        readLines(res, tty, (t) => {
+        readLines(res, tty, (t, stream) => {
           // A TTY's output ends lines with CRLF.
-          const parts = (partial.current + t).split(/\r?\n/);
-          partial.current = parts.pop() ?? '';
-          for (const p of parts) lines.current.push(p);
+          const parts = ((partial.current.get(stream) ?? '') + t).split(/\r?\n/);
+          partial.current.set(stream, parts.pop() ?? '');
+          for (const p of parts) {
+            if (stream === 'stderr') stderr.current.add(lines.current.length);
+            lines.current.push(p);
+          }
           if (!frame) frame = requestAnimationFrame(flush);
         }),
       )
@@ -165,7 +175,7 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
         />
         <span className="muted">
           {search ? `${matches.length ? matchIndex + 1 : 0} of ${matches.length} matches · ` : ''}
-          {count.toLocaleString()} lines loaded
+          {count.toLocaleString()} {count === 1 ? 'line' : 'lines'} loaded
           {tail !== 'all' && count >= Number(tail)
             ? ` (the last ${Number(tail).toLocaleString()}; older lines not loaded)`
             : ''}
@@ -187,17 +197,47 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
         follow={follow}
         scrollToIndex={follow ? undefined : target}
         onUserScroll={(atEnd) => !atEnd && follow && setFollow(false)}
-        renderRow={(i) => <LogLine text={lines.current[i]} search={search} current={i === target} />}
+        renderRow={(i) => (
+          <LogLine
+            text={lines.current[i]}
+            search={search}
+            current={i === target}
+            toStderr={stderr.current.has(i)}
+          />
+        )}
       />
     </div>
   );
 }
 
-function LogLine({ text, search, current }: { text: string; search: string; current: boolean }) {
+function LogLine({
+  text,
+  search,
+  current,
+  toStderr,
+}: {
+  text: string;
+  search: string;
+  current: boolean;
+  toStderr: boolean;
+}) {
   const at = search ? text.toLowerCase().indexOf(search.toLowerCase()) : -1;
-  if (at < 0) return <span className="line">{text}</span>;
+  const className = `line${current ? ' current' : ''}${toStderr ? ' stderr' : ''}`;
+  const mark = toStderr ? (
+    <span className="stream-mark" title="written to stderr">
+      stderr
+    </span>
+  ) : null;
+  if (at < 0)
+    return (
+      <span className={className}>
+        {mark}
+        {text}
+      </span>
+    );
   return (
-    <span className={`line ${current ? 'current' : ''}`}>
+    <span className={className}>
+      {mark}
       {text.slice(0, at)}
       <mark>{text.slice(at, at + search.length)}</mark>
       {text.slice(at + search.length)}

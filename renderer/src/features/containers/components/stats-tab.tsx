@@ -12,6 +12,8 @@ import { Sparkline } from '../../../app/sparkline';
 export interface StatsPoint {
   t: number;
   cpuPercent: number;
+  /** The CPUs the engine counts: 100 % is one of them busy. */
+  cpus: number;
   memBytes: number;
   memLimit: number;
   rxBytes: number;
@@ -32,6 +34,7 @@ export function toPoint(s: StatsSample): StatsPoint {
   return {
     t: Date.parse(s.read),
     cpuPercent: sysDelta > 0 ? (cpuDelta / sysDelta) * cpus * 100 : 0,
+    cpus,
     memBytes: (s.memory_stats.usage ?? 0) - (s.memory_stats.stats?.cache ?? 0),
     memLimit: s.memory_stats.limit ?? 0,
     rxBytes: nets.reduce((a, n) => a + n.rx_bytes, 0),
@@ -83,6 +86,10 @@ export function StatsTab({ id, running }: { id: string; running: boolean }) {
         title="CPU"
         value={last ? `${last.cpuPercent.toFixed(1)} %` : '—'}
         values={pts.map((p) => p.cpuPercent)}
+        note={
+          last &&
+          `As docker stats counts it: 100 % is one core busy, so ${last.cpus} cores go up to ${last.cpus * 100} %.`
+        }
       />
       <Chart
         title="Memory"
@@ -103,11 +110,22 @@ export function StatsTab({ id, running }: { id: string; running: boolean }) {
   );
 }
 
-function Chart({ title, value, values }: { title: string; value: string; values: number[] }) {
+function Chart({
+  title,
+  value,
+  values,
+  note,
+}: {
+  title: string;
+  value: string;
+  values: number[];
+  note?: string;
+}) {
   return (
     <figure className="chart">
       <figcaption>
-        <strong>{title}</strong> <span>{value}</span>
+        <strong>{title}</strong> <span title={note}>{value}</span>
+        {note && <small className="muted">{note}</small>}
       </figcaption>
       <Sparkline values={values} label={`${title} history`} />
     </figure>

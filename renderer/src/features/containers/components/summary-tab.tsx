@@ -1,5 +1,6 @@
 // Inspect as readable fields, then the raw JSON.
 import type { ContainerInspect } from '../../../api/engine-types';
+import { dateTime } from '../../../app/format';
 
 export function SummaryTab({ c }: { c: ContainerInspect }) {
   const ports = Object.entries(c.NetworkSettings?.Ports ?? {}).flatMap(([k, v]) =>
@@ -9,12 +10,13 @@ export function SummaryTab({ c }: { c: ContainerInspect }) {
     ['Id', c.Id],
     ['Image', `${c.Config.Image} (${c.Image})`],
     ['Command', [c.Path, ...c.Args].join(' ')],
-    ['Created', c.Created],
+    ['Created', dateTime(c.Created)],
     [
       'State',
       `${c.State.Status}${c.State.ExitCode ? `, exit code ${c.State.ExitCode}` : ''}${c.State.Error ? `, ${c.State.Error}` : ''}`,
     ],
-    ['Started / finished', `${c.State.StartedAt} / ${c.State.FinishedAt}`],
+    ['Started', dateTime(c.State.StartedAt)],
+    ['Finished', dateTime(c.State.FinishedAt)],
     ['Restart policy', `${c.HostConfig.RestartPolicy?.Name || 'no'} (restarted ${c.RestartCount} times)`],
     ['IP address', c.NetworkSettings?.IPAddress || '—'],
     ['Ports', ports.join(', ') || '—'],

@@ -1,9 +1,9 @@
 // Volumes: list with size and the containers using each; create, remove and prune, each
 // destructive action confirmed in the app with the exact volume named.
 import { useState } from 'react';
-import { Dialog } from '../../../app/dialog';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
-import { bytes } from '../../../app/format';
+import { bytes, dateTime } from '../../../app/format';
 import { useVolumeMutations, useVolumes, useVolumeSizes, useVolumeUsers } from '../queries';
 
 type Pending = { kind: 'remove'; name: string } | { kind: 'prune'; names: string[] };
@@ -20,7 +20,6 @@ export function VolumeList() {
   const confirm = () => {
     if (pending?.kind === 'remove') remove.mutate(pending.name);
     if (pending?.kind === 'prune') prune.mutate();
-    setPending(undefined);
   };
   return (
     <section className="screen">
@@ -76,7 +75,7 @@ export function VolumeList() {
                 <td>{v.Options?.type ? `${v.Driver} (${v.Options.type})` : v.Driver}</td>
                 <td>{size === undefined || size < 0 ? '…' : bytes(size)}</td>
                 <td>{users.get(v.Name)?.join(', ') ?? 'unused'}</td>
-                <td>{v.CreatedAt ? new Date(v.CreatedAt).toLocaleString() : ''}</td>
+                <td>{dateTime(v.CreatedAt)}</td>
                 <td>
                   <button className="danger" onClick={() => setPending({ kind: 'remove', name: v.Name })}>
                     Remove
@@ -88,8 +87,10 @@ export function VolumeList() {
         </tbody>
       </table>
       {pending && (
-        <Dialog
+        <ConfirmDialog
           title={pending.kind === 'remove' ? `Remove volume ${pending.name}?` : 'Prune unused volumes?'}
+          action={pending.kind === 'remove' ? 'Remove' : 'Prune'}
+          onConfirm={confirm}
           onClose={() => setPending(undefined)}
         >
           <p>
@@ -97,13 +98,7 @@ export function VolumeList() {
               ? `The data in ${pending.name} is deleted for good.`
               : `${pending.names.length} volume${pending.names.length === 1 ? '' : 's'} no container uses will be deleted for good: ${pending.names.join(', ')}.`}
           </p>
-          <footer>
-            <button onClick={() => setPending(undefined)}>Cancel</button>
-            <button className="danger" autoFocus onClick={confirm}>
-              {pending.kind === 'remove' ? 'Remove' : 'Prune'}
-            </button>
-          </footer>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </section>
   );

@@ -78,7 +78,8 @@ const layers = [
   {
     files: ['daemon/registry/**'],
     allow: [api, lib, 'daemon/registry/**', 'node:*', 'bcryptjs'],
-    tests: testing,
+    // Beside Distribution 2.8, started by the distribution client's test tool.
+    tests: [...testing, ...testTools],
   },
   { files: ['daemon/testing/**'], allow: [api, lib, 'daemon/testing/**', 'node:*'] },
   // The composition roots: svcd and svc-registry wire every daemon layer together.

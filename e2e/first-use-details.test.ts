@@ -1,5 +1,5 @@
 // What a first-time user reads in a running container, in web mode against the real svcd: the
-// Image column after its tag is removed, bind-mounted files with their real size and mode, a
+// Image column and the events timeline after its tag is removed, bind-mounted files with their real size and mode, a
 // file viewed and deleted, stderr told apart in the logs, CPU explained, readable times, and a
 // sidebar that collapses and stays so.
 import { test, describe, before, after } from 'node:test';
@@ -60,6 +60,16 @@ describe('first use in detail in web mode', { skip: missingPrerequisite() }, () 
     await row.getByText(short, { exact: true }).waitFor();
     assert.equal(await row.getByText('details/busybox:1.0').count(), 0);
     await session.shot('details-image-untagged');
+
+    // dockerd names the untag by the image ID; the timeline says which name went.
+    await go('events');
+    await page.getByLabel('Event type').selectOption('image');
+    const untag = page.locator('.event-row').filter({ hasText: 'untag' });
+    await untag.getByText('details/busybox:1.0', { exact: true }).waitFor();
+    assert.equal(await untag.getByText(/sha256:/).count(), 0);
+    await session.shot('details-events-untag');
+    await page.getByLabel('Event type').selectOption('');
+    await go('containers');
   });
 
   test('files: bind-mounted files as the container sees them, view one, delete one after confirming', async () => {

@@ -5,7 +5,7 @@ import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { create } from 'zustand';
 import { engine } from '../api/engine-client';
 import { jsonLines } from '../api/gateway';
-import type { EngineEvent } from '../api/engine-types';
+import type { EngineEvent, ImageSummary } from '../api/engine-types';
 import { useEngineUp } from './use-desktop-state';
 
 /** The timeline keeps this many; the screen says so when more have been seen. */
@@ -14,8 +14,11 @@ export const TIMELINE_LIMIT = 5000;
 /** When the app opened, in the engine's seconds: the first subscription asks for events since. */
 const openedAt = Math.floor(Date.now() / 1000);
 
+/** An event as kept: an untag also remembers the names its image had just before. */
+export type TimelineEvent = EngineEvent & { formerNames?: string[] };
+
 export interface Timeline {
-  events: EngineEvent[];
+  events: TimelineEvent[];
   seen: number;
 }
 
@@ -35,8 +38,34 @@ const INVALIDATES: Record<string, string[]> = {
   network: ['networks'],
 };
 
-function record(qc: QueryClient, ev: EngineEvent): void {
+/**
+ * Each image's names as of the last image event, whatever screen is open: dockerd names an
+ * untag by the image ID alone, and these say which names it had just before.
+ */
+let namesById = new Map<string, string[]>();
+function refreshNames(): void {
+  engine.images().then(
+    (list: ImageSummary[]) => (namesById = new Map(list.map((i) => [i.Id, i.RepoTags ?? []]))),
+    () => undefined,
+  );
+}
+
+function formerNames(events: TimelineEvent[], id: string): string[] {
+  const names = new Set(namesById.get(id));
+  for (const e of events) {
+    const name = e.Actor.Attributes?.name;
+    if (e.Type === 'image' && e.Actor.ID === id && name && name !== id) names.add(name);
+  }
+  names.delete('<none>:<none>');
+  return [...names];
+}
+
+function record(qc: QueryClient, event: EngineEvent): void {
   useTimeline.setState((old) => {
+    const ev: TimelineEvent =
+      event.Type === 'image' && event.Action === 'untag'
+        ? { ...event, formerNames: formerNames(old.events, event.Actor.ID) }
+        : event;
     // A resumed stream repeats the events of the second it resumes from.
     const last = old.events.at(-1)?.time ?? 0;
     if (ev.time <= last && old.events.some((o) => o.time === ev.time && key(o) === key(ev))) return old;
@@ -44,7 +73,8 @@ function record(qc: QueryClient, ev: EngineEvent): void {
     events.push(ev);
     return { events, seen: old.seen + 1 };
   });
-  for (const key of INVALIDATES[ev.Type] ?? []) void qc.invalidateQueries({ queryKey: [key] });
+  for (const key of INVALIDATES[event.Type] ?? []) void qc.invalidateQueries({ queryKey: [key] });
+  if (event.Type === 'image') refreshNames();
 }
 
 export function useEngineEvents(): void {
@@ -55,6 +85,7 @@ export function useEngineEvents(): void {
     const abort = new AbortController();
     // Whatever happened while we were not listening: refetch once, then follow the stream.
     void qc.invalidateQueries();
+    refreshNames();
     (async () => {
       // Resume where the timeline stopped (or from the app's opening), as `docker events --since`.
       const since = useTimeline.getState().events.at(-1)?.time ?? openedAt;

@@ -78,8 +78,7 @@ const layers = [
   {
     files: ['daemon/registry/**'],
     allow: [api, lib, 'daemon/registry/**', 'node:*', 'bcryptjs'],
-    // Beside Distribution 2.8, started by the distribution client's test tool.
-    tests: [...testing, ...testTools],
+    tests: testing,
   },
   { files: ['daemon/testing/**'], allow: [api, lib, 'daemon/testing/**', 'node:*'] },
   // The composition roots: svcd and svc-registry wire every daemon layer together.

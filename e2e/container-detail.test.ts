@@ -10,7 +10,7 @@ import { missingPrerequisite, startSession, type Session, type WebApp } from './
 import { pollUntil } from '../daemon/testing/poll';
 
 const NAME = 'e2e-detail';
-const COMMAND = `sh -c 'i=0; while true; do echo line $i; i=$((i+1)); sleep 0.2; done'`;
+const COMMAND = `sh -c 'i=0; while true; do echo line $i; echo oops $i >&2; i=$((i+1)); sleep 0.2; done'`;
 
 /** The highest "line N" the logs tab currently renders, or -1. */
 async function lastLogLine(page: Page): Promise<number> {
@@ -60,6 +60,8 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
     await dialog.getByLabel('Image').fill(image);
     await dialog.getByLabel('Name').fill(NAME);
     await dialog.getByLabel('Command').fill(COMMAND);
+    // Without a TTY the engine keeps stdout and stderr apart, and so does the logs tab.
+    await dialog.getByLabel('Allocate a terminal (TTY)').uncheck();
     await dialog.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByRole('heading', { name: NAME }).or(dialog.getByRole('alert')).first().waitFor();
     assert.equal(await dialog.isVisible(), false, 'the engine refused the run');
@@ -77,6 +79,12 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
     });
     assert.ok(later > first);
     assert.match(await page.locator('.logs .toolbar .muted').first().innerText(), /\d+ lines loaded/);
+    // stderr is told apart: its lines carry the marker, stdout's do not.
+    const errLine = page.locator('.log-lines .line[data-stream="stderr"]').first();
+    assert.match(await errLine.innerText(), /oops \d+/);
+    for (const t of await page.locator('.log-lines .line[data-stream="stderr"]').allInnerTexts()) {
+      assert.doesNotMatch(t, /line \d+/);
+    }
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download full log' }).click(),
@@ -122,6 +130,8 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
       30_000,
     );
     assert.ok(busy > 20, `CPU ${busy} %`);
+    // Above 100 % is possible: the figure says it counts cores, as docker stats does.
+    assert.match(await cpu.innerText(), /% of one core \(\d+ cores?: up to \d+ %\)$/);
     const memory = await page
       .locator('figure.chart')
       .filter({ hasText: 'Memory' })
@@ -144,6 +154,94 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
     const content = await readFile(await download.path());
     assert.equal(content.toString('utf8').trim(), hostname);
     await session.shot('container-files');
+
+    // svcd's bind-mounted /etc/hostname: its real size and mode, and its content in the viewer.
+    await page.getByRole('button', { name: 'etc/', exact: true }).click();
+    const etcHostname = page.getByRole('row').filter({ has: page.getByText('hostname', { exact: true }) });
+    await etcHostname.waitFor();
+    const cells = await etcHostname.getByRole('cell').allInnerTexts();
+    assert.equal(cells[1], `${hostname.length + 1} B`);
+    assert.equal(cells[2], '644');
+    await etcHostname.getByRole('button', { name: 'View' }).click();
+    const viewer = page.getByRole('dialog', { name: '/etc/hostname' });
+    assert.equal((await viewer.getByTestId('file-content').innerText()).trim(), hostname);
+    await session.shot('container-file-view');
+    await viewer.getByRole('button', { name: 'Close' }).click();
+
+    // Delete, confirmed in the app with the path named.
+    await page
+      .getByRole('navigation', { name: 'Path' })
+      .getByRole('button', { name: '/', exact: true })
+      .click();
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete /hostname.txt?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await page.getByText('Deleted /hostname.txt').or(page.getByRole('alert')).first().waitFor();
+    assert.equal(
+      await page.getByRole('alert').count(),
+      0,
+      await page.getByRole('alert').allInnerTexts().then(String),
+    );
+    await row.waitFor({ state: 'detached' });
+    const gone = await fetch(`${app.base}/engine/containers/${NAME}/archive?path=/hostname.txt`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${app.token}` },
+    });
+    assert.equal(gone.status, 404);
+  });
+
+  test('readable times in the summary; the Image column follows a removed tag, named in the untag event', async () => {
+    await tab('Summary');
+    const field = (name: string) =>
+      page.locator('.summary dt', { hasText: new RegExp(`^${name}$`) }).locator('xpath=../dd');
+    assert.equal(await field('Finished').innerText(), 'never');
+    assert.doesNotMatch(await field('Started').innerText(), /T\d\d:\d\d:\d\d\.\d+Z/);
+
+    // A second name for the image, a container from it, then the name removed.
+    const auth = { authorization: `Bearer ${app.token}` };
+    const tag = await fetch(
+      `${app.base}/engine/images/${encodeURIComponent(image)}/tag?repo=e2e/renamed&tag=2`,
+      {
+        method: 'POST',
+        headers: auth,
+      },
+    );
+    assert.equal(tag.status, 201);
+    const created = await fetch(`${app.base}/engine/containers/create?name=e2e-tagged`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ Image: 'e2e/renamed:2', Cmd: ['true'] }),
+    });
+    assert.equal(created.status, 201);
+    await page.goto(app.launchUrl + '#/containers');
+    const tagged = page.getByTestId('container-row').filter({ hasText: 'e2e-tagged' });
+    await tagged.getByTestId('container-image').filter({ hasText: 'e2e/renamed:2' }).waitFor();
+    const untagged = await fetch(`${app.base}/engine/images/e2e/renamed:2`, {
+      method: 'DELETE',
+      headers: auth,
+    });
+    assert.equal(untagged.status, 200);
+    const id = (await engineGet(`/images/${encodeURIComponent(image)}/json`)) as { Id: string };
+    await tagged
+      .getByTestId('container-image')
+      .filter({ hasText: id.Id.slice(7, 19) })
+      .waitFor();
+    await session.shot('container-image-untagged');
+    // Through the app, not a reload: the timeline holds what happened since the page opened.
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: /Events/ })
+      .click();
+    await page
+      .locator('.event-row')
+      .filter({ hasText: 'untag' })
+      .filter({ hasText: 'e2e/renamed:2' })
+      .first()
+      .waitFor();
+    await fetch(`${app.base}/engine/containers/e2e-tagged?force=1`, { method: 'DELETE', headers: auth });
+    await page.goto(app.launchUrl + `#/containers/${NAME}/summary`);
   });
 
   test('stops and removes it from the detail screen', async () => {

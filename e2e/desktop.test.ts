@@ -78,7 +78,7 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
     await page.getByTestId('tags').getByRole('link', { name: '1.0' }).click();
     const manifest = page.getByTestId('manifest');
     await manifest.getByText(pushed.digest).waitFor();
-    await manifest.getByText('1 layers').waitFor();
+    await manifest.getByText('1 layer,').waitFor();
     // The engine's GET /distribution view of the same tag.
     await manifest.getByTestId('platforms').filter({ hasText: 'linux/amd64' }).waitFor();
     await session.shot('registry');
@@ -110,6 +110,49 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
     await suggestions.locator(`option[value="${host}/e2e/other"]`).waitFor({ state: 'attached' });
     assert.equal(await suggestions.locator(`option[value="${host}/e2e/hello"]`).count(), 0);
     await dialog.getByRole('button', { name: 'Close' }).click();
+  });
+
+  test('a tag in the registry browser: copy its reference, pull it, open the run dialog with it', async () => {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base });
+    const reference = `${app.registryUrl.replace('http://', '')}/e2e/hello:1.0`;
+    await page.goto(`${app.launchUrl}#/registry/e2e%2Fhello/1.0`);
+    const actions = page.getByTestId('tag-actions');
+    await actions.getByRole('button', { name: 'Copy reference' }).click();
+    await actions.getByRole('button', { name: 'Copied' }).waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), reference);
+
+    await actions.getByRole('button', { name: 'Pull…' }).click();
+    const pull = page.getByRole('dialog', { name: 'Pull an image' });
+    assert.equal(await pull.getByLabel('Image').inputValue(), reference);
+    await pull.getByRole('button', { name: 'Pull', exact: true }).click();
+    await pull.getByRole('button', { name: 'Pull', exact: true }).waitFor();
+    const images = (await (
+      await fetch(`${app.base}/engine/images/json`, { headers: { authorization: `Bearer ${app.token}` } })
+    ).json()) as Array<{ RepoTags: string[] | null }>;
+    assert.ok(
+      images.some((i) => i.RepoTags?.includes(reference)),
+      JSON.stringify(images),
+    );
+    await pull.getByRole('button', { name: 'Close' }).click();
+
+    await actions.getByRole('button', { name: 'Run…' }).click();
+    const run = page.getByRole('dialog', { name: 'Run a container' });
+    assert.equal(await run.getByLabel('Image').inputValue(), reference);
+    await session.shot('registry-run-dialog');
+    await page.keyboard.press('Escape');
+  });
+
+  test('the sidebar collapses to initials, and stays so after a reload', async () => {
+    const nav = page.getByRole('navigation', { name: 'Sections' });
+    await nav.getByRole('button', { name: 'Collapse sidebar' }).click();
+    await nav.getByRole('button', { name: 'Expand sidebar' }).waitFor();
+    const width = async () => (await nav.boundingBox())!.width;
+    assert.ok((await width()) < 80, `collapsed width ${await width()}`);
+    await page.goto(app.launchUrl);
+    await nav.getByRole('button', { name: 'Expand sidebar' }).waitFor();
+    await session.shot('sidebar-collapsed');
+    await nav.getByRole('button', { name: 'Expand sidebar' }).click();
+    assert.ok((await width()) > 150);
   });
 
   test('a crashed engine shows as restarting, then up again with the restart counted', async () => {

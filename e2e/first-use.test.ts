@@ -418,7 +418,11 @@ describe('first use in web mode', { skip: missingPrerequisite() }, () => {
       .getByRole('button', { name: 'Delete' })
       .click();
     await page.getByTestId('manifest').waitFor({ state: 'detached' });
-    assert.equal(await page.getByRole('alert').count(), 0);
+    assert.equal(
+      await page.getByRole('alert').count(),
+      0,
+      String(await page.getByRole('alert').allInnerTexts()),
+    );
     const gone = await fetch(`${app.registryUrl}/v2/e2e/deleteme/manifests/1.0`);
     assert.equal(gone.status, 404);
 

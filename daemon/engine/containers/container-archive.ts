@@ -49,29 +49,6 @@ function locate(record: ContainerRecord, abs: string): Located {
   return best;
 }
 
-/**
- * What is mounted under the directory `abs` (svcd's generated files, binds and volumes), by its
- * name in an archive of that directory named `name`: a copy out of the container shows what the
- * container sees there, not the empty mount point in its root filesystem.
- */
-function mountedUnder(record: ContainerRecord, abs: string, name: string): Map<string, string> {
-  const sources: [string, string | undefined][] = [
-    ['/etc/hostname', record.Files.hostnamePath],
-    ['/etc/hosts', record.Files.hostsPath],
-    ['/etc/resolv.conf', record.Files.resolvConfPath],
-    ...record.Mounts.filter((m) => m.Type !== 'tmpfs').map((m): [string, string] => [
-      m.Destination,
-      m.Source,
-    ]),
-  ];
-  const mounted = new Map<string, string>();
-  for (const [dest, source] of sources) {
-    const rel = posix.relative(abs, dest);
-    if (source && rel && !rel.startsWith('..')) mounted.set(`${name}/${rel}`, source);
-  }
-  return mounted;
-}
-
 function generatedFile(record: ContainerRecord, abs: string): string | undefined {
   const files: Record<string, string | undefined> = {
     '/etc/hostname': record.Files.hostnamePath,
@@ -157,18 +134,33 @@ export class ContainerArchive {
 
   async get(path: string): Promise<{ stat: ContainerPathStat; archive: Readable }> {
     const r = await this.resolve(path);
+    const name = r.contentsOnly ? '.' : r.stat.name;
     return {
       stat: r.stat,
-      archive: tarSources([
-        {
-          hostPath: r.hostPath,
-          name: r.contentsOnly ? '.' : r.stat.name,
-          mounted: r.stats.isDirectory()
-            ? mountedUnder(this.record, posix.join('/', path), r.contentsOnly ? '.' : r.stat.name)
-            : undefined,
-        },
-      ]),
+      archive: tarSources([{ hostPath: r.hostPath, name }], this.mountedBelow(posix.join('/', path), name)),
     };
+  }
+
+  /**
+   * What the container sees below a directory that the root filesystem does not hold: svcd's
+   * generated files and bind and volume mounts, by their name in the archive of `abs`.
+   */
+  private mountedBelow(abs: string, name: string): Map<string, string> {
+    const below = new Map<string, string>();
+    if (!abs.endsWith('/')) abs += '/';
+    const destinations = [
+      ...['/etc/hostname', '/etc/hosts', '/etc/resolv.conf'].map(
+        (d) => [d, generatedFile(this.record, d)] as const,
+      ),
+      ...this.record.Mounts.filter((m) => m.Type !== 'tmpfs').map((m) => [m.Destination, m.Source] as const),
+    ];
+    for (const [destination, source] of destinations) {
+      if (!source || !destination.startsWith(abs)) continue;
+      const rest = destination.slice(abs.length);
+      // Named as the tree walk names entries (tar-directory.ts).
+      below.set(name === '' ? rest : `${name}/${rest}`, source);
+    }
+    return below;
   }
 
   async put(

@@ -2,6 +2,7 @@
 import type { ContainerSummary } from '../../api/container-summary-types';
 import { InvalidParameterError } from '../../api/errors';
 import type { Container } from './container';
+import type { ContainerRecord } from './container-record';
 import type { ContainerRegistry } from './container-registry';
 import { summaryView, type Sizes } from './container-view';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
@@ -42,15 +43,6 @@ export interface ListDeps {
   /** The IDs of the images `ref` names (for `ancestor`), empty when none. */
   imageIds(ref: string): Promise<string[]>;
   sizes(container: Container): Promise<Sizes>;
-}
-
-/**
- * The reference the container was created from while it still names the container's image,
- * else the image ID (a tag removed or moved on), as dockerd shows it.
- */
-async function shownImage(deps: ListDeps, ref: string | undefined, imageId: string): Promise<string> {
-  if (!ref || ref === imageId) return imageId;
-  return (await deps.imageIds(ref)).includes(imageId) ? ref : imageId;
 }
 
 function validate(filters: Filters): void {
@@ -123,14 +115,18 @@ export async function listContainers(deps: ListDeps, opts: ListOptions): Promise
   if (f.has('publish')) list = [];
   if (opts.limit !== undefined && opts.limit > 0) list = list.slice(0, opts.limit);
   const now = Date.now();
+  // As dockerd: the name the container was made from while it still names its image, else the
+  // image ID (a tag removed or moved to another image). One lookup per name per listing.
+  const resolved = new Map<string, Promise<string[]>>();
+  const imageColumn = async (r: ContainerRecord) => {
+    const name = r.Config.Image;
+    if (!name || name === r.Image) return r.Image;
+    if (!resolved.has(name)) resolved.set(name, deps.imageIds(name));
+    return (await resolved.get(name)!).includes(r.Image) ? name : r.Image;
+  };
   return Promise.all(
     list.map(async (c) =>
-      summaryView(
-        c.record,
-        await shownImage(deps, c.record.Config.Image, c.record.Image),
-        opts.size ? await deps.sizes(c) : {},
-        now,
-      ),
+      summaryView(c.record, await imageColumn(c.record), opts.size ? await deps.sizes(c) : {}, now),
     ),
   );
 }

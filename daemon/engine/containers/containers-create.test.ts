@@ -77,6 +77,36 @@ describe('container create', () => {
     );
   });
 
+  test('hostile bodies: deep nesting and wrong field types are 400s naming the problem', async () => {
+    const { svcd } = suite();
+    const deep = `{"Image":"busybox","Labels":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const nested = await svcd.request('POST', '/containers/create', {
+      body: Buffer.from(deep),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    assert.equal(nested.status, 400, nested.text());
+    assert.match(nested.text(), /nests deeper than 64 levels/);
+    const wrong = async (body: Record<string, unknown>, message: RegExp) => {
+      const res = await svcd.request('POST', '/containers/create', {
+        body: { Image: 'busybox', Cmd: ['true'], ...body },
+      });
+      assert.equal(res.status, 400, res.text());
+      assert.match(res.json<{ message: string }>().message, message);
+    };
+    await wrong({ HostConfig: { Memory: 'lots' } }, /^HostConfig\.Memory must be a number, not "lots"$/);
+    await wrong({ Cmd: 5 }, /Cmd must be a string or an array of strings, not 5/);
+    await wrong({ Labels: { a: 1 } }, /Labels must be an object of strings/);
+    await wrong({ HostConfig: { Binds: '/tmp:/tmp' } }, /HostConfig\.Binds must be an array of strings/);
+    const filters = await svcd.request('GET', `/containers/json?filters=${'['.repeat(5000)}`);
+    assert.equal(filters.status, 400);
+    assert.match(filters.text(), /nests deeper/);
+    const id = await create(svcd, { Image: 'busybox', Cmd: ['true'] });
+    const update = await svcd.request('POST', `/containers/${id}/update`, { body: { Memory: '1g' } });
+    assert.equal(update.status, 400);
+    assert.match(update.json<{ message: string }>().message, /Memory must be a number/);
+    expectStatus(await svcd.request('DELETE', `/containers/${id}`), 204);
+  });
+
   test('no command: 400 from 1.24, created before', async () => {
     const { svcd } = suite();
     const query = new URLSearchParams({ fromSrc: '-', repo: 'nocmd', tag: 'latest' });

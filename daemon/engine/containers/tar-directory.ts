@@ -23,18 +23,19 @@ export interface TarSource {
   hostPath: string;
   /** Its name in the archive ('' puts a directory's children at the top). */
   name: string;
-  /** Archive names taken from another host path: what is mounted over them in a container. */
-  mounted?: ReadonlyMap<string, string>;
 }
+
+/** What is seen at a name instead of the tree's own entry: a file or directory mounted there. */
+export type TarOverrides = ReadonlyMap<string, string>;
 
 async function addTree(
   tar: TarWriter,
-  hostPath: string,
+  treePath: string,
   name: string,
   links: Map<string, string>,
-  mounted: ReadonlyMap<string, string>,
+  overrides: TarOverrides,
 ): Promise<void> {
-  hostPath = mounted.get(name) ?? hostPath;
+  const hostPath = overrides.get(name) ?? treePath;
   const s = await lstat(hostPath);
   const type = entryType(s);
   if (!type) return;
@@ -62,16 +63,16 @@ async function addTree(
   if (type !== 'directory') return;
   const children = (await readdir(hostPath)).sort();
   for (const child of children)
-    await addTree(tar, join(hostPath, child), name === '' ? child : `${name}/${child}`, links, mounted);
+    await addTree(tar, join(hostPath, child), name === '' ? child : `${name}/${child}`, links, overrides);
 }
 
-export function tarSources(sources: TarSource[]): Readable {
+/** `overrides` (by name in the archive) stand in for what the walk finds there. */
+export function tarSources(sources: TarSource[], overrides: TarOverrides = new Map()): Readable {
   const tar = new TarWriter();
   void (async () => {
     try {
       const links = new Map<string, string>();
-      for (const source of sources)
-        await addTree(tar, source.hostPath, source.name, links, source.mounted ?? new Map());
+      for (const source of sources) await addTree(tar, source.hostPath, source.name, links, overrides);
       await tar.finish();
     } catch (err) {
       tar.abort(err as Error);

@@ -1,6 +1,7 @@
 // Request bodies: JSON with a size cap and clear 400s, as every create/update endpoint needs.
 import type { IncomingMessage } from 'node:http';
 import { InvalidParameterError } from '../../api/errors';
+import { parseJsonBounded } from '../../lib/json-bounded';
 
 const maxJsonBody = 16 * 1024 * 1024;
 
@@ -35,9 +36,5 @@ export async function readJson<T>(req: IncomingMessage): Promise<T | undefined> 
   if (type && !/^application\/json\b/i.test(type)) {
     throw new InvalidParameterError(`Content-Type specified (${type}) must be 'application/json'`);
   }
-  try {
-    return JSON.parse(raw.toString('utf8')) as T;
-  } catch (err) {
-    throw new InvalidParameterError(`invalid JSON body: ${(err as Error).message}`);
-  }
+  return parseJsonBounded(raw.toString('utf8'), 'the JSON body') as T;
 }

@@ -1,5 +1,6 @@
 // Query-string conventions of the Engine API: booleans, integers and the `filters` JSON map.
 import { InvalidParameterError } from '../../api/errors';
+import { parseJsonBounded } from '../../lib/json-bounded';
 import type { Filters } from '../../api/filters';
 
 /** Filters as a map from key to the list of values given for it. */
@@ -50,12 +51,7 @@ export class Query {
 export function parseFilters(raw: string | null | undefined): Filters {
   const out: Filters = new Map();
   if (raw === null || raw === undefined || raw === '') return out;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new InvalidParameterError(`invalid filter: ${JSON.stringify(raw)} is not JSON`);
-  }
+  const parsed = parseJsonBounded(raw, 'the filters parameter');
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new InvalidParameterError('invalid filter: expected a JSON object');
   }

@@ -70,18 +70,24 @@ export const engine = {
       Tty: true,
       Cmd: cmd,
     }),
-  /** Runs `cmd` in the container without a terminal, and resolves with its exit code. */
+  /** Runs a command in a running container to its end: its output (tty) and exit code. */
   execRun: async (id: string, cmd: string[]) => {
-    const exec = await sendJson<{ Id: string }>('POST', `${E}/containers/${enc(id)}/exec`, { Cmd: cmd });
-    await sendJson('POST', `${E}/exec/${enc(exec!.Id)}/start`, { Detach: true });
-    // A detached exec is followed by its inspect until it ends (the engine has no wait for execs).
-    for (;;) {
-      const state = await getJson<{ Running: boolean; ExitCode: number | null }>(
-        `${E}/exec/${enc(exec!.Id)}/json`,
-      );
-      if (!state.Running && state.ExitCode !== null) return state.ExitCode;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const created = await sendJson<{ Id: string }>('POST', `${E}/containers/${enc(id)}/exec`, {
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: true,
+      Cmd: cmd,
+    });
+    const execId = created!.Id;
+    const output = await (
+      await request(`${E}/exec/${enc(execId)}/start`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ Detach: false, Tty: true }),
+      })
+    ).text();
+    const { ExitCode } = await getJson<{ ExitCode: number }>(`${E}/exec/${enc(execId)}/json`);
+    return { output, exitCode: ExitCode };
   },
   execResize: (execId: string, rows: number, cols: number) =>
     sendJson('POST', `${E}/exec/${enc(execId)}/resize${query({ h: rows, w: cols })}`),

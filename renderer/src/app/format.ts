@@ -77,9 +77,18 @@ export function statusAt(status: string, fetchedAt: number, now: number): string
   return `${m[1]} ${humanDuration(then + Math.max(0, now - fetchedAt) / 1000)}${m[3] ?? ''}${m[4] ?? ''}`;
 }
 
-/** A moment as a local date and time ("—" for none: the engine's zero time is 0001-01-01). */
-export function dateTime(at: number | string | undefined): string {
-  const ms = typeof at === 'number' ? at * 1000 : Date.parse(at ?? '');
-  if (!ms || Number.isNaN(ms) || ms < 0) return '—';
-  return new Date(ms).toLocaleString();
+/** A count with its noun, singular for one: "1 layer", "3 layers", "2 entries". */
+export function plural(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? noun : nouns}`;
+}
+
+/**
+ * An engine timestamp (RFC 3339 with nanoseconds) as a local date and time with how long ago it
+ * was; Go's zero time (never happened) as "never".
+ */
+export function when(rfc3339: string | undefined, now = Date.now()): string {
+  if (!rfc3339 || rfc3339.startsWith('0001-01-01')) return 'never';
+  const ms = Date.parse(rfc3339);
+  if (Number.isNaN(ms)) return rfc3339;
+  return `${new Date(ms).toLocaleString()} (${ago(ms / 1000, now)})`;
 }

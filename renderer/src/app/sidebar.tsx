@@ -1,18 +1,18 @@
-// Sections, reachable by Tab and by Alt+1…7; collapsible to their initials (remembered), for
-// narrow windows.
+// Sections, reachable by Tab and by Alt+1…7.
 import { useEffect, useState } from 'react';
 import { navigate, SECTIONS, useRoute } from './router';
 import { EngineStatus } from './engine-status';
 
-const COLLAPSED_KEY = 'svc-desktop.sidebar-collapsed';
+const collapsedKey = 'svc-desktop.sidebar-collapsed';
 
 export function Sidebar() {
   const section = useRoute((r) => r.section);
-  const [collapsed, setCollapsed] = useState(() => localStorage.getItem(COLLAPSED_KEY) === '1');
-  const toggle = () => {
-    localStorage.setItem(COLLAPSED_KEY, collapsed ? '0' : '1');
-    setCollapsed(!collapsed);
-  };
+  // Collapsed, the sidebar keeps each section's initial: more room on a small window.
+  const [collapsed, setCollapsed] = useState(() => localStorage.getItem(collapsedKey) === '1');
+  useEffect(() => {
+    localStorage.setItem(collapsedKey, collapsed ? '1' : '0');
+    document.documentElement.dataset.sidebar = collapsed ? 'collapsed' : 'open';
+  }, [collapsed]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!e.altKey) return;
@@ -28,15 +28,16 @@ export function Sidebar() {
   return (
     <nav className={`sidebar${collapsed ? ' collapsed' : ''}`} aria-label="Sections">
       <div className="brand">
+        <span className="brand-name">Svc Desktop</span>
         <button
-          className="link"
-          aria-label={collapsed ? 'Expand the sidebar' : 'Collapse the sidebar'}
+          className="collapse"
+          aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
           aria-expanded={!collapsed}
-          onClick={toggle}
+          title={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
+          onClick={() => setCollapsed((c) => !c)}
         >
           {collapsed ? '»' : '«'}
         </button>
-        <span className="brand-name">Svc Desktop</span>
       </div>
       <ul>
         {SECTIONS.map((s) => (
@@ -45,9 +46,8 @@ export function Sidebar() {
               href={`#/${s.id}`}
               aria-current={section === s.id ? 'page' : undefined}
               title={`${s.label} (Alt+${s.key})`}
-              aria-label={s.label}
             >
-              {collapsed ? s.label.slice(0, 2) : s.label}
+              {collapsed ? <abbr aria-label={s.label}>{s.label[0]}</abbr> : s.label}
             </a>
           </li>
         ))}

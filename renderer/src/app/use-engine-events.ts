@@ -5,7 +5,7 @@ import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { create } from 'zustand';
 import { engine } from '../api/engine-client';
 import { jsonLines } from '../api/gateway';
-import type { EngineEvent, ImageSummary } from '../api/engine-types';
+import type { EngineEvent } from '../api/engine-types';
 import { useEngineUp } from './use-desktop-state';
 
 /** The timeline keeps this many; the screen says so when more have been seen. */
@@ -14,11 +14,8 @@ export const TIMELINE_LIMIT = 5000;
 /** When the app opened, in the engine's seconds: the first subscription asks for events since. */
 const openedAt = Math.floor(Date.now() / 1000);
 
-/** An event as kept: an untag also remembers the names its image had just before. */
-export type TimelineEvent = EngineEvent & { formerNames?: string[] };
-
 export interface Timeline {
-  events: TimelineEvent[];
+  events: EngineEvent[];
   seen: number;
 }
 
@@ -32,40 +29,14 @@ const key = (e: EngineEvent) => `${e.timeNano} ${e.Type} ${e.Action} ${e.Actor.I
 
 const INVALIDATES: Record<string, string[]> = {
   container: ['containers', 'container'],
-  // A container's Image column follows its tag: untagged or moved on, it shows the image ID.
+  // Containers too: their Image column follows a tag that is removed or moved.
   image: ['images', 'image', 'containers'],
   volume: ['volumes'],
   network: ['networks'],
 };
 
-/**
- * Each image's names as of the last image event, whatever screen is open: dockerd names an
- * untag by the image ID alone, and these say which names it had just before.
- */
-let namesById = new Map<string, string[]>();
-function refreshNames(): void {
-  engine.images().then(
-    (list: ImageSummary[]) => (namesById = new Map(list.map((i) => [i.Id, i.RepoTags ?? []]))),
-    () => undefined,
-  );
-}
-
-function formerNames(events: TimelineEvent[], id: string): string[] {
-  const names = new Set(namesById.get(id));
-  for (const e of events) {
-    const name = e.Actor.Attributes?.name;
-    if (e.Type === 'image' && e.Actor.ID === id && name && name !== id) names.add(name);
-  }
-  names.delete('<none>:<none>');
-  return [...names];
-}
-
-function record(qc: QueryClient, event: EngineEvent): void {
+function record(qc: QueryClient, ev: EngineEvent): void {
   useTimeline.setState((old) => {
-    const ev: TimelineEvent =
-      event.Type === 'image' && event.Action === 'untag'
-        ? { ...event, formerNames: formerNames(old.events, event.Actor.ID) }
-        : event;
     // A resumed stream repeats the events of the second it resumes from.
     const last = old.events.at(-1)?.time ?? 0;
     if (ev.time <= last && old.events.some((o) => o.time === ev.time && key(o) === key(ev))) return old;
@@ -73,8 +44,7 @@ function record(qc: QueryClient, event: EngineEvent): void {
     events.push(ev);
     return { events, seen: old.seen + 1 };
   });
-  for (const key of INVALIDATES[event.Type] ?? []) void qc.invalidateQueries({ queryKey: [key] });
-  if (event.Type === 'image') refreshNames();
+  for (const key of INVALIDATES[ev.Type] ?? []) void qc.invalidateQueries({ queryKey: [key] });
 }
 
 export function useEngineEvents(): void {
@@ -85,7 +55,6 @@ export function useEngineEvents(): void {
     const abort = new AbortController();
     // Whatever happened while we were not listening: refetch once, then follow the stream.
     void qc.invalidateQueries();
-    refreshNames();
     (async () => {
       // Resume where the timeline stopped (or from the app's opening), as `docker events --since`.
       const since = useTimeline.getState().events.at(-1)?.time ?? openedAt;

@@ -1,5 +1,6 @@
 import { InvalidParameterError } from '../../../api/errors';
 import { supports } from '../../../api/versions';
+import { parseJsonBounded } from '../../../lib/json-bounded';
 import type { Query } from '../../http/query';
 import { sendJson } from '../../http/respond';
 import type { Handler } from '../../router';
@@ -12,12 +13,7 @@ type Name = 'build' | 'prune';
 function jsonParam<T>(query: Query, name: string, check: (v: unknown) => v is T, fallback: T): T {
   const raw = query.string(name);
   if (raw === undefined || raw === '') return fallback;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new InvalidParameterError(`invalid ${name}: ${JSON.stringify(raw)} is not JSON`);
-  }
+  const value = parseJsonBounded(raw, `invalid ${name}: the value`);
   if (value === null) return fallback;
   if (!check(value))
     throw new InvalidParameterError(`invalid ${name}: ${JSON.stringify(raw)} has the wrong shape`);

@@ -1,3 +1,5 @@
+import { containerConfigShape, hostConfigShape, resourcesShape } from '../../../api/container-body-shape';
+import { checkBodyShape } from '../../../lib/body-shape';
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
@@ -56,6 +58,8 @@ export function containersHandlers(b: ContainersBackend): Record<string, Handler
 
     create: async ({ req, res, query, version }) => {
       const body = (await readJson<ContainerCreateBody>(req)) ?? {};
+      checkBodyShape(body, containerConfigShape, 'the create body');
+      checkBodyShape(body.HostConfig, hostConfigShape, 'HostConfig');
       sendJson(
         res,
         201,
@@ -117,6 +121,7 @@ export function containersHandlers(b: ContainersBackend): Record<string, Handler
 
     update: async ({ req, res, params }) => {
       const body = (await readJson<Resources & { RestartPolicy?: RestartPolicy | null }>(req)) ?? {};
+      checkBodyShape(body, { ...resourcesShape, RestartPolicy: 'object' }, 'the update body');
       sendJson(res, 200, await b.update(params.id, body));
     },
 

@@ -56,7 +56,16 @@ export function useDeleteManifest() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (v: { repo: string; digest: string }) => registry.deleteManifest(v.repo, v.digest),
-    onSettled: () => qc.invalidateQueries({ queryKey: ['registry'] }),
+    onSettled: (_data, _err, v) => {
+      // The repository's manifests (by tag or digest) are dropped, not refetched: the deleted
+      // one would answer 404 on the screen the user is leaving.
+      const isManifestOf = (key: readonly unknown[]) => {
+        const k = key[1] as { repo?: string; ref?: string } | undefined;
+        return k?.repo === v.repo && k.ref !== undefined;
+      };
+      qc.removeQueries({ queryKey: ['registry'], predicate: (q) => isManifestOf(q.queryKey) });
+      return qc.invalidateQueries({ queryKey: ['registry'] });
+    },
   });
 }
 

@@ -99,7 +99,7 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
           </Suspense>
         ) : null}
         {c.data && current === 'stats' ? <StatsTab id={id} running={running} /> : null}
-        {c.data && current === 'files' ? <FilesTab id={id} /> : null}
+        {c.data && current === 'files' ? <FilesTab id={id} running={running} /> : null}
       </div>
     </section>
   );

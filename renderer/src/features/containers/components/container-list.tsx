@@ -157,7 +157,8 @@ export function ContainerList() {
               >
                 {busy ?? c.State}
               </span>
-              <span className="ellipsis" title={c.Image}>
+              <span className="ellipsis" title={c.Image} data-testid="container-image">
+                {/* The engine gives the image ID once the name no longer names the image. */}
                 {c.Image.startsWith('sha256:') ? shortId(c.Image) : c.Image}
               </span>
               <code className="ellipsis col-wide" title={c.Command}>

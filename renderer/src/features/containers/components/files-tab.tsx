@@ -1,28 +1,31 @@
 // Browse a container's files through the archive API: the directory's tar streams in and its
 // direct children are listed as they arrive; download a file (as itself) or a folder (tar); drop files to
-// upload them into the current folder; view a file's text; delete, confirmed in the app (the API
-// has no delete: `rm` runs in the container, so the container must be running).
+// upload them into the current folder.
 import { useEffect, useState, type DragEvent } from 'react';
 import { engine } from '../../../api/engine-client';
 import { firstFileOf, tarReader, type TarEntry } from '../../../api/tar-reader';
 import { tarOf } from '../../../api/tar-writer';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
-import { bytes, dateTime } from '../../../app/format';
+import { bytes, plural } from '../../../app/format';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
+import { Dialog } from '../../../app/dialog';
 import { saveFile } from '../../../app/save-file';
 
 function join(dir: string, name: string): string {
   return `${dir.replace(/\/$/, '')}/${name}`;
 }
 
-export function FilesTab({ id }: { id: string }) {
+/** Larger files are downloaded, not shown. */
+const viewLimit = 1 << 20;
+
+export function FilesTab({ id, running }: { id: string; running: boolean }) {
   const [dir, setDir] = useState('/');
   const [entries, setEntries] = useState<TarEntry[]>([]);
   const [reading, setReading] = useState(false);
   const [error, setError] = useState<unknown>();
   const [uploaded, setUploaded] = useState('');
   const [reload, setReload] = useState(0);
-  const [viewing, setViewing] = useState<{ path: string; text: string; binary: boolean }>();
+  const [viewing, setViewing] = useState<{ name: string; text: string }>();
   const [deleting, setDeleting] = useState<string>();
 
   useEffect(() => {
@@ -72,35 +75,37 @@ export function FilesTab({ id }: { id: string }) {
   };
 
   // The archive API always answers a tar; a file is taken out of it so the user gets the file.
-  const fileContent = async (path: string) => {
-    const res = await engine.archive(id, path);
-    const content = firstFileOf(new Uint8Array(await res.arrayBuffer()));
-    if (!content) throw new Error(`${path} is not a regular file`);
-    return content;
-  };
   const downloadFile = async (name: string) => {
     try {
-      saveFile([(await fileContent(join(dir, name))) as BlobPart], name);
+      const res = await engine.archive(id, join(dir, name));
+      const content = firstFileOf(new Uint8Array(await res.arrayBuffer()));
+      if (!content) throw new Error(`${join(dir, name)} is not a regular file`);
+      saveFile([content as BlobPart], name);
     } catch (err) {
       setError(err);
     }
   };
-  const viewFile = async (name: string) => {
+
+  const view = async (name: string) => {
     try {
-      const content = await fileContent(join(dir, name));
-      // NUL bytes or invalid UTF-8: not text, so not drawn as text.
-      const text = new TextDecoder('utf-8', { fatal: false }).decode(content.subarray(0, 256 * 1024));
-      const binary = content.includes(0) || text.includes('\uFFFD');
-      setViewing({ path: join(dir, name), text, binary });
+      const res = await engine.archive(id, join(dir, name));
+      const content = firstFileOf(new Uint8Array(await res.arrayBuffer()));
+      if (!content) throw new Error(`${join(dir, name)} is not a regular file`);
+      setViewing({ name: join(dir, name), text: new TextDecoder().decode(content) });
     } catch (err) {
       setError(err);
     }
   };
-  const deletePath = async (path: string) => {
+
+  // The Engine API has no file deletion: as other desktop apps do, `rm` runs in the container.
+  const remove = async (name: string) => {
     try {
-      const exitCode = await engine.execRun(id, ['rm', '-rf', '--', path]);
-      if (exitCode !== 0) throw new Error(`rm ${path} in the container exited with ${exitCode}`);
-      if (viewing?.path === path) setViewing(undefined);
+      const { exitCode, output } = await engine.execRun(id, ['rm', '-rf', '--', join(dir, name)]);
+      if (exitCode === 126 || exitCode === 127) {
+        throw new Error('Deleting runs rm in the container, and this container has no rm');
+      }
+      if (exitCode !== 0) throw new Error(`rm exited with ${exitCode}: ${output.trim()}`);
+      setUploaded(`Deleted ${join(dir, name)}`);
       setReload((n) => n + 1);
     } catch (err) {
       setError(err);
@@ -123,9 +128,7 @@ export function FilesTab({ id }: { id: string }) {
         {reading ? (
           <span className="muted">reading…</span>
         ) : (
-          <span className="muted">
-            {entries.length} {entries.length === 1 ? 'entry' : 'entries'}
-          </span>
+          <span className="muted">{plural(entries.length, 'entry', 'entries')}</span>
         )}
       </nav>
       <p className="muted">Drop files here to upload them into {dir}.</p>
@@ -160,23 +163,28 @@ export function FilesTab({ id }: { id: string }) {
               <td>
                 <code>{(e.mode & 0o7777).toString(8)}</code>
               </td>
-              <td>{dateTime(e.mtime)}</td>
+              <td>{new Date(e.mtime * 1000).toLocaleString()}</td>
               <td>
+                {e.type === 'file' && e.size <= viewLimit ? (
+                  <button className="link" onClick={() => view(e.name)}>
+                    View
+                  </button>
+                ) : null}{' '}
                 {e.type === 'file' ? (
-                  <>
-                    <button className="link" onClick={() => viewFile(e.name)}>
-                      View
-                    </button>
-                    <button className="link" onClick={() => downloadFile(e.name)}>
-                      Download
-                    </button>
-                  </>
+                  <button className="link" onClick={() => downloadFile(e.name)}>
+                    Download
+                  </button>
                 ) : (
                   <a href={engine.archiveUrl(id, join(dir, e.name))} download={`${e.name}.tar`}>
                     Download (tar)
                   </a>
-                )}
-                <button className="link danger" onClick={() => setDeleting(join(dir, e.name))}>
+                )}{' '}
+                <button
+                  className="link danger"
+                  disabled={!running}
+                  title={running ? undefined : 'Deleting runs rm in the container: start it first'}
+                  onClick={() => setDeleting(e.name)}
+                >
                   Delete
                 </button>
               </td>
@@ -184,33 +192,29 @@ export function FilesTab({ id }: { id: string }) {
           ))}
         </tbody>
       </table>
-      {viewing && (
-        <section className="file-view" aria-label={`Contents of ${viewing.path}`}>
-          <header className="toolbar">
-            <h2>{viewing.path}</h2>
-            <span className="spacer" />
+      {viewing ? (
+        <Dialog title={viewing.name} onClose={() => setViewing(undefined)}>
+          <pre className="raw" data-testid="file-content">
+            {viewing.text}
+          </pre>
+          <footer>
             <button onClick={() => setViewing(undefined)}>Close</button>
-          </header>
-          {viewing.binary ? (
-            <p className="muted">Not a text file: download it instead.</p>
-          ) : (
-            <pre className="wrap">{viewing.text}</pre>
-          )}
-        </section>
-      )}
-      {deleting && (
+          </footer>
+        </Dialog>
+      ) : null}
+      {deleting ? (
         <ConfirmDialog
-          title={`Delete ${deleting}?`}
+          title={`Delete ${join(dir, deleting)}?`}
           action="Delete"
-          onConfirm={() => void deletePath(deleting)}
+          onConfirm={() => void remove(deleting)}
           onClose={() => setDeleting(undefined)}
         >
           <p>
-            {deleting} is deleted from the container for good (a folder with everything in it). This runs{' '}
-            <code>rm</code> in the container, which must be running.
+            <code>{join(dir, deleting)}</code> is removed from the container (with what it holds, if it is a
+            folder). This cannot be undone.
           </p>
         </ConfirmDialog>
-      )}
+      ) : null}
     </div>
   );
 }

@@ -2,8 +2,9 @@
 // appends in animation frames; search jumps between matches; download fetches the full log.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { engine } from '../../../api/engine-client';
-import { demuxer, type Chunk } from '../../../api/stdcopy';
+import { demuxer } from '../../../api/stdcopy';
 import { ErrorMessage } from '../../../app/error-message';
+import { plural } from '../../../app/format';
 import { saveFile } from '../../../app/save-file';
 import { VirtualList } from '../../../app/virtual-list';
 
@@ -17,21 +18,23 @@ const WINDOWS: [number, string][] = [
   [86400, 'the last day'],
 ];
 
-async function readLines(
+type Stream = 'stdout' | 'stderr';
+
+/** Each chunk's text with the stream it came on (a TTY has one stream, shown as stdout). */
+async function readChunks(
   res: Response,
   tty: boolean,
-  onText: (text: string, stream: Chunk['stream']) => void,
+  onText: (stream: Stream, text: string) => void,
 ): Promise<void> {
   const demux = demuxer(tty);
-  // One decoder per stream: a character split across frames continues in its own stream.
-  const decoders = new Map<Chunk['stream'], TextDecoder>();
+  const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
   const reader = res.body!.getReader();
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
     for (const c of demux(value)) {
-      if (!decoders.has(c.stream)) decoders.set(c.stream, new TextDecoder());
-      onText(decoders.get(c.stream)!.decode(c.data, { stream: true }), c.stream);
+      const stream = c.stream === 'stderr' ? 'stderr' : 'stdout';
+      onText(stream, decoders[stream].decode(c.data, { stream: true }));
     }
   }
 }
@@ -46,15 +49,15 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
   const [error, setError] = useState<unknown>();
   const [downloading, setDownloading] = useState(false);
   const lines = useRef<string[]>([]);
-  const partial = useRef(new Map<Chunk['stream'], string>());
-  /** The indexes of the lines the container wrote to stderr. */
-  const stderr = useRef(new Set<number>());
+  /** Which lines came on stderr, by index. */
+  const errLines = useRef(new Set<number>());
+  const partial = useRef<Record<Stream, string>>({ stdout: '', stderr: '' });
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
     lines.current = [];
-    partial.current = new Map();
-    stderr.current = new Set();
+    errLines.current = new Set();
+    partial.current = { stdout: '', stderr: '' };
     setVersion((v) => v + 1);
     setError(undefined);
     const abort = new AbortController();
@@ -75,12 +78,12 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
         abort.signal,
       )
       .then((res) =>
-        readLines(res, tty, (t, stream) => {
+        readChunks(res, tty, (stream, t) => {
           // A TTY's output ends lines with CRLF.
-          const parts = ((partial.current.get(stream) ?? '') + t).split(/\r?\n/);
-          partial.current.set(stream, parts.pop() ?? '');
+          const parts = (partial.current[stream] + t).split(/\r?\n/);
+          partial.current[stream] = parts.pop() ?? '';
           for (const p of parts) {
-            if (stream === 'stderr') stderr.current.add(lines.current.length);
+            if (stream === 'stderr') errLines.current.add(lines.current.length);
             lines.current.push(p);
           }
           if (!frame) frame = requestAnimationFrame(flush);
@@ -175,7 +178,7 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
         />
         <span className="muted">
           {search ? `${matches.length ? matchIndex + 1 : 0} of ${matches.length} matches · ` : ''}
-          {count.toLocaleString()} {count === 1 ? 'line' : 'lines'} loaded
+          {plural(count, 'line')} loaded
           {tail !== 'all' && count >= Number(tail)
             ? ` (the last ${Number(tail).toLocaleString()}; older lines not loaded)`
             : ''}
@@ -202,7 +205,7 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
             text={lines.current[i]}
             search={search}
             current={i === target}
-            toStderr={stderr.current.has(i)}
+            stderr={errLines.current.has(i)}
           />
         )}
       />
@@ -210,34 +213,19 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
   );
 }
 
-function LogLine({
-  text,
-  search,
-  current,
-  toStderr,
-}: {
-  text: string;
-  search: string;
-  current: boolean;
-  toStderr: boolean;
-}) {
+function LogLine(props: { text: string; search: string; current: boolean; stderr: boolean }) {
+  const { text, search, current, stderr } = props;
   const at = search ? text.toLowerCase().indexOf(search.toLowerCase()) : -1;
-  const className = `line${current ? ' current' : ''}${toStderr ? ' stderr' : ''}`;
-  const mark = toStderr ? (
-    <span className="stream-mark" title="written to stderr">
-      stderr
-    </span>
-  ) : null;
+  // stderr lines carry a marker and a tint, so errors stand out from ordinary output.
+  const stream = stderr ? { 'data-stream': 'stderr', title: 'stderr' } : {};
   if (at < 0)
     return (
-      <span className={className}>
-        {mark}
+      <span className={`line${stderr ? ' stderr' : ''}`} {...stream}>
         {text}
       </span>
     );
   return (
-    <span className={className}>
-      {mark}
+    <span className={`line ${current ? 'current' : ''}${stderr ? ' stderr' : ''}`} {...stream}>
       {text.slice(0, at)}
       <mark>{text.slice(at, at + search.length)}</mark>
       {text.slice(at + search.length)}

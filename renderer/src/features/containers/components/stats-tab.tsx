@@ -12,7 +12,7 @@ import { Sparkline } from '../../../app/sparkline';
 export interface StatsPoint {
   t: number;
   cpuPercent: number;
-  /** The CPUs the engine counts: 100 % is one of them busy. */
+  /** CPUs the container may use: 100 % is one of them, as `docker stats` counts. */
   cpus: number;
   memBytes: number;
   memLimit: number;
@@ -84,12 +84,12 @@ export function StatsTab({ id, running }: { id: string; running: boolean }) {
       <ErrorMessage error={error.data} context="Stats" />
       <Chart
         title="CPU"
-        value={last ? `${last.cpuPercent.toFixed(1)} %` : '—'}
-        values={pts.map((p) => p.cpuPercent)}
-        note={
-          last &&
-          `As docker stats counts it: 100 % is one core busy, so ${last.cpus} cores go up to ${last.cpus * 100} %.`
+        value={
+          last
+            ? `${last.cpuPercent.toFixed(1)} % of one core (${last.cpus} ${last.cpus === 1 ? 'core' : 'cores'}: up to ${last.cpus * 100} %)`
+            : '—'
         }
+        values={pts.map((p) => p.cpuPercent)}
       />
       <Chart
         title="Memory"
@@ -110,22 +110,11 @@ export function StatsTab({ id, running }: { id: string; running: boolean }) {
   );
 }
 
-function Chart({
-  title,
-  value,
-  values,
-  note,
-}: {
-  title: string;
-  value: string;
-  values: number[];
-  note?: string;
-}) {
+function Chart({ title, value, values }: { title: string; value: string; values: number[] }) {
   return (
     <figure className="chart">
       <figcaption>
-        <strong>{title}</strong> <span title={note}>{value}</span>
-        {note && <small className="muted">{note}</small>}
+        <strong>{title}</strong> <span>{value}</span>
       </figcaption>
       <Sparkline values={values} label={`${title} history`} />
     </figure>

@@ -1,6 +1,6 @@
 // Inspect as readable fields, then the raw JSON.
 import type { ContainerInspect } from '../../../api/engine-types';
-import { dateTime } from '../../../app/format';
+import { plural, when } from '../../../app/format';
 
 export function SummaryTab({ c }: { c: ContainerInspect }) {
   const ports = Object.entries(c.NetworkSettings?.Ports ?? {}).flatMap(([k, v]) =>
@@ -10,14 +10,17 @@ export function SummaryTab({ c }: { c: ContainerInspect }) {
     ['Id', c.Id],
     ['Image', `${c.Config.Image} (${c.Image})`],
     ['Command', [c.Path, ...c.Args].join(' ')],
-    ['Created', dateTime(c.Created)],
+    ['Created', when(c.Created)],
     [
       'State',
       `${c.State.Status}${c.State.ExitCode ? `, exit code ${c.State.ExitCode}` : ''}${c.State.Error ? `, ${c.State.Error}` : ''}`,
     ],
-    ['Started', dateTime(c.State.StartedAt)],
-    ['Finished', dateTime(c.State.FinishedAt)],
-    ['Restart policy', `${c.HostConfig.RestartPolicy?.Name || 'no'} (restarted ${c.RestartCount} times)`],
+    ['Started', when(c.State.StartedAt)],
+    ['Finished', when(c.State.FinishedAt)],
+    [
+      'Restart policy',
+      `${c.HostConfig.RestartPolicy?.Name || 'no'} (restarted ${plural(c.RestartCount, 'time')})`,
+    ],
     ['IP address', c.NetworkSettings?.IPAddress || '—'],
     ['Ports', ports.join(', ') || '—'],
     ['Mounts', c.Mounts.map((m) => `${m.Source} → ${m.Destination}${m.RW ? '' : ' (ro)'}`).join(', ') || '—'],

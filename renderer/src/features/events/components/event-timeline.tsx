@@ -1,21 +1,44 @@
 // Engine events since the app opened, newest first.
-import { TIMELINE_LIMIT, type TimelineEvent } from '../../../app/use-engine-events';
+import { useRef } from 'react';
+import type { EngineEvent } from '../../../api/engine-types';
+import { shortId } from '../../../app/format';
+import { TIMELINE_LIMIT } from '../../../app/use-engine-events';
 import { useImages } from '../../images/queries';
 import { VirtualList } from '../../../app/virtual-list';
 import { useTimeline } from '../queries';
 import { useEventsUi } from '../store';
 
+/**
+ * The engine names an untagged or deleted image by its ID, as dockerd does; the timeline says
+ * which names it had, from the events before it (tag, pull, import, load) or the image list.
+ */
+function imageNames(events: EngineEvent[], listed: Map<string, string[]>): Map<EngineEvent, string> {
+  const known = new Map(listed);
+  const out = new Map<EngineEvent, string>();
+  for (const e of events) {
+    if (e.Type !== 'image') continue;
+    const name = e.Actor.Attributes?.name ?? '';
+    if (name && !name.startsWith('sha256:')) {
+      known.set(e.Actor.ID, [...new Set([...(known.get(e.Actor.ID) ?? []), name])]);
+    } else if (e.Action === 'untag' || e.Action === 'delete') {
+      const names = known.get(e.Actor.ID);
+      if (names?.length) out.set(e, `${names.join(', ')} (${shortId(e.Actor.ID)})`);
+    }
+  }
+  return out;
+}
+
 export function EventTimeline() {
   const data = useTimeline();
-  const ui = useEventsUi();
   const images = useImages();
-  // An untag's image ID named by the names it had then and has no more.
-  const shownName = (e: TimelineEvent) => {
-    if (!e.formerNames?.length) return e.Actor.Attributes?.name ?? e.Actor.ID;
-    const now = images.data?.find((i) => i.Id === e.Actor.ID)?.RepoTags ?? [];
-    const gone = e.formerNames.filter((n) => !now.includes(n));
-    return gone.length ? gone.join(', ') : e.Actor.ID;
-  };
+  // Names ever listed, kept after the image goes: its untag and delete rows still say them.
+  const listed = useRef(new Map<string, string[]>()).current;
+  for (const i of images.data ?? []) {
+    const tags = (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
+    if (tags.length) listed.set(i.Id, tags);
+  }
+  const named = imageNames(data?.events ?? [], listed);
+  const ui = useEventsUi();
   const events = (data?.events ?? []).filter((e) => !ui.type || e.Type === ui.type).reverse();
   return (
     <section className="screen">
@@ -28,7 +51,7 @@ export function EventTimeline() {
           ))}
         </select>
         <span className="muted">
-          {data?.seen ?? 0} {data?.seen === 1 ? 'event' : 'events'} since the app opened
+          {data?.seen ?? 0} events since the app opened
           {(data?.seen ?? 0) > TIMELINE_LIMIT ? ` (showing the latest ${TIMELINE_LIMIT})` : ''}
         </span>
       </header>
@@ -46,9 +69,7 @@ export function EventTimeline() {
               <time>{new Date(e.time * 1000).toLocaleTimeString()}</time>
               <span className={`badge type-${e.Type}`}>{e.Type}</span>
               <strong>{e.Action}</strong>
-              <span className="ellipsis" title={e.Actor.ID}>
-                {shownName(e)}
-              </span>
+              <span className="ellipsis">{named.get(e) ?? e.Actor.Attributes?.name ?? e.Actor.ID}</span>
             </div>
           );
         }}

@@ -2,10 +2,12 @@
 import { useState } from 'react';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
-import { bytes } from '../../../app/format';
+import { bytes, plural } from '../../../app/format';
 import { navigate, useRoute } from '../../../app/router';
 import { useService } from '../../../app/use-desktop-state';
 import { useDebounced } from '../../../app/use-debounced';
+import { RunDialog } from '../../containers/components/run-dialog';
+import { ProgressDialog } from '../../images/components/progress-dialog';
 import {
   useCatalog,
   useDeleteManifest,
@@ -96,6 +98,10 @@ export function RegistryBrowser() {
 function ManifestView({ repo, tag }: { repo: string; tag: string }) {
   const m = useManifest(repo, tag);
   const seen = useDistribution(repo, tag);
+  const host = useRegistryHost();
+  const reference = `${host}/${repo}:${tag}`;
+  const [copied, setCopied] = useState(false);
+  const [open, setOpen] = useState<'pull' | 'run'>();
   const del = useDeleteManifest();
   const [confirming, setConfirming] = useState(false);
   if (m.error) return <ErrorMessage error={m.error} context="Manifest" />;
@@ -125,7 +131,7 @@ function ManifestView({ repo, tag }: { repo: string; tag: string }) {
         ) : null}
         <dt>Layers</dt>
         <dd>
-          {layers.length} layers, {bytes(total)}
+          {plural(layers.length, 'layer')}, {bytes(total)}
         </dd>
         <dt>Platforms</dt>
         <dd data-testid="platforms">
@@ -150,6 +156,25 @@ function ManifestView({ repo, tag }: { repo: string; tag: string }) {
           </li>
         ))}
       </ol>
+      <div className="actions" data-testid="tag-actions">
+        <code>{reference}</code>
+        <button
+          onClick={() =>
+            void navigator.clipboard.writeText(reference).then(() => {
+              setCopied(true);
+              setTimeout(() => setCopied(false), 1500);
+            })
+          }
+        >
+          {copied ? 'Copied' : 'Copy reference'}
+        </button>
+        <button onClick={() => setOpen('pull')}>Pull…</button>
+        <button onClick={() => setOpen('run')}>Run…</button>
+      </div>
+      {open === 'pull' ? (
+        <ProgressDialog mode="pull" name={reference} onClose={() => setOpen(undefined)} />
+      ) : null}
+      {open === 'run' ? <RunDialog image={reference} onClose={() => setOpen(undefined)} /> : null}
       <ErrorMessage error={del.error} context="Could not delete (is deletion enabled on the registry?)" />
       <button className="danger" onClick={() => setConfirming(true)}>
         Delete manifest

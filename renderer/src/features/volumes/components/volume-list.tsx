@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
-import { bytes, dateTime } from '../../../app/format';
+import { bytes, plural } from '../../../app/format';
 import { useVolumeMutations, useVolumes, useVolumeSizes, useVolumeUsers } from '../queries';
 
 type Pending = { kind: 'remove'; name: string } | { kind: 'prune'; names: string[] };
@@ -75,7 +75,7 @@ export function VolumeList() {
                 <td>{v.Options?.type ? `${v.Driver} (${v.Options.type})` : v.Driver}</td>
                 <td>{size === undefined || size < 0 ? '…' : bytes(size)}</td>
                 <td>{users.get(v.Name)?.join(', ') ?? 'unused'}</td>
-                <td>{dateTime(v.CreatedAt)}</td>
+                <td>{v.CreatedAt ? new Date(v.CreatedAt).toLocaleString() : ''}</td>
                 <td>
                   <button className="danger" onClick={() => setPending({ kind: 'remove', name: v.Name })}>
                     Remove
@@ -96,7 +96,7 @@ export function VolumeList() {
           <p>
             {pending.kind === 'remove'
               ? `The data in ${pending.name} is deleted for good.`
-              : `${pending.names.length} volume${pending.names.length === 1 ? '' : 's'} no container uses will be deleted for good: ${pending.names.join(', ')}.`}
+              : `${plural(pending.names.length, 'volume')} no container uses will be deleted for good: ${pending.names.join(', ')}.`}
           </p>
         </ConfirmDialog>
       )}

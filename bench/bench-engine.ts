@@ -2,6 +2,8 @@
 // imported under a name, and the median.
 import { busyboxRootfsTar } from '../daemon/engine/images/testing/busybox-image';
 import { engineRequest, type EngineResponse } from '../daemon/testing/engine-client';
+import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
+import type { BenchOptions, BenchRow } from './types';
 
 export type Call = (method: string, path: string, body?: unknown) => Promise<EngineResponse>;
 
@@ -29,4 +31,38 @@ export async function importBusyboxAs(socket: string, image: string): Promise<vo
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
+}
+
+/**
+ * Measures a fresh svcd under the bench's work directory, then the peer when one is given, and
+ * builds rows of the two side by side.
+ */
+export async function sideBySide<F extends object>(
+  options: BenchOptions,
+  measure: (socket: string, side: 'ours' | 'theirs') => Promise<F>,
+): Promise<{
+  row: (name: string, unit: string, key: keyof F, higherIsBetter: boolean, target: string) => BenchRow;
+  theirs?: F;
+}> {
+  const svcd = await startSvcd({ dir: options.workDir });
+  let ours: F;
+  try {
+    ours = await measure(svcd.socket, 'ours');
+  } finally {
+    await destroySvcd(svcd);
+  }
+  const theirs = options.dockerHost
+    ? await measure(options.dockerHost.replace(/^unix:\/\//, ''), 'theirs')
+    : undefined;
+  return {
+    theirs,
+    row: (name, unit, key, higherIsBetter, target) => ({
+      name,
+      unit,
+      ours: ours[key] as number,
+      theirs: theirs?.[key] as number | undefined,
+      higherIsBetter,
+      target,
+    }),
+  };
 }

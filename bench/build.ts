@@ -4,9 +4,8 @@
 // networkmode=none on both: the peer runs without a bridge.
 import { randomBytes } from 'node:crypto';
 import { engineRequest } from '../daemon/testing/engine-client';
-import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
 import { tarOf } from '../daemon/testing/tar-of';
-import { caller, importBusyboxAs, median } from './bench-engine';
+import { caller, importBusyboxAs, median, sideBySide } from './bench-engine';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
 const runs = 5;
@@ -71,26 +70,11 @@ async function measure(socket: string): Promise<Figures> {
 }
 
 async function run(options: BenchOptions): Promise<BenchRow[]> {
-  const svcd = await startSvcd({ dir: options.workDir });
-  let ours: Figures;
-  try {
-    ours = await measure(svcd.socket);
-  } finally {
-    await destroySvcd(svcd);
-  }
-  const theirs = options.dockerHost ? await measure(options.dockerHost.replace(/^unix:\/\//, '')) : undefined;
-  const row = (name: string, key: keyof Figures): BenchRow => ({
-    name,
-    unit: 'ms',
-    ours: ours[key],
-    theirs: theirs?.[key],
-    higherIsBetter: false,
-    target: '< dockerd',
-  });
+  const { row } = await sideBySide(options, measure);
   return [
-    row('build, 6 steps with a 5 MB COPY and 2 RUNs, no cache, median', 'cold'),
-    row('the same build fully cached, median', 'cached'),
-    row('the same build after the 5 MB file changed, median', 'changed'),
+    row('build, 6 steps with a 5 MB COPY and 2 RUNs, no cache, median', 'ms', 'cold', false, '< dockerd'),
+    row('the same build fully cached, median', 'ms', 'cached', false, '< dockerd'),
+    row('the same build after the 5 MB file changed, median', 'ms', 'changed', false, '< dockerd'),
   ];
 }
 

@@ -4,8 +4,7 @@
 // DNAT for svcd, docker-proxy for dockerd), and network create+remove. Subnets are fixed ones
 // in 10.213.0.0/16, apart from the tests'.
 import { request } from 'node:http';
-import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
-import { caller, importBusyboxAs, median, type Call } from './bench-engine';
+import { caller, importBusyboxAs, median, sideBySide, type Call } from './bench-engine';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
 const runs = 20;
@@ -169,52 +168,30 @@ async function measure(
 }
 
 async function run(options: BenchOptions): Promise<BenchRow[]> {
-  const svcd = await startSvcd({ dir: options.workDir });
-  let ours: Figures;
-  try {
-    ours = await measure(svcd.socket, { user: '10.213.52.0/24', scratch: '10.213.53.0/24' }, 18291);
-  } finally {
-    await destroySvcd(svcd);
-  }
-  const theirs = options.dockerHost
-    ? await measure(
-        options.dockerHost.replace(/^unix:\/\//, ''),
-        { user: '10.213.55.0/24', scratch: '10.213.56.0/24' },
-        18292,
-      )
-    : undefined;
-  const row = (
-    name: string,
-    key: keyof Figures,
-    unit: string,
-    higherIsBetter: boolean,
-    target: string,
-  ): BenchRow => ({
-    name,
-    unit,
-    ours: ours[key],
-    theirs: theirs?.[key],
-    higherIsBetter,
-    target,
-  });
+  // Apart from each other's: the peer's subnets and port stay its own.
+  const { row } = await sideBySide(options, (socket, side) =>
+    side === 'ours'
+      ? measure(socket, { user: '10.213.52.0/24', scratch: '10.213.53.0/24' }, 18291)
+      : measure(socket, { user: '10.213.55.0/24', scratch: '10.213.56.0/24' }, 18292),
+  );
   return [
-    row('create+start+wait+delete (true) on the default bridge, median', 'bridge', 'ms', false, '< dockerd'),
-    row('the same on a user network, median', 'userNetwork', 'ms', false, '< dockerd'),
+    row('create+start+wait+delete (true) on the default bridge, median', 'ms', 'bridge', false, '< dockerd'),
+    row('the same on a user network, median', 'ms', 'userNetwork', false, '< dockerd'),
     row(
       `TCP from a container to 127.0.0.1 through a published port, ${payloadMiB} MiB`,
-      'throughput',
       'MB/s',
+      'throughput',
       true,
       '>= docker-proxy',
     ),
     row(
       `TCP container to container on the default bridge, ${payloadMiB} MiB`,
-      'containerToContainer',
       'MB/s',
+      'containerToContainer',
       true,
       '>= dockerd',
     ),
-    row('network create+remove, median', 'createRemove', 'ms', false, '< dockerd'),
+    row('network create+remove, median', 'ms', 'createRemove', false, '< dockerd'),
   ];
 }
 

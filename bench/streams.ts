@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { busyboxRootfsTar } from '../daemon/engine/images/testing/busybox-image';
 import { engineRequest, type EngineResponse } from '../daemon/testing/engine-client';
-import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
+import { sideBySide } from './bench-engine';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
 const repo = 'svc-bench-streams/busybox';
@@ -205,22 +205,7 @@ async function measure(socket: string): Promise<Figures> {
 }
 
 async function run(options: BenchOptions): Promise<BenchRow[]> {
-  const svcd = await startSvcd({ dir: options.workDir });
-  let ours: Figures;
-  try {
-    ours = await measure(svcd.socket);
-  } finally {
-    await destroySvcd(svcd);
-  }
-  const theirs = options.dockerHost ? await measure(options.dockerHost.replace(/^unix:\/\//, '')) : undefined;
-  const row = (name: string, unit: string, key: keyof Figures, higherIsBetter: boolean, target: string) => ({
-    name,
-    unit,
-    ours: ours[key],
-    theirs: theirs?.[key],
-    higherIsBetter,
-    target,
-  });
+  const { row, theirs } = await sideBySide(options, measure);
   return [
     row(`GET /logs of ${logLines} lines`, 'MB/s', 'logsMBps', true, '>= 3x dockerd'),
     row('exec create+start of true, median', 'ms', 'execMs', false, '<= 0.5x dockerd'),

@@ -563,18 +563,22 @@ export class Builder {
     const dir = posix.resolve(config.WorkingDir || '/', this.word(state, ins.path));
     config.WorkingDir = dir;
     const result = { createdBy: nop(`WORKDIR ${dir}`), config };
-    const key = this.cacheKey(state, result);
+    await this.filesystemStep(state, result, null, async (rootfs) => {
+      await ensureDirectory(rootfs, dir);
+    });
+  }
+
+  /** A step that writes into the image's files without running anything (WORKDIR, COPY, ADD). */
+  private async filesystemStep(
+    state: StageState,
+    result: StepResult,
+    detail: unknown,
+    write: (rootfs: string) => Promise<void>,
+  ): Promise<void> {
+    const key = this.cacheKey(state, result, detail);
     if (await this.cached(state, key, result)) return;
-    await this.containerStep(
-      state,
-      key,
-      result,
-      {},
-      async (id) => {
-        await ensureDirectory(await this.deps.containers.rootfs(id), dir);
-      },
-      false,
-    );
+    const work = async (id: string) => write(await this.deps.containers.rootfs(id));
+    await this.containerStep(state, key, result, {}, work, false);
   }
 
   private async runStep(
@@ -671,26 +675,16 @@ export class Builder {
       const hash = await hashSources(sources);
       const kind = sources.length > 1 ? 'multi' : sources[0].stats.isDirectory() ? 'dir' : 'file';
       const result = { createdBy: nop(`${name} ${kind}:${hash} in ${dest} `), config };
-      const key = this.cacheKey(state, result, { chown, from: ins.from });
-      if (await this.cached(state, key, result)) return;
-      await this.containerStep(
-        state,
-        key,
-        result,
-        {},
-        async (id) => {
-          const rootfs = await this.deps.containers.rootfs(id);
-          const owner = await resolveOwner(rootfs, chown);
-          await copySources(sources, {
-            rootfs,
-            dest: dest.replace(/\/$/, '') || '/',
-            destIsDir,
-            owner,
-            extractArchives: ins.kind === 'add',
-          });
-        },
-        false,
-      );
+      await this.filesystemStep(state, result, { chown, from: ins.from }, async (rootfs) => {
+        const owner = await resolveOwner(rootfs, chown);
+        await copySources(sources, {
+          rootfs,
+          dest: dest.replace(/\/$/, '') || '/',
+          destIsDir,
+          owner,
+          extractArchives: ins.kind === 'add',
+        });
+      });
     } finally {
       for (const cleanup of cleanups) await cleanup().catch(() => undefined);
     }

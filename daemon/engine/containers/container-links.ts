@@ -1,7 +1,7 @@
-// Legacy links (`--link other:alias`) on the default bridge, as Docker keeps them: the link is
-// recorded as `/other:/me/alias`, and at each start the linked container (which must be running)
-// gives the linking one environment variables (ALIAS_PORT_80_TCP=..., ALIAS_NAME, ALIAS_ENV_X)
-// and an /etc/hosts line with its address.
+// Links (`--link other:alias`), as Docker keeps them: recorded as `/other:/me/alias`. On the
+// default bridge (legacy links) the linked container, which must be running, gives the linking
+// one environment variables (ALIAS_PORT_80_TCP=..., ALIAS_NAME, ALIAS_ENV_X) at each start; on
+// the default bridge and on user networks, the alias resolves to its address in /etc/hosts.
 import { ConflictError, InvalidParameterError } from '../../api/errors';
 import type { ContainerRecord } from './container-record';
 import { isRunning } from './container-state';
@@ -52,18 +52,23 @@ interface Linked {
 }
 
 /**
- * The running containers a record links to on the default bridge. At a start one that is not
- * running is a 409; later (rewriting /etc/hosts) it is left out.
+ * The running containers a record links to, with their address on the network they share: the
+ * default bridge (legacy links), or else a user network (where a link is an alias the linking
+ * container resolves). At a start on the default bridge one that is not running is a 409;
+ * elsewhere, and when rewriting /etc/hosts, it is left out.
  */
 function linkedOf(ctx: EngineContext, record: ContainerRecord, strict: boolean): Linked[] {
-  if (!record.Networks?.bridge) return [];
+  const onBridge = !!record.Networks?.bridge;
   return (record.HostConfig.Links ?? []).flatMap((spec) => {
     const { target, alias } = parseLink(spec);
     const other = ctx.registry.find(target);
     const name = `${record.Name}/${alias}`;
-    const ip = other?.record.Endpoints?.bridge?.IPAddress;
+    const network = onBridge
+      ? 'bridge'
+      : Object.keys(record.Networks ?? {}).find((n) => other?.record.Endpoints?.[n]);
+    const ip = network ? other?.record.Endpoints?.[network]?.IPAddress : undefined;
     if (!other || !isRunning(other.record.State) || !ip) {
-      if (!strict) return [];
+      if (!strict || !onBridge) return [];
       throw new ConflictError(`Cannot link to a non running container: /${target} AS ${name}`);
     }
     return [{ name, alias, ip, record: other.record }];
@@ -126,8 +131,9 @@ function envOf(link: Linked): string[] {
   return env;
 }
 
-/** The environment links add at a start. */
+/** The environment links add at a start: legacy links on the default bridge only, as Docker. */
 export function linkEnvironment(ctx: EngineContext, record: ContainerRecord): string[] {
+  if (!record.Networks?.bridge) return [];
   return linkedOf(ctx, record, true).flatMap(envOf);
 }
 

@@ -95,6 +95,24 @@ describe('networks through the docker CLI and docker-compose', () => {
       `${ip}\tdatabase ${await docker('inspect', 'linkdb', '--format', '{{.Config.Hostname}}')} linkdb`,
       'reached',
     ]);
+    // On a user network a link is an alias the linking container resolves, with no environment.
+    await docker('network', 'create', '--subnet', '10.213.13.0/24', 'linknet');
+    await docker('network', 'connect', 'linknet', 'linkdb');
+    const onNet = await docker(
+      'run',
+      '--rm',
+      '--network',
+      'linknet',
+      '--link',
+      'linkdb:store',
+      'busybox',
+      'sh',
+      '-c',
+      'env | grep -c ^STORE_ || true; ping -c 1 -W 2 store >/dev/null && echo reached',
+    );
+    assert.deepEqual(onNet.split('\n'), ['0', 'reached']);
+    await docker('network', 'disconnect', 'linknet', 'linkdb');
+    await docker('network', 'rm', 'linknet');
     await docker('create', '--name', 'linked', '--link', 'linkdb', 'busybox', 'true');
     assert.equal(
       await docker('inspect', 'linked', '--format', '{{json .HostConfig.Links}}'),

@@ -34,6 +34,6 @@ export function parseJsonBounded(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new InvalidParameterError(`${what} is not valid JSON: ${(err as Error).message}`);
+    throw new InvalidParameterError(`invalid ${what}: ${(err as Error).message}`);
   }
 }

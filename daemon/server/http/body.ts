@@ -36,5 +36,5 @@ export async function readJson<T>(req: IncomingMessage): Promise<T | undefined> 
   if (type && !/^application\/json\b/i.test(type)) {
     throw new InvalidParameterError(`Content-Type specified (${type}) must be 'application/json'`);
   }
-  return parseJsonBounded(raw.toString('utf8'), 'the JSON body') as T;
+  return parseJsonBounded(raw.toString('utf8'), 'JSON body') as T;
 }

@@ -51,7 +51,7 @@ export class Query {
 export function parseFilters(raw: string | null | undefined): Filters {
   const out: Filters = new Map();
   if (raw === null || raw === undefined || raw === '') return out;
-  const parsed = parseJsonBounded(raw, 'the filters parameter');
+  const parsed = parseJsonBounded(raw, 'filter');
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new InvalidParameterError('invalid filter: expected a JSON object');
   }

@@ -13,7 +13,7 @@ type Name = 'build' | 'prune';
 function jsonParam<T>(query: Query, name: string, check: (v: unknown) => v is T, fallback: T): T {
   const raw = query.string(name);
   if (raw === undefined || raw === '') return fallback;
-  const value = parseJsonBounded(raw, `invalid ${name}: the value`);
+  const value = parseJsonBounded(raw, name);
   if (value === null) return fallback;
   if (!check(value))
     throw new InvalidParameterError(`invalid ${name}: ${JSON.stringify(raw)} has the wrong shape`);

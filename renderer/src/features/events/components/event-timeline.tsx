@@ -12,11 +12,7 @@ import { useEventsUi } from '../store';
  * The engine names an untagged or deleted image by its ID, as dockerd does; the timeline says
  * which names it had, from the events before it (tag, pull, import, load) or the image list.
  */
-function imageNames(
-  events: EngineEvent[],
-  listed: Map<string, string[]>,
-  current: Map<string, string[]>,
-): Map<EngineEvent, string> {
+function imageNames(events: EngineEvent[], listed: Map<string, string[]>): Map<EngineEvent, string> {
   const known = new Map(listed);
   const out = new Map<EngineEvent, string>();
   for (const e of events) {
@@ -25,9 +21,7 @@ function imageNames(
     if (name && !name.startsWith('sha256:')) {
       known.set(e.Actor.ID, [...new Set([...(known.get(e.Actor.ID) ?? []), name])]);
     } else if (e.Action === 'untag' || e.Action === 'delete') {
-      // An untag took a name the image no longer has: the ones it keeps are not it.
-      const keeps = e.Action === 'untag' ? (current.get(e.Actor.ID) ?? []) : [];
-      const names = known.get(e.Actor.ID)?.filter((n) => !keeps.includes(n));
+      const names = known.get(e.Actor.ID);
       if (names?.length) out.set(e, `${names.join(', ')} (${shortId(e.Actor.ID)})`);
     }
   }
@@ -43,8 +37,7 @@ export function EventTimeline() {
     const tags = (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
     if (tags.length) listed.set(i.Id, tags);
   }
-  const current = new Map((images.data ?? []).map((i) => [i.Id, i.RepoTags ?? []]));
-  const named = imageNames(data?.events ?? [], listed, current);
+  const named = imageNames(data?.events ?? [], listed);
   const ui = useEventsUi();
   const events = (data?.events ?? []).filter((e) => !ui.type || e.Type === ui.type).reverse();
   return (

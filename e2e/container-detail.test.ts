@@ -201,6 +201,9 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
 
     // A second name for the image, a container from it, then the name removed.
     const auth = { authorization: `Bearer ${app.token}` };
+    // Loaded first: the timeline holds the events since the page opened, the tag's among them.
+    await page.goto(app.launchUrl + '#/containers');
+    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
     const tag = await fetch(
       `${app.base}/engine/images/${encodeURIComponent(image)}/tag?repo=e2e/renamed&tag=2`,
       {
@@ -215,7 +218,6 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
       body: JSON.stringify({ Image: 'e2e/renamed:2', Cmd: ['true'] }),
     });
     assert.equal(created.status, 201);
-    await page.goto(app.launchUrl + '#/containers');
     const tagged = page.getByTestId('container-row').filter({ hasText: 'e2e-tagged' });
     await tagged.getByTestId('container-image').filter({ hasText: 'e2e/renamed:2' }).waitFor();
     const untagged = await fetch(`${app.base}/engine/images/e2e/renamed:2`, {

@@ -4,7 +4,6 @@
 // followed as if the context were `/`), device files and FIFOs are refused, and an archive that
 // expands far beyond its compressed size or toward a full disk is stopped. The ignore file's
 // patterns take entries out of the directory itself, so COPY can only ever see what is left.
-import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import {
   chmod,
@@ -21,7 +20,7 @@ import {
   utimes,
 } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InvalidParameterError, NotFoundError } from '../../api/errors';
 import { confineName, resolveInRoot } from '../../lib/tar/confine-path';
@@ -42,8 +41,6 @@ export interface ContextEntry {
   /** A symlink's target, as written. */
   linkname: string;
   mtime: Date;
-  /** sha256 (hex) of a file's bytes. */
-  digest: string;
 }
 
 export interface ContextLimits {
@@ -78,7 +75,7 @@ export interface InstructionsFile {
   text: string;
 }
 
-export function instructionsLabel(path: string): string {
+function instructionsLabel(path: string): string {
   return /^svcfile/i.test(posix.basename(path)) ? 'Svcfile' : 'Dockerfile';
 }
 
@@ -88,15 +85,6 @@ async function* counted(source: AsyncIterable<Buffer>, onBytes: (n: number) => v
     onBytes(chunk.length);
     yield chunk;
   }
-}
-
-function hashing(hash: ReturnType<typeof createHash>): Transform {
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
 }
 
 export class BuildContext {
@@ -166,12 +154,6 @@ export class BuildContext {
               : undefined;
         if (!type)
           throw new InvalidParameterError(`build context entry ${path} is not a file, directory or link`);
-        const digest =
-          type === 'file'
-            ? createHash('sha256')
-                .update(await readFile(host))
-                .digest('hex')
-            : '';
         context.index.set(path, {
           path,
           type,
@@ -179,7 +161,6 @@ export class BuildContext {
           size: type === 'file' ? s.size : 0,
           linkname: type === 'symlink' ? await readlink(host) : '',
           mtime: s.mtime,
-          digest,
         });
         if (type === 'directory') await walk(path);
       }
@@ -219,7 +200,6 @@ export class BuildContext {
       size: 0,
       linkname: '',
       mtime: header.mtime,
-      digest: '',
     };
     switch (header.type) {
       case 'directory':
@@ -237,14 +217,12 @@ export class BuildContext {
           );
         }
         await link(await resolveInRoot(this.root, target.path), host);
-        Object.assign(entry, { mode: target.mode, size: target.size, digest: target.digest });
+        Object.assign(entry, { mode: target.mode, size: target.size });
         break;
       }
       default: {
-        const hash = createHash('sha256');
-        await pipeline(body, hashing(hash), createWriteStream(host, { flags: 'wx', mode: 0o600 }));
+        await pipeline(body, createWriteStream(host, { flags: 'wx', mode: 0o600 }));
         entry.size = header.size;
-        entry.digest = hash.digest('hex');
       }
     }
     body.resume();
@@ -267,7 +245,6 @@ export class BuildContext {
           size: 0,
           linkname: '',
           mtime: new Date(0),
-          digest: '',
         });
       }
     }
@@ -333,12 +310,5 @@ export class BuildContext {
     const prefix = `${dir}/`;
     for (const key of this.index.keys()) if (key.startsWith(prefix)) return true;
     return false;
-  }
-
-  /** The entries at and below `path` ('' for the whole context), parents first. */
-  subtree(path: string): ContextEntry[] {
-    if (path === '') return this.entries();
-    const prefix = `${path}/`;
-    return this.entries().filter((e) => e.path === path || e.path.startsWith(prefix));
   }
 }

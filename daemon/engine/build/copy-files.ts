@@ -26,6 +26,7 @@ import { resolveInRoot } from '../../lib/tar/confine-path';
 import { decompress, peek } from '../../lib/tar/decompress';
 import { extractTar } from '../containers/tar-extract';
 import type { BuildContext } from './build-context';
+import { globRegExp } from './ignore-patterns';
 
 /** One matched source: a host path inside `root`, and the name it is copied under. */
 export interface CopySource {
@@ -42,26 +43,9 @@ export interface Owner {
 
 const globChars = /[*?[\\]/;
 
-/** Go's filepath.Match over one path: `*` and `?` stay within a segment. */
+/** Go's filepath.Match over one path: `*` and `?` stay within a segment, `**` too. */
 function matchGlob(pattern: string, path: string): boolean {
-  let source = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i];
-    if (ch === '*') source += '[^/]*';
-    else if (ch === '?') source += '[^/]';
-    else if (ch === '[') {
-      const end = pattern.indexOf(']', i + 2);
-      if (end < 0) throw new InvalidParameterError(`syntax error in pattern: ${pattern}`);
-      source += `[${pattern
-        .slice(i + 1, end)
-        .replace(/^!/, '^')
-        .replace(/\\/g, '\\\\')}]`;
-      i = end;
-    } else if (ch === '\\' && i + 1 < pattern.length)
-      source += pattern[++i].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    else source += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  return new RegExp(`^${source}$`).test(path);
+  return globRegExp(pattern, false).test(path);
 }
 
 /** A source as written, relative to its root; `..` past the root is refused, not clamped. */

@@ -12,13 +12,13 @@ interface Pattern {
   exception: boolean;
 }
 
-/** Turns one glob into an anchored regular expression over `/`-separated paths. */
-function globRegExp(glob: string): RegExp {
+/** One glob as an anchored regular expression over `/`-separated paths; `**` spans segments unless `crossSegments` is false (COPY sources, as Go's filepath.Match). */
+export function globRegExp(glob: string, crossSegments = true): RegExp {
   let source = '';
   for (let i = 0; i < glob.length; i++) {
     const ch = glob[i];
     if (ch === '*') {
-      if (glob[i + 1] === '*') {
+      if (crossSegments && glob[i + 1] === '*') {
         i++;
         if (glob[i + 1] === '/') i++;
         source += i + 1 >= glob.length ? '.*' : '(?:.*/)?';

@@ -18,13 +18,16 @@ export interface SvcdOptions {
   bridge: string;
   /** The default bridge's gateway address and prefix, as dockerd's --bip. */
   bip?: string;
+  /** A profile file for containers that set none, or `unconfined`; absent: Docker's default. */
+  seccompProfile?: string;
 }
 
 export class UsageError extends Error {}
 
 export const usage = `Usage: svcd --data-root DIR --host unix:///path/svcd.sock [--host tcp://127.0.0.1:PORT]
             [--config FILE] [--insecure-registry HOST:PORT]... [--log-level debug|info|warn|error]
-            [--tlscert FILE --tlskey FILE [--tlscacert FILE]] [--bridge NAME] [--bip CIDR]`;
+            [--tlscert FILE --tlskey FILE [--tlscacert FILE]] [--bridge NAME] [--bip CIDR]
+            [--seccomp-profile FILE|unconfined]`;
 
 export function defaultDataRoot(): string {
   if (process.getuid?.() === 0) return '/var/lib/svc';
@@ -81,6 +84,9 @@ export function parseSvcdOptions(argv: string[]): SvcdOptions {
         break;
       case '--bip':
         opts.bip = value();
+        break;
+      case '--seccomp-profile':
+        opts.seccompProfile = value();
         break;
       default:
         throw new UsageError(`unknown option ${argv[i]}`);

@@ -27,6 +27,7 @@ import { ContainerLogs } from '../engine/containers/container-logs';
 import { ContainersService } from '../engine/containers/containers-service';
 import { createEngineContext } from '../engine/containers/engine-context';
 import { readHostFacts } from '../runtime/oci-spec/host-facts';
+import { parseSeccompProfile, type SeccompChoice } from '../runtime/oci-spec/seccomp';
 import { containersRoutes } from '../server/routers/containers/routes';
 import { AttachService } from '../engine/attach/attach-service';
 import { ExecService } from '../engine/exec/exec-service';
@@ -82,6 +83,15 @@ async function readConfigFile(file: string | undefined): Promise<ConfigFile> {
   return config;
 }
 
+/** --seccomp-profile read as dockerd reads it: a file is read once, at start. */
+async function readSeccompOption(option: string | undefined): Promise<SeccompChoice | undefined> {
+  if (option === undefined || option === 'unconfined') return option;
+  const text = await readFile(option, 'utf8').catch((err: Error) => {
+    throw new Error(`opening seccomp profile (${option}) failed: ${err.message}`);
+  });
+  return parseSeccompProfile(text);
+}
+
 /** The command line's settings with the config file's: its registries added, its level unless one was given. */
 function withConfigFile(
   opts: SvcdOptions,
@@ -115,6 +125,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   const log = createLogger(settings.level, 'svcd');
   running.log = log;
   const dataRoot = resolve(opts.dataRoot);
+  const defaultSeccomp = await readSeccompOption(opts.seccompProfile);
   await mkdir(dataRoot, { recursive: true, mode: 0o711 });
   running.lock = await acquirePidLock(join(dataRoot, 'svcd.pid'));
 
@@ -162,6 +173,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     dataRoot,
     events,
     host: await readHostFacts(),
+    defaultSeccomp,
     images: containerImagesOf(images),
     volumes,
     networking: new ContainerNetworking(networks, dataRoot),
@@ -202,6 +214,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     },
     eventListeners: () => events.listenerCount,
     insecureRegistries,
+    seccompProfile: opts.seccompProfile ?? 'default',
   });
 
   const build = new BuildService({

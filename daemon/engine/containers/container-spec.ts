@@ -83,5 +83,6 @@ export function containerSpec(ctx: EngineContext, record: ContainerRecord, atSta
     files: record.Files,
     namespaces,
     shimGroup: SHIM_GROUP,
+    defaultSeccomp: ctx.defaultSeccomp,
   }).spec;
 }

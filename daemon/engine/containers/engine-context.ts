@@ -4,6 +4,7 @@ import type { EventsService } from '../events/events-service';
 import type { Logger } from '../../lib/logger';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { HostFacts } from '../../runtime/oci-spec/host-facts';
+import type { SeccompChoice } from '../../runtime/oci-spec/seccomp';
 import { JsonStore } from '../store/json-store';
 import type { Container } from './container';
 import type { ContainerImageStore } from './container-images';
@@ -21,6 +22,8 @@ export interface EngineContext {
   registry: ContainerRegistry;
   events: EventsService;
   host: HostFacts;
+  /** The daemon's seccomp profile (--seccomp-profile); Docker's default when absent. */
+  defaultSeccomp?: SeccompChoice;
   images: ContainerImageStore;
   rootfs: ContainerRootfs;
   volumes: ContainerVolumes;
@@ -39,6 +42,7 @@ export interface EngineContextDeps {
   dataRoot: string;
   events: EventsService;
   host: HostFacts;
+  defaultSeccomp?: SeccompChoice;
   images: ContainerImageStore;
   volumes: ContainerVolumes;
   networking: ContainerNetworking;
@@ -55,6 +59,7 @@ export function createEngineContext(deps: EngineContextDeps): EngineContext {
     registry: new ContainerRegistry(),
     events: deps.events,
     host: deps.host,
+    defaultSeccomp: deps.defaultSeccomp,
     images: deps.images,
     rootfs: new ContainerRootfs(deps.client),
     volumes: deps.volumes,

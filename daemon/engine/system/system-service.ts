@@ -40,6 +40,8 @@ export interface SystemServiceDeps {
   inventory: SystemInventory;
   eventListeners: () => number;
   insecureRegistries: string[];
+  /** What /info names as the seccomp profile: `default`, `unconfined` or the daemon's file. */
+  seccompProfile: string;
 }
 
 export class SystemService {
@@ -178,7 +180,7 @@ export class SystemService {
       ContainerdCommit: { ID: c.containerd.revision, Expected: c.containerd.revision },
       RuncCommit: { ID: c.runc.commit, Expected: c.runc.commit },
       InitCommit: { ID: '', Expected: '' },
-      SecurityOptions: [],
+      SecurityOptions: [`name=seccomp,profile=${this.deps.seccompProfile}`],
       Warnings: warnings,
     };
   }

@@ -11,6 +11,7 @@ import { inheritVolumesFrom, parseVolumesFrom, planMounts, resolveMounts } from 
 import { ociResources } from './oci-resources';
 import type { OciMount, OciSpec } from './oci-types';
 import { resolveUser } from './process-user';
+import { DEFAULT_SECCOMP_PROFILE, ociSeccomp } from './seccomp';
 import { specToJson } from './spec-json';
 import { assertInvalid, behavioursAt, fullHost, makeBusyboxBundle } from './test-support';
 
@@ -178,6 +179,24 @@ describe('capabilities', () => {
       () => all({ CapAdd: ['SYS_RESOURCE'] }),
       'capability CAP_SYS_RESOURCE cannot be granted: svcd does not hold it on this host',
     );
+  });
+});
+
+describe('seccomp', () => {
+  test("Docker's default profile for the container's capabilities, unless privileged or unconfined", () => {
+    const names = (spec: OciSpec) => spec.linux.seccomp?.syscalls?.flatMap((s) => s.names);
+    assert.deepEqual(build({}).linux.seccomp, ociSeccomp(DEFAULT_SECCOMP_PROFILE, DEFAULT_CAPABILITIES));
+    assert.ok(names(build({}, { CapAdd: ['SYS_ADMIN'] }))?.includes('mount'));
+    assert.equal(build({}, { Privileged: true }).linux.seccomp, undefined);
+    assert.equal(build({}, { SecurityOpt: ['seccomp=unconfined'] }).linux.seccomp, undefined);
+    assert.equal(build({}, {}, { defaultSeccomp: 'unconfined' }).linux.seccomp, undefined);
+    const own = { defaultAction: 'SCMP_ACT_LOG' };
+    const ownSpec = build(
+      {},
+      { SecurityOpt: [`seccomp=${JSON.stringify(own)}`] },
+      { defaultSeccomp: 'unconfined' },
+    );
+    assert.deepEqual(ownSpec.linux.seccomp, { defaultAction: 'SCMP_ACT_LOG', syscalls: [] });
   });
 });
 

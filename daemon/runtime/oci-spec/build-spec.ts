@@ -24,7 +24,7 @@ import { processEnv } from './process-env';
 import { resolveUser } from './process-user';
 import { ociRlimits } from './rlimits';
 import { resolveInRootfs } from './rootfs-path';
-import { ociSeccomp } from './seccomp';
+import { containerSeccomp, type SeccompChoice } from './seccomp';
 import { parseSecurityOpts } from './security-opts';
 import { createBindSources, replacedByUserMount, rootfsPropagation, sortMounts } from './user-mounts';
 import { validateCreate } from './validate-create';
@@ -70,6 +70,8 @@ export interface BuildSpecInput {
   defaultCgroupParent?: string;
   /** Containers with the same group share one runc shim (see SHIM_GROUP_ANNOTATION). */
   shimGroup?: string;
+  /** The daemon's seccomp profile (svcd --seccomp-profile); Docker's default when absent. */
+  defaultSeccomp?: SeccompChoice;
 }
 
 export interface BuiltSpec {
@@ -199,8 +201,13 @@ export function buildSpec(input: BuildSpecInput): BuiltSpec {
   const rlimits = ociRlimits(hostConfig.Ulimits);
   if (rlimits.length > 0) spec.process.rlimits = rlimits;
   if (security.appArmorProfile && !privileged) spec.process.apparmorProfile = security.appArmorProfile;
-  const seccomp =
-    security.seccompProfile && !privileged ? ociSeccomp(security.seccompProfile, caps) : undefined;
+  // runc applies it to the container's process and to every exec.
+  const seccomp = containerSeccomp({
+    own: security.seccomp,
+    daemonDefault: input.defaultSeccomp,
+    privileged,
+    caps,
+  });
   if (seccomp) spec.linux.seccomp = seccomp;
   if (!isHostUts(hostConfig.UTSMode)) spec.hostname = hostname;
   const sysctl = sysctls(config, hostConfig);

@@ -1,10 +1,11 @@
-// Custom seccomp profiles in Docker's format (what `--security-opt seccomp=file.json` sends:
-// the file's JSON), turned into linux.seccomp for this machine's architecture and the
-// container's capabilities. svcd has no default profile: without one, containers run with no
-// seccomp filter, as with seccomp=unconfined.
+// Seccomp profiles in Docker's format, turned into linux.seccomp for this machine's architecture
+// and the container's capabilities: Docker 20.10's default profile (seccomp-default.json, the
+// same data dockerd builds in), the daemon's --seccomp-profile, or a container's own
+// (`--security-opt seccomp=file.json` sends the file's JSON). One converter serves all three.
 import { arch, release } from 'node:os';
 import { InvalidParameterError } from '../../api/errors';
 import type { OciSeccomp, OciSeccompArg } from './oci-types';
+import defaultProfileData from './seccomp-default.json';
 
 interface Filter {
   caps?: string[];
@@ -50,10 +51,10 @@ const OPERATORS = new Set([
   'SCMP_CMP_MASKED_EQ',
 ]);
 
-/** Node's architecture → Go's name (used by `arches` filters) and libseccomp's. */
-const NATIVE: Record<string, [goArch: string, seccompArch: string]> = {
+/** Node's architecture → the name `arches` filters use (dockerd's goToNative) and libseccomp's. */
+const NATIVE: Record<string, [profileArch: string, seccompArch: string]> = {
   x64: ['amd64', 'SCMP_ARCH_X86_64'],
-  ia32: ['386', 'SCMP_ARCH_X86'],
+  ia32: ['x86', 'SCMP_ARCH_X86'],
   arm64: ['arm64', 'SCMP_ARCH_AARCH64'],
   arm: ['arm', 'SCMP_ARCH_ARM'],
   ppc64: ['ppc64le', 'SCMP_ARCH_PPC64LE'],
@@ -71,13 +72,18 @@ function checkAction(action: string): void {
 
 /** Parses and checks a profile, so that a bad one is a 400 at create rather than a failed start. */
 export function parseSeccompProfile(text: string): SeccompProfile {
-  let profile: SeccompProfile;
+  let profile: unknown;
   try {
-    profile = JSON.parse(text) as SeccompProfile;
+    profile = JSON.parse(text);
   } catch (err) {
     throw new InvalidParameterError(`Decoding seccomp profile failed: ${(err as Error).message}`);
   }
-  if (typeof profile !== 'object' || profile === null) throw invalid('not a JSON object');
+  return checkSeccompProfile(profile);
+}
+
+function checkSeccompProfile(data: unknown): SeccompProfile {
+  if (typeof data !== 'object' || data === null) throw invalid('not a JSON object');
+  const profile = data as SeccompProfile;
   if (profile.architectures?.length && profile.archMap?.length) {
     throw invalid(
       "both 'architectures' and 'archMap' are specified, use either 'architectures' or 'archMap'",
@@ -103,30 +109,33 @@ function kernelAtLeast(version: string): boolean {
 
 function matches(
   filter: Filter,
-  goArch: string,
+  profileArch: string,
   caps: string[],
 ): { arch: boolean; caps: boolean; kernel: boolean } {
   return {
-    arch: !!filter.arches?.includes(goArch),
+    arch: !!filter.arches?.includes(profileArch),
     caps: !!filter.caps?.length && filter.caps.every((cap) => caps.includes(cap)),
     kernel: !!filter.minKernel && kernelAtLeast(filter.minKernel),
   };
 }
 
-function applies(call: ProfileSyscall, goArch: string, caps: string[]): boolean {
+function applies(call: ProfileSyscall, profileArch: string, caps: string[]): boolean {
   if (call.excludes) {
-    const excluded = matches(call.excludes, goArch, caps);
+    const excluded = matches(call.excludes, profileArch, caps);
     const anyCap = !!call.excludes.caps?.some((cap) => caps.includes(cap));
     if (excluded.arch || anyCap || excluded.kernel) return false;
   }
   if (call.includes) {
-    const included = matches(call.includes, goArch, caps);
+    const included = matches(call.includes, profileArch, caps);
     if (call.includes.arches?.length && !included.arch) return false;
     if (call.includes.caps?.length && !included.caps) return false;
     if (call.includes.minKernel && !included.kernel) return false;
   }
   return true;
 }
+
+/** Docker 20.10's default profile, checked as a user's would be. */
+export const DEFAULT_SECCOMP_PROFILE = checkSeccompProfile(defaultProfileData);
 
 /** The OCI filter for a profile; undefined when the profile sets nothing (seccomp disabled). */
 export function ociSeccomp(
@@ -135,14 +144,14 @@ export function ociSeccomp(
   nodeArch = arch(),
 ): OciSeccomp | undefined {
   if (!profile.defaultAction && !profile.syscalls?.length) return undefined;
-  const [goArch, seccompArch] = NATIVE[nodeArch] ?? [nodeArch, ''];
+  const [profileArch, seccompArch] = NATIVE[nodeArch] ?? [nodeArch, ''];
   const architectures = profile.architectures?.length
     ? profile.architectures
     : (profile.archMap ?? [])
         .filter((entry) => entry.architecture === seccompArch)
         .flatMap((entry) => [entry.architecture, ...(entry.subArchitectures ?? [])]);
   const syscalls = (profile.syscalls ?? [])
-    .filter((call) => applies(call, goArch, caps))
+    .filter((call) => applies(call, profileArch, caps))
     .map((call) => ({
       names: call.name ? [call.name] : (call.names ?? []),
       action: call.action,
@@ -155,4 +164,22 @@ export function ociSeccomp(
     ...(architectures.length > 0 ? { architectures } : {}),
     syscalls,
   };
+}
+
+/** A container's or the daemon's seccomp setting: a profile, or no filter at all. */
+export type SeccompChoice = SeccompProfile | 'unconfined';
+
+/**
+ * A container's filter, decided as dockerd's WithSeccomp: none when privileged or unconfined,
+ * else from its own profile, the daemon's, or Docker's default, the first that is set.
+ */
+export function containerSeccomp(options: {
+  own?: SeccompChoice;
+  daemonDefault?: SeccompChoice;
+  privileged: boolean;
+  caps: string[];
+}): OciSeccomp | undefined {
+  const profile = options.own ?? options.daemonDefault ?? DEFAULT_SECCOMP_PROFILE;
+  if (options.privileged || profile === 'unconfined') return undefined;
+  return ociSeccomp(profile, options.caps);
 }

@@ -1,17 +1,17 @@
 // SecurityOpt entries: no-new-privileges, seccomp, apparmor and label, in dockerd's syntax
 // (`key=value`, the deprecated `key:value`, and bare `no-new-privileges`).
 //
-// Seccomp: svcd does not ship Docker's default profile, so containers run without a seccomp
-// filter unless a custom profile is given (seccomp.ts); `seccomp=unconfined` is accepted.
+// Seccomp: a custom profile or `unconfined`; without either the daemon's default applies
+// (seccomp.ts).
 import { InvalidParameterError } from '../../api/errors';
-import { parseSeccompProfile, type SeccompProfile } from './seccomp';
+import { parseSeccompProfile, type SeccompChoice } from './seccomp';
 
 export interface SecurityOptions {
   noNewPrivileges: boolean;
   /** undefined: no AppArmor profile set (the host default). */
   appArmorProfile?: string;
-  /** A custom profile; undefined runs the container without seccomp. */
-  seccompProfile?: SeccompProfile;
+  /** undefined: the daemon's default profile. */
+  seccomp?: SeccompChoice;
   labelDisabled: boolean;
   /** SELinux label options other than disable; ignored, since this host has no SELinux. */
   labels: string[];
@@ -50,7 +50,7 @@ export function parseSecurityOpts(
         result.noNewPrivileges = parseBool(value, opt);
         break;
       case 'seccomp':
-        result.seccompProfile = value === 'unconfined' ? undefined : parseSeccompProfile(value);
+        result.seccomp = value === 'unconfined' ? value : parseSeccompProfile(value);
         break;
       case 'apparmor':
         if (value !== 'unconfined' && !hostHasAppArmor) {

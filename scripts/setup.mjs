@@ -27,6 +27,8 @@ const debianPackageUses = {
   'docker.io': 'Docker Engine 20.10: a real client of svc-registry, and the bench peer',
   'docker-compose': 'docker-compose 1.29: a real client of svcd (volumes, networks, build)',
   'python3-docker': 'docker-py, a real Engine API client in the test suite',
+  gcc: 'builds the static syscall probe of the seccomp comparison with Docker',
+  'libc6-dev': 'the C library that probe is linked with',
 };
 const debianPackages = Object.keys(debianPackageUses);
 

@@ -1,0 +1,232 @@
+// Seccomp confinement compared with Docker Engine 20.10: the same system calls, made by a static
+// probe (testing/syscall-probe.c, built here with gcc) inside containers run by the docker CLI
+// on svcd and on a private dockerd, answer the same, for Docker's default capabilities, added
+// capabilities, seccomp=unconfined, --privileged, and in an exec. Then svcd's --seccomp-profile.
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { repoRoot } from '../../lib/product';
+import { dockerdMissing } from '../../testing/dockerd-peer';
+import { destroySvcd, startSvcd, type SvcdInstance } from '../../testing/svcd-harness';
+import { importBusybox } from '../images/testing/busybox-image';
+import { useEnginePair } from './testing/engine-pair';
+
+const execFileAsync = promisify(execFile);
+
+const CALLS = [
+  'fork',
+  'clone-user',
+  'unshare-user',
+  'unshare-mount',
+  'clone3',
+  'setns',
+  'mount',
+  'fsopen',
+  'name_to_handle_at',
+  'chroot',
+  'keyctl',
+  'add_key',
+  'request_key',
+  'ptrace',
+  'process_vm_readv',
+  'kcmp',
+  'pidfd_getfd',
+  'reboot',
+  'swapon',
+  'clock_settime',
+  'settimeofday',
+  'init_module',
+  'finit_module',
+  'iopl',
+  'get_mempolicy',
+  'syslog',
+  'bpf',
+  'perf_event_open',
+  'userfaultfd',
+  'io_uring_setup',
+  'personality-query',
+  'personality-bad',
+];
+
+/** Whether this process holds every capability the kernel knows (some VMs withhold a few). */
+function holdsAllCapabilities(): boolean {
+  const last = Number(readFileSync('/proc/sys/kernel/cap_last_cap', 'utf8'));
+  const bounding = /^CapBnd:\s*([0-9a-f]+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '0';
+  return BigInt(`0x${bounding}`) === (1n << BigInt(last + 1)) - 1n;
+}
+
+/** Every capability this host grants: ALL asks dockerd for all it knows, and runc fails without one. */
+const ALL_HELD = holdsAllCapabilities()
+  ? ['--cap-add', 'ALL']
+  : ['--cap-add', 'ALL', '--cap-drop', 'SYS_RESOURCE'];
+
+/**
+ * `docker run` options of each case (the exec case probes from `docker exec` in a default
+ * container). dockerd 20.10 cannot start a privileged container where a capability is withheld
+ * (this VM withholds CAP_SYS_RESOURCE); there it gets what privileged means for seccomp and
+ * capabilities instead, every held capability and no filter.
+ */
+const CASES: Record<string, { opts: string[]; dockerdOpts?: string[] }> = {
+  default: { opts: [] },
+  'cap-add SYS_ADMIN': { opts: ['--cap-add', 'SYS_ADMIN'] },
+  'cap-add ALL': { opts: ALL_HELD },
+  'seccomp=unconfined': { opts: ['--security-opt', 'seccomp=unconfined'] },
+  privileged: {
+    opts: ['--privileged'],
+    dockerdOpts: holdsAllCapabilities() ? undefined : [...ALL_HELD, '--security-opt', 'seccomp=unconfined'],
+  },
+};
+
+type Answers = Record<string, string>;
+
+function gccMissing(): string | undefined {
+  return spawnSync('gcc', ['--version']).status === 0
+    ? undefined
+    : 'gcc is not installed (apt-get install gcc libc6-dev)';
+}
+
+/** The probe, built static into a temp directory, and the docker CLI with its own config there. */
+function useProbe() {
+  let dir = '';
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'seccomp-probe-'));
+    const source = join(repoRoot(), 'daemon/engine/containers/testing/syscall-probe.c');
+    const built = spawnSync('gcc', ['-static', '-O2', '-o', join(dir, 'probe'), source], {
+      encoding: 'utf8',
+    });
+    assert.equal(built.status, 0, built.stderr);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const docker = async (socket: string, ...args: string[]) => {
+    const env = {
+      ...process.env,
+      DOCKER_HOST: `unix://${socket}`,
+      DOCKER_CONFIG: join(dir, 'docker-config'),
+    };
+    return (await execFileAsync('docker', args, { env, encoding: 'utf8' })).stdout.trim();
+  };
+  const parse = (out: string): Answers => Object.fromEntries(out.split('\n').map((line) => line.split(' ')));
+  const runOpts = () => ['--network', 'none', '-v', `${join(dir, 'probe')}:/probe:ro`];
+  return {
+    dir: () => dir,
+    /** The answers of a `docker run` of the probe with these options. */
+    run: async (socket: string, opts: string[], calls = CALLS) =>
+      parse(await docker(socket, 'run', '--rm', ...runOpts(), ...opts, 'busybox', '/probe', ...calls)),
+    /** The answers of the probe run by `docker exec` in a container started without options. */
+    exec: async (socket: string) => {
+      const id = await docker(socket, 'run', '-d', ...runOpts(), 'busybox', 'sleep', '600');
+      try {
+        return parse(await docker(socket, 'exec', id, '/probe', ...CALLS));
+      } finally {
+        await docker(socket, 'rm', '-f', id);
+      }
+    },
+  };
+}
+
+/** One row per call, one column per case: the answer, or `svcd≠dockerd` where they differ. */
+function table(results: Record<string, { svcd: Answers; dockerd: Answers }>): string {
+  const cases = Object.keys(results);
+  const cell = (c: string, call: string) => {
+    const { svcd, dockerd } = results[c];
+    return svcd[call] === dockerd[call] ? svcd[call] : `${svcd[call]}≠${dockerd[call]}`;
+  };
+  const rows = [['call', ...cases], ...CALLS.map((call) => [call, ...cases.map((c) => cell(c, call))])];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((v, i) => v.padEnd(widths[i])).join('  ')).join('\n');
+}
+
+const skip = dockerdMissing() ?? gccMissing();
+
+describe('seccomp: the same system calls allowed and denied as on Docker Engine 20.10', { skip }, () => {
+  const engines = useEnginePair();
+  const probe = useProbe();
+
+  test('GET /info names the default profile as dockerd does', async () => {
+    const { svcd, dockerd } = engines();
+    const options = async (engine: typeof svcd | typeof dockerd) =>
+      (await engine.request('GET', '/info')).json<{ SecurityOptions: string[] }>().SecurityOptions;
+    assert.deepEqual(await options(svcd), await options(dockerd));
+    assert.deepEqual(await options(svcd), ['name=seccomp,profile=default']);
+  });
+
+  test('each call answers the same in containers and execs, whatever the capabilities', async () => {
+    const { svcd, dockerd } = engines();
+    const results: Record<string, { svcd: Answers; dockerd: Answers }> = {};
+    for (const [name, { opts, dockerdOpts = opts }] of Object.entries(CASES)) {
+      const [ours, theirs] = await Promise.all([
+        probe.run(svcd.socket, opts),
+        probe.run(dockerd.socket, dockerdOpts),
+      ]);
+      results[name] = { svcd: ours, dockerd: theirs };
+    }
+    const [ours, theirs] = await Promise.all([probe.exec(svcd.socket), probe.exec(dockerd.socket)]);
+    results.exec = { svcd: ours, dockerd: theirs };
+    process.stdout.write(`${table(results)}\n`);
+    for (const [name, { svcd: s, dockerd: d }] of Object.entries(results)) assert.deepEqual(s, d, name);
+
+    // The filter is really there (not both engines unconfined), and opens with the capability.
+    const { default: confined, 'cap-add SYS_ADMIN': admin, 'seccomp=unconfined': unconfined } = results;
+    for (const call of [
+      'clone-user',
+      'unshare-user',
+      'mount',
+      'keyctl',
+      'bpf',
+      'userfaultfd',
+      'personality-bad',
+    ])
+      assert.equal(confined.svcd[call], 'EPERM', call);
+    assert.equal(confined.svcd.clone3, 'ENOSYS');
+    assert.equal(confined.svcd['personality-query'], 'ok');
+    assert.deepEqual(
+      [admin.svcd['unshare-user'], admin.svcd.mount, admin.svcd.keyctl],
+      ['ok', 'ENOENT', 'EPERM'],
+    );
+    assert.deepEqual([unconfined.svcd['unshare-user'], unconfined.svcd.keyctl], ['ok', 'EOPNOTSUPP']);
+    assert.deepEqual(results.exec.svcd, confined.svcd);
+  });
+});
+
+describe('svcd --seccomp-profile sets the profile of containers that name none', { skip }, () => {
+  const probe = useProbe();
+  const started: SvcdInstance[] = [];
+  after(() => Promise.all(started.map((svcd) => destroySvcd(svcd))));
+
+  async function svcdWith(profile: string): Promise<SvcdInstance> {
+    const svcd = await startSvcd({ args: ['--seccomp-profile', profile] });
+    started.push(svcd);
+    await importBusybox(svcd);
+    return svcd;
+  }
+  const info = async (svcd: SvcdInstance) =>
+    (await svcd.request('GET', '/info')).json<{ SecurityOptions: string[] }>().SecurityOptions;
+
+  test('a profile file: its rules instead of the default ones; a container may still choose', async () => {
+    const file = join(probe.dir(), 'profile.json');
+    const denyKeyctl = {
+      defaultAction: 'SCMP_ACT_ALLOW',
+      syscalls: [{ names: ['keyctl'], action: 'SCMP_ACT_ERRNO' }],
+    };
+    writeFileSync(file, JSON.stringify(denyKeyctl));
+    const svcd = await svcdWith(file);
+    assert.deepEqual(await info(svcd), [`name=seccomp,profile=${file}`]);
+    const calls = ['unshare-user', 'keyctl'];
+    assert.deepEqual(await probe.run(svcd.socket, [], calls), { 'unshare-user': 'ok', keyctl: 'EPERM' });
+    const unconfined = await probe.run(svcd.socket, ['--security-opt', 'seccomp=unconfined'], calls);
+    assert.deepEqual(unconfined, { 'unshare-user': 'ok', keyctl: 'EOPNOTSUPP' });
+  });
+
+  test('unconfined: no filter unless the container brings one', async () => {
+    const svcd = await svcdWith('unconfined');
+    assert.deepEqual(await info(svcd), ['name=seccomp,profile=unconfined']);
+    assert.deepEqual(await probe.run(svcd.socket, [], ['unshare-user', 'keyctl']), {
+      'unshare-user': 'ok',
+      keyctl: 'EOPNOTSUPP',
+    });
+  });
+});

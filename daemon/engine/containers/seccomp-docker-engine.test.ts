@@ -3,19 +3,17 @@
 // on svcd and on a private dockerd, answer the same, for Docker's default capabilities, added
 // capabilities, seccomp=unconfined, --privileged, and in an exec. Then svcd's --seccomp-profile.
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { repoRoot } from '../../lib/product';
 import { dockerdMissing } from '../../testing/dockerd-peer';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../testing/svcd-harness';
 import { importBusybox } from '../images/testing/busybox-image';
+import { type DockerCli, useDockerCliOn } from './testing/docker-cli';
 import { useEnginePair } from './testing/engine-pair';
-
-const execFileAsync = promisify(execFile);
 
 const CALLS = [
   'fork',
@@ -89,7 +87,7 @@ function gccMissing(): string | undefined {
     : 'gcc is not installed (apt-get install gcc libc6-dev)';
 }
 
-/** The probe, built static into a temp directory, and the docker CLI with its own config there. */
+/** The probe, built static into a temp directory, and run by the docker CLI. */
 function useProbe() {
   let dir = '';
   before(() => {
@@ -101,28 +99,20 @@ function useProbe() {
     assert.equal(built.status, 0, built.stderr);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
-  const docker = async (socket: string, ...args: string[]) => {
-    const env = {
-      ...process.env,
-      DOCKER_HOST: `unix://${socket}`,
-      DOCKER_CONFIG: join(dir, 'docker-config'),
-    };
-    return (await execFileAsync('docker', args, { env, encoding: 'utf8' })).stdout.trim();
-  };
   const parse = (out: string): Answers => Object.fromEntries(out.split('\n').map((line) => line.split(' ')));
   const runOpts = () => ['--network', 'none', '-v', `${join(dir, 'probe')}:/probe:ro`];
   return {
     dir: () => dir,
     /** The answers of a `docker run` of the probe with these options. */
-    run: async (socket: string, opts: string[], calls = CALLS) =>
-      parse(await docker(socket, 'run', '--rm', ...runOpts(), ...opts, 'busybox', '/probe', ...calls)),
+    run: async (cli: DockerCli, opts: string[], calls = CALLS) =>
+      parse(await cli.docker('run', '--rm', ...runOpts(), ...opts, 'busybox', '/probe', ...calls)),
     /** The answers of the probe run by `docker exec` in a container started without options. */
-    exec: async (socket: string) => {
-      const id = await docker(socket, 'run', '-d', ...runOpts(), 'busybox', 'sleep', '600');
+    exec: async (cli: DockerCli) => {
+      const id = await cli.docker('run', '-d', ...runOpts(), 'busybox', 'sleep', '600');
       try {
-        return parse(await docker(socket, 'exec', id, '/probe', ...CALLS));
+        return parse(await cli.docker('exec', id, '/probe', ...CALLS));
       } finally {
-        await docker(socket, 'rm', '-f', id);
+        await cli.docker('rm', '-f', id);
       }
     },
   };
@@ -144,6 +134,8 @@ const skip = dockerdMissing() ?? gccMissing();
 
 describe('seccomp: the same system calls allowed and denied as on Docker Engine 20.10', { skip }, () => {
   const engines = useEnginePair();
+  const svcdCli = useDockerCliOn(() => engines().svcd.socket);
+  const dockerdCli = useDockerCliOn(() => engines().dockerd.socket);
   const probe = useProbe();
 
   test('GET /info names the default profile as dockerd does', async () => {
@@ -155,16 +147,15 @@ describe('seccomp: the same system calls allowed and denied as on Docker Engine 
   });
 
   test('each call answers the same in containers and execs, whatever the capabilities', async () => {
-    const { svcd, dockerd } = engines();
     const results: Record<string, { svcd: Answers; dockerd: Answers }> = {};
     for (const [name, { opts, dockerdOpts = opts }] of Object.entries(CASES)) {
       const [ours, theirs] = await Promise.all([
-        probe.run(svcd.socket, opts),
-        probe.run(dockerd.socket, dockerdOpts),
+        probe.run(svcdCli, opts),
+        probe.run(dockerdCli, dockerdOpts),
       ]);
       results[name] = { svcd: ours, dockerd: theirs };
     }
-    const [ours, theirs] = await Promise.all([probe.exec(svcd.socket), probe.exec(dockerd.socket)]);
+    const [ours, theirs] = await Promise.all([probe.exec(svcdCli), probe.exec(dockerdCli)]);
     results.exec = { svcd: ours, dockerd: theirs };
     process.stdout.write(`${table(results)}\n`);
     for (const [name, { svcd: s, dockerd: d }] of Object.entries(results)) assert.deepEqual(s, d, name);
@@ -196,7 +187,9 @@ describe('svcd --seccomp-profile sets the profile of containers that name none',
   const probe = useProbe();
   const started: SvcdInstance[] = [];
   after(() => Promise.all(started.map((svcd) => destroySvcd(svcd))));
+  const cli = useDockerCliOn(() => started.at(-1)!.socket);
 
+  /** A new svcd with this option, the one `cli` talks to. */
   async function svcdWith(profile: string): Promise<SvcdInstance> {
     const svcd = await startSvcd({ args: ['--seccomp-profile', profile] });
     started.push(svcd);
@@ -216,15 +209,15 @@ describe('svcd --seccomp-profile sets the profile of containers that name none',
     const svcd = await svcdWith(file);
     assert.deepEqual(await info(svcd), [`name=seccomp,profile=${file}`]);
     const calls = ['unshare-user', 'keyctl'];
-    assert.deepEqual(await probe.run(svcd.socket, [], calls), { 'unshare-user': 'ok', keyctl: 'EPERM' });
-    const unconfined = await probe.run(svcd.socket, ['--security-opt', 'seccomp=unconfined'], calls);
+    assert.deepEqual(await probe.run(cli, [], calls), { 'unshare-user': 'ok', keyctl: 'EPERM' });
+    const unconfined = await probe.run(cli, ['--security-opt', 'seccomp=unconfined'], calls);
     assert.deepEqual(unconfined, { 'unshare-user': 'ok', keyctl: 'EOPNOTSUPP' });
   });
 
   test('unconfined: no filter unless the container brings one', async () => {
     const svcd = await svcdWith('unconfined');
     assert.deepEqual(await info(svcd), ['name=seccomp,profile=unconfined']);
-    assert.deepEqual(await probe.run(svcd.socket, [], ['unshare-user', 'keyctl']), {
+    assert.deepEqual(await probe.run(cli, [], ['unshare-user', 'keyctl']), {
       'unshare-user': 'ok',
       keyctl: 'EOPNOTSUPP',
     });

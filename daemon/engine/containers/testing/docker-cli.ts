@@ -1,5 +1,5 @@
-// The real docker CLI pointed at a suite's svcd: its own config dir, and scratch directories
-// removed after the suite.
+// The real docker CLI pointed at a suite's svcd (or any engine's socket): its own config dir,
+// and scratch directories removed after the suite.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,11 @@ export interface DockerCli {
 
 /** Inside a describe() that has `useEngine()`: the docker CLI against that engine. */
 export function useDockerCli(suite: () => Engine): DockerCli {
+  return useDockerCliOn(() => suite().svcd.socket);
+}
+
+/** Inside a describe(): the docker CLI against the engine listening on `socket()`. */
+export function useDockerCliOn(socket: () => string): DockerCli {
   const dirs: string[] = [];
   after(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -33,7 +38,7 @@ export function useDockerCli(suite: () => Engine): DockerCli {
   let config: string | undefined;
   const env = () => ({
     ...process.env,
-    DOCKER_HOST: `unix://${suite().svcd.socket}`,
+    DOCKER_HOST: `unix://${socket()}`,
     DOCKER_CONFIG: (config ??= scratch('docker-cfg-')),
     // svcd serves the classic builder; the CLI would otherwise ask for a BuildKit session.
     DOCKER_BUILDKIT: '0',

@@ -214,6 +214,20 @@ describe('svcd --seccomp-profile sets the profile of containers that name none',
     assert.deepEqual(unconfined, { 'unshare-user': 'ok', keyctl: 'EOPNOTSUPP' });
   });
 
+  test('a profile that cannot be read or is not one stops svcd at start, saying why', async () => {
+    const missing = join(probe.dir(), 'missing.json');
+    const broken = join(probe.dir(), 'broken.json');
+    writeFileSync(broken, JSON.stringify({ defaultAction: 'SCMP_ACT_NOPE' }));
+    const refusals: [string, RegExp][] = [
+      [missing, /svcd: opening seccomp profile \(.*missing\.json\) failed: ENOENT/],
+      [broken, /svcd: invalid seccomp profile: unknown action "SCMP_ACT_NOPE"/],
+    ];
+    for (const [file, message] of refusals) {
+      const dir = join(probe.dir(), 'refused');
+      await assert.rejects(startSvcd({ dir, args: ['--seccomp-profile', file] }), message);
+    }
+  });
+
   test('unconfined: no filter unless the container brings one', async () => {
     const svcd = await svcdWith('unconfined');
     assert.deepEqual(await info(svcd), ['name=seccomp,profile=unconfined']);

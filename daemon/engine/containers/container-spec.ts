@@ -1,12 +1,15 @@
 // The OCI spec of a container from its record. Namespaces shared with another container
 // (container:<x> modes) exist only while that container runs, so such a spec is built again
 // at each start; at create it is built with private namespaces as a placeholder.
+import { isDeepStrictEqual } from 'node:util';
 import { ConflictError } from '../../api/errors';
 import type { HostConfig } from '../../api/container-types';
 import { currentCreateBehaviours } from '../../api/versions';
 import { buildSpec } from '../../runtime/oci-spec/build-spec';
 import type { NamespacePaths } from '../../runtime/oci-spec/namespaces';
 import type { OciSpec } from '../../runtime/oci-spec/oci-types';
+import { containerSeccomp } from '../../runtime/oci-spec/seccomp';
+import { parseSecurityOpts } from '../../runtime/oci-spec/security-opts';
 import { linkEnvironment } from './container-links';
 import type { ContainerRecord } from './container-record';
 import { isRunning } from './container-state';
@@ -85,4 +88,24 @@ export function containerSpec(ctx: EngineContext, record: ContainerRecord, atSta
     shimGroup: SHIM_GROUP,
     defaultSeccomp: ctx.defaultSeccomp,
   }).spec;
+}
+
+/**
+ * dockerd builds a container's seccomp filter at each start, from the daemon's profile of the
+ * moment; svcd builds the spec at create and containerd keeps it. When svcd starts (the only time
+ * its profile can change), this brings a stored spec's filter up to date, so that a container
+ * created under another --seccomp-profile, or by an svcd without a default profile, runs as it
+ * would on dockerd. Answers whether the spec changed.
+ */
+export async function refreshSeccomp(ctx: EngineContext, record: ContainerRecord): Promise<boolean> {
+  const spec = (await ctx.client.containers.get(record.Id)).spec as OciSpec;
+  const seccomp = containerSeccomp({
+    own: parseSecurityOpts(record.HostConfig.SecurityOpt, ctx.host.appArmor).seccomp,
+    daemonDefault: ctx.defaultSeccomp,
+    privileged: !!record.HostConfig.Privileged,
+    caps: spec.process.capabilities.bounding,
+  });
+  if (isDeepStrictEqual(spec.linux.seccomp, seccomp)) return false;
+  await ctx.client.containers.update(record.Id, { spec: { ...spec, linux: { ...spec.linux, seccomp } } });
+  return true;
 }

@@ -35,7 +35,7 @@ import { ContainerArchive, exportRootfs } from './container-archive';
 import { layerChanges } from './container-changes';
 import { lowerDirsOf, upperDirOf } from './container-rootfs';
 import { psTop } from './container-top';
-import { containerSpec, specNeedsStart } from './container-spec';
+import { containerSpec, refreshSeccomp, specNeedsStart } from './container-spec';
 import { isRunning, markDead, markExited, markRemoving } from './container-state';
 import { updateResources } from './container-update';
 import { inspectView, type Sizes } from './container-view';
@@ -130,6 +130,7 @@ export class ContainersService {
         if (ids.length) this.ctx.log.info('network namespaces swept', { containers: ids });
       })
       .catch((err: Error) => this.ctx.log.warn('network sweep failed', { error: err.message }));
+    await this.refreshSeccompFilters();
     await this.monitor.start();
     await this.ctx.rootfs
       .sweepInitLayers(new Set(this.ctx.registry.all().map((c) => c.record.InitSnapshotKey)))
@@ -154,6 +155,23 @@ export class ContainersService {
           );
       }
     }
+  }
+
+  private async refreshSeccompFilters(): Promise<void> {
+    const changed: string[] = [];
+    for (const { record } of this.ctx.registry.all()) {
+      // A dead container only awaits its removal.
+      if (record.State.Status === 'dead') continue;
+      try {
+        if (await refreshSeccomp(this.ctx, record)) changed.push(record.Id);
+      } catch (err) {
+        this.ctx.log.warn('seccomp filter not brought up to date', {
+          id: record.Id,
+          error: (err as Error).message,
+        });
+      }
+    }
+    if (changed.length) this.ctx.log.info('seccomp filters brought up to date', { containers: changed });
   }
 
   /** In the background: the first start need not wait for it, and would only spawn the shim itself. */

@@ -106,6 +106,10 @@ function useProbe() {
     /** The answers of a `docker run` of the probe with these options. */
     run: async (cli: DockerCli, opts: string[], calls = CALLS) =>
       parse(await cli.docker('run', '--rm', ...runOpts(), ...opts, 'busybox', '/probe', ...calls)),
+    /** A container that runs the probe with these calls each time it starts. */
+    create: (cli: DockerCli, calls: string[]) =>
+      cli.docker('create', ...runOpts(), 'busybox', '/probe', ...calls),
+    start: async (cli: DockerCli, id: string) => parse(await cli.docker('start', '-a', id)),
     /** The answers of the probe run by `docker exec` in a container started without options. */
     exec: async (cli: DockerCli) => {
       const id = await cli.docker('run', '-d', ...runOpts(), 'busybox', 'sleep', '600');
@@ -212,6 +216,17 @@ describe('svcd --seccomp-profile sets the profile of containers that name none',
     assert.deepEqual(await probe.run(cli, [], calls), { 'unshare-user': 'ok', keyctl: 'EPERM' });
     const unconfined = await probe.run(cli, ['--security-opt', 'seccomp=unconfined'], calls);
     assert.deepEqual(unconfined, { 'unshare-user': 'ok', keyctl: 'EOPNOTSUPP' });
+  });
+
+  test("a container created under another profile runs under svcd's current one, as on dockerd", async () => {
+    const before = await svcdWith('unconfined');
+    const id = await probe.create(cli, ['unshare-user']);
+    assert.deepEqual(await probe.start(cli, id), { 'unshare-user': 'ok' });
+    await before.stop();
+    started.pop();
+    const after = await startSvcd({ dir: before.dir });
+    started.push(after);
+    assert.deepEqual(await probe.start(cli, id), { 'unshare-user': 'EPERM' });
   });
 
   test('a profile that cannot be read or is not one stops svcd at start, saying why', async () => {

@@ -105,6 +105,7 @@ const layers = [
       'electron/**',
       api,
       'daemon/lib/svcd-launch',
+      'daemon/lib/registry-launch',
       'daemon/server/streams/**',
       'node:*',
       'electron',

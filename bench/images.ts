@@ -2,7 +2,6 @@
 // engine and Distribution registries on loopback, through the Engine API, for svcd and (when
 // given) Docker Engine; and svcd's peak resident memory over the whole run.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DirectoryBlobStore } from '../daemon/engine/images/distribution/testing/directory-blob-store';
 import {
@@ -14,6 +13,7 @@ import { pushImage } from '../daemon/engine/images/distribution/push';
 import { RegistryClient } from '../daemon/engine/images/distribution/registry-client';
 import { engineRequest } from '../daemon/testing/engine-client';
 import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
+import { peakRssMiB } from './process-memory';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
 const MiB = 1 << 20;
@@ -101,12 +101,6 @@ async function measure(calls: Call[], source: Distribution): Promise<{ pull: num
     }
   }
   return best;
-}
-
-async function peakRssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
 }
 
 export const imagesSuite: BenchSuite = {

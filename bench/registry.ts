@@ -1,5 +1,6 @@
-// Registry throughput: blob pushes (whole and in 8 MiB chunks), blob pulls and manifest
-// PUT/GET rates, for svc-registry and, when given, Distribution on the same data.
+// Registry throughput: blob pushes (whole and in 8 MiB chunks), blob pulls (one client, then 1 to
+// 32 at once), manifest PUT/GET rates and the registry's memory along the way, for svc-registry
+// and, when given, Distribution on the same data.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,11 +14,13 @@ import {
   putManifest,
 } from '../daemon/registry/testing/registry-client';
 import { startRegistry } from '../daemon/registry/testing/registry-process';
+import { concurrentPulls } from './concurrent-pulls';
+import { listenerPid, rssMB } from './process-memory';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
 const MiB = 1 << 20;
 const chunkSize = 8 * MiB;
-const manifestCount = 300;
+const manifestCount = 500;
 const manifestConcurrency = 4;
 /** Runs per figure; the best is kept, for ours and the peer alike. Pulls are cheap and noisy. */
 const repeats: Record<string, number> = { '64 MiB': 3, '512 MiB': 2, manifests: 2 };
@@ -57,12 +60,23 @@ async function inParallel(count: number, fn: (i: number) => Promise<void>): Prom
 interface Target {
   base: string;
   name: string;
+  /** The registry's process, for its memory figures. */
+  pid?: number;
   figures: Record<string, number>;
   lastDigest: Partial<Record<string, Digest>>;
 }
 
+/** Rows where less is better: times to first byte and memory. */
+const lowerIsBetter = (row: string): boolean => row.includes('first byte') || row.startsWith('RSS');
+
 function keepBest(target: Target, row: string, value: number): void {
-  target.figures[row] = Math.max(target.figures[row] ?? 0, value);
+  const old = target.figures[row];
+  const better = lowerIsBetter(row) ? Math.min : Math.max;
+  target.figures[row] = old === undefined ? value : better(old, value);
+}
+
+async function noteMemory(targets: Target[], row: string): Promise<void> {
+  for (const t of targets) if (t.pid) t.figures[row] = await rssMB(t.pid);
 }
 
 /** Pushes, then pulls, each size in turn, alternating between the targets on every run. */
@@ -100,6 +114,35 @@ async function measureBlobs(targets: Target[], pool: Buffer): Promise<void> {
           );
         });
         keepBest(t, `pull ${label}`, mb / seconds);
+      }
+    }
+  }
+}
+
+/** 1, 8 and 32 clients pulling one 64 MiB blob, and eight different ones, best of three each. */
+async function measureConcurrentPulls(targets: Target[], pool: Buffer): Promise<void> {
+  const size = 64 * MiB;
+  const urls = new Map<Target, string[]>();
+  let stamp = Date.now();
+  for (const t of targets) {
+    const list: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const blob = freshBlob(pool, size, stamp++);
+      await pushBlob(t.base, t.name, blob.data, blob.digest);
+      list.push(`${t.base}/v2/${t.name}/blobs/${blob.digest}`);
+    }
+    urls.set(t, list);
+  }
+  for (const clients of [1, 8, 32]) {
+    for (const blobs of [1, 8]) {
+      const label = `pull 64 MiB, ${clients} client${clients > 1 ? 's' : ''}, ${blobs === 1 ? 'one blob' : '8 blobs'}`;
+      for (let run = 0; run < 3; run++) {
+        for (const t of targets) {
+          const load = { clients, urls: urls.get(t)!.slice(0, blobs), pullsPerClient: clients === 1 ? 4 : 2 };
+          const figures = await concurrentPulls(load);
+          keepBest(t, `${label}, aggregate`, figures.mbPerSecond);
+          keepBest(t, `${label}, p99 first byte`, figures.p99FirstByteMs);
+        }
       }
     }
   }
@@ -151,10 +194,21 @@ async function measureManifests(targets: Target[]): Promise<void> {
   }
 }
 
-function targetOf(row: string): string {
+function targetOf(row: string): string | undefined {
   if (row.startsWith('push')) return '>= 1.2x';
-  if (row.startsWith('pull')) return '>= 1x';
+  if (row.endsWith('first byte')) return 'no worse';
+  if (row.startsWith('pull') && row.includes('client'))
+    return row.includes(' 1 client') ? undefined : '>= 1.2x';
+  if (row.startsWith('pull')) return '>= 1.2x';
+  if (row === 'RSS after the concurrent pulls') return '<= 60 MB';
+  if (row.startsWith('RSS')) return undefined;
   return '>= 2x';
+}
+
+function unitOf(row: string): string {
+  if (row.startsWith('manifest')) return 'req/s';
+  if (row.endsWith('first byte')) return 'ms';
+  return row.startsWith('RSS') ? 'MB' : 'MB/s';
 }
 
 async function run(options: BenchOptions): Promise<BenchRow[]> {
@@ -162,20 +216,32 @@ async function run(options: BenchOptions): Promise<BenchRow[]> {
   const registry = await startRegistry({ dataDir });
   try {
     const name = `bench/run-${Date.now()}`;
-    const ours: Target = { base: registry.url, name, figures: {}, lastDigest: {} };
-    const peer: Target | undefined = options.distributionUrl
-      ? { base: options.distributionUrl.replace(/\/$/, ''), name, figures: {}, lastDigest: {} }
+    const ours: Target = { base: registry.url, name, pid: registry.child.pid, figures: {}, lastDigest: {} };
+    const peerBase = options.distributionUrl?.replace(/\/$/, '');
+    const peer: Target | undefined = peerBase
+      ? {
+          base: peerBase,
+          name,
+          pid: await listenerPid(Number(new URL(peerBase).port)),
+          figures: {},
+          lastDigest: {},
+        }
       : undefined;
     const targets = peer ? [ours, peer] : [ours];
-    await measureBlobs(targets, randomBytes(512 * MiB));
+    const pool = randomBytes(512 * MiB);
+    await noteMemory(targets, 'RSS after start');
     await measureManifests(targets);
+    await noteMemory(targets, `RSS after ${repeats.manifests * manifestCount} manifest PUTs`);
+    await measureBlobs(targets, pool);
+    await measureConcurrentPulls(targets, pool);
+    await noteMemory(targets, 'RSS after the concurrent pulls');
     const round = (n: number | undefined) => (n === undefined ? undefined : Math.round(n * 10) / 10);
     return Object.keys(ours.figures).map((row) => ({
       name: `registry ${row}`,
-      unit: row.startsWith('manifest') ? 'req/s' : 'MB/s',
+      unit: unitOf(row),
       ours: round(ours.figures[row]) as number,
       theirs: round(peer?.figures[row]),
-      higherIsBetter: true,
+      higherIsBetter: !lowerIsBetter(row),
       target: targetOf(row),
     }));
   } finally {

@@ -1,6 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { get as httpGet } from 'node:http';
 import { sha256 } from '../../lib/digest';
 import { http, type HttpResponse } from '../../testing/http-client';
 import { pushBlob } from '../testing/registry-client';
@@ -120,4 +121,57 @@ describe('blobs', () => {
     );
     assert.ok(await pushBlob(reg.url, 'a/b-c/d.e/f_g/x', Buffer.from('deep')));
   });
+});
+
+// Bodies go out in pooled 1 MiB pieces read ahead of the socket: these check the pieces' seams,
+// more pulls at once than the pool holds, and clients that leave mid-body (a buffer not given
+// back would leave later pulls waiting forever).
+describe('blob bodies at size', () => {
+  const data = randomBytes(5 * (1 << 20) + 123);
+  let url: string;
+  before(async () => {
+    url = `${reg.url}/v2/b/big/blobs/${await pushBlob(reg.url, 'b/big', data)}`;
+  });
+
+  /** A GET on a socket of its own; `leaveAfter` bytes, then the client hangs up. */
+  function pull(headers: Record<string, string> = {}, leaveAfter?: number): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const req = httpGet(url, { agent: false, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          received += chunk.length;
+          if (leaveAfter !== undefined && received >= leaveAfter) {
+            req.destroy();
+            resolve(Buffer.concat(chunks));
+          }
+        });
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+        res.on('error', reject);
+      });
+      req.on('error', (err) => (leaveAfter === undefined ? reject(err) : undefined));
+    });
+  }
+
+  test('whole, and a range across piece boundaries, byte for byte', async () => {
+    assert.ok((await pull()).equals(data));
+    const [start, end] = [(1 << 20) - 5, 3 * (1 << 20) + 7];
+    assert.ok((await pull({ Range: `bytes=${start}-${end}` })).equals(data.subarray(start, end + 1)));
+  });
+
+  test('40 pulls at once all get every byte', async () => {
+    const bodies = await Promise.all(Array.from({ length: 40 }, () => pull()));
+    assert.equal(bodies.filter((b) => b.equals(data)).length, 40);
+  });
+
+  test(
+    '30 clients hanging up mid-body leave the registry serving whole blobs',
+    { timeout: 60_000 },
+    async () => {
+      for (let i = 0; i < 30; i++) await pull({}, 64 * 1024);
+      const bodies = await Promise.all(Array.from({ length: 20 }, () => pull()));
+      assert.equal(bodies.filter((b) => b.equals(data)).length, 20);
+    },
+  );
 });

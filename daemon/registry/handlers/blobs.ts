@@ -1,7 +1,7 @@
 // Blobs: GET with ranges and ETags, HEAD, DELETE (unlinks from the repository; gc frees data).
-import { pipeline } from 'node:stream/promises';
 import { RegistryError } from '../api/error-codes';
 import { setTwin } from '../api/headers';
+import { sendRange } from './blob-sender';
 import { emitEvent, sendEmpty, type Handler, type RequestContext } from './context';
 import { digestParam, notModified } from './references';
 
@@ -47,6 +47,10 @@ export const getBlob: Handler = async (ctx) => {
     throw new RegistryError('RANGE_INVALID', 'requested range not satisfiable', { size: info.size });
   }
   res.setHeader('Content-Type', 'application/octet-stream');
+  const sendsBody = req.method !== 'HEAD' && info.size > 0;
+  const file = sendsBody ? await storage.blobs.open(info.digest) : undefined;
+  // Gone since the link check: removed by gc.
+  if (sendsBody && !file) throw new RegistryError('BLOB_UNKNOWN', undefined, { digest: info.digest });
   if (range) {
     res.statusCode = 206;
     res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`);
@@ -55,8 +59,8 @@ export const getBlob: Handler = async (ctx) => {
     res.statusCode = 200;
     res.setHeader('Content-Length', info.size);
   }
-  if (req.method === 'HEAD' || info.size === 0) return void res.end();
-  await pipeline(storage.blobs.reader(info.digest, range), res);
+  if (!file) return void res.end();
+  await sendRange(res, file, range?.start ?? 0, range?.end ?? info.size - 1);
   emitEvent(ctx, {
     action: 'pull',
     target: { repository: params.name, digest: info.digest, size: info.size },

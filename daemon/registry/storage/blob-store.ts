@@ -1,8 +1,7 @@
 // Content-addressed blobs shared by every repository. A blob appears only by an atomic rename of
 // fully written, verified content, so a reader never sees a partial one.
-import type { Readable } from 'node:stream';
 import { isDigest, type Digest } from '../../lib/digest';
-import type { StorageDriver } from './driver';
+import type { RandomReader, StorageDriver } from './driver';
 import { paths } from './paths';
 
 export interface BlobInfo {
@@ -19,8 +18,8 @@ export class BlobStore {
     return info && !info.isDirectory ? { digest, size: info.size, modifiedMs: info.modifiedMs } : undefined;
   }
 
-  reader(digest: Digest, range?: { start: number; end: number }): Readable {
-    return this.driver.reader(paths.blobData(digest), range);
+  open(digest: Digest): Promise<RandomReader | undefined> {
+    return this.driver.open(paths.blobData(digest));
   }
 
   async get(digest: Digest): Promise<Buffer | undefined> {

@@ -8,6 +8,14 @@ export interface FileInfo {
   isDirectory: boolean;
 }
 
+/** A stored file opened for reads at any offset: blob serving reads it into pooled buffers. */
+export interface RandomReader {
+  size: number;
+  /** Fills `into` from `position`; the count read, short only at the end of the file. */
+  read(into: Buffer, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
 export interface StorageDriver {
   /** Reads a small file whole (links, manifests); undefined when absent. */
   getContent(path: string): Promise<Buffer | undefined>;
@@ -18,6 +26,11 @@ export interface StorageDriver {
   list(path: string): Promise<string[]>;
   /** Streams a file, or the inclusive byte range [start, end] of it. */
   reader(path: string, range?: { start: number; end: number }): Readable;
+  /**
+   * Opens a file for random reads; undefined when absent. An object store would answer each
+   * read with a ranged GET.
+   */
+  open(path: string): Promise<RandomReader | undefined>;
   /** Opens a file for appending, creating it (and its parents) when absent. */
   appender(path: string): Promise<Writable>;
   /** Moves a file into place atomically, creating the parents of the target. */

@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/product';
+import { registryNodeFlags } from '../../lib/registry-launch';
 
 export interface RegistryProcess {
   /** e.g. http://127.0.0.1:40123 (https:// when the config turns TLS on) */
@@ -35,8 +36,8 @@ export interface StartOptions {
 export function registryCommand(args: string[]): string[] {
   const root = repoRoot();
   return __filename.endsWith('.ts')
-    ? ['--import', 'tsx', join(root, 'daemon/bin/svc-registry.ts'), ...args]
-    : [join(root, 'build/daemon/bin/svc-registry.js'), ...args];
+    ? [...registryNodeFlags, '--import', 'tsx', join(root, 'daemon/bin/svc-registry.ts'), ...args]
+    : [...registryNodeFlags, join(root, 'build/daemon/bin/svc-registry.js'), ...args];
 }
 
 function exited(child: ChildProcess): Promise<void> {

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type ServiceSpec } from './managed-service';
+import { registryNodeFlags } from '../../../daemon/lib/registry-launch';
 import { defaultSvcdSocket, svcdNodeFlags } from '../../../daemon/lib/svcd-launch';
 
 export interface DesktopPaths {
@@ -64,6 +65,7 @@ export function desktopServices(paths: DesktopPaths): ServiceSpec[] {
       name: 'svc-registry',
       command: process.execPath,
       args: [
+        ...registryNodeFlags,
         bin('svc-registry'),
         'serve',
         '--data',

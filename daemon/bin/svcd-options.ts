@@ -14,6 +14,10 @@ export interface SvcdOptions {
   tlsCert?: string;
   tlsKey?: string;
   tlsCaCert?: string;
+  /** Clients must present a certificate signed by --tlscacert (dockerd's --tlsverify). */
+  tlsVerify: boolean;
+  /** The unix sockets' group, by name or gid; absent: `svc` when that group exists. */
+  group?: string;
   /** The default bridge's Linux name (dockerd's --bridge names an existing one; svcd makes it). */
   bridge: string;
   /** The default bridge's gateway address and prefix, as dockerd's --bip. */
@@ -26,7 +30,8 @@ export class UsageError extends Error {}
 
 export const usage = `Usage: svcd --data-root DIR --host unix:///path/svcd.sock [--host tcp://127.0.0.1:PORT]
             [--config FILE] [--insecure-registry HOST:PORT]... [--log-level debug|info|warn|error]
-            [--tlscert FILE --tlskey FILE [--tlscacert FILE]] [--bridge NAME] [--bip CIDR]
+            [--tlscert FILE --tlskey FILE [--tlsverify --tlscacert FILE]] [--group NAME|GID]
+            [--bridge NAME] [--bip CIDR]
             [--seccomp-profile FILE|unconfined]`;
 
 export function defaultDataRoot(): string {
@@ -35,7 +40,13 @@ export function defaultDataRoot(): string {
 }
 
 export function parseSvcdOptions(argv: string[]): SvcdOptions {
-  const opts: SvcdOptions = { dataRoot: '', hosts: [], insecureRegistries: [], bridge: 'svc0' };
+  const opts: SvcdOptions = {
+    dataRoot: '',
+    hosts: [],
+    insecureRegistries: [],
+    bridge: 'svc0',
+    tlsVerify: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] =
       argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i]];
@@ -74,6 +85,13 @@ export function parseSvcdOptions(argv: string[]): SvcdOptions {
       case '--tlscacert':
         opts.tlsCaCert = value();
         break;
+      case '--tlsverify':
+        opts.tlsVerify = inline === undefined || inline === 'true';
+        break;
+      case '--group':
+      case '-G':
+        opts.group = value();
+        break;
       case '--bridge':
       case '-b':
         opts.bridge = value();
@@ -95,5 +113,10 @@ export function parseSvcdOptions(argv: string[]): SvcdOptions {
   if (!opts.dataRoot) opts.dataRoot = defaultDataRoot();
   if (opts.hosts.length === 0) opts.hosts.push(`unix://${defaultSvcdSocket()}`);
   if (!!opts.tlsCert !== !!opts.tlsKey) throw new UsageError('--tlscert and --tlskey go together');
+  if (opts.tlsVerify !== !!opts.tlsCaCert)
+    throw new UsageError(
+      '--tlsverify checks client certificates against --tlscacert: give both, with --tlscert and --tlskey',
+    );
+  if (opts.tlsVerify && !opts.tlsCert) throw new UsageError('--tlsverify needs --tlscert and --tlskey');
   return opts;
 }

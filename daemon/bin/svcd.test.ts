@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, release, tmpdir, totalmem } from 'node:os';
@@ -215,6 +216,60 @@ describe('svcd', () => {
   });
 });
 
+interface Pki {
+  caCert: string;
+  serverCert: string;
+  serverKey: string;
+  clientCert: string;
+  clientKey: string;
+}
+
+/** A CA, a server certificate for 127.0.0.2 and a client certificate, made with openssl. */
+async function makePki(dir: string): Promise<Pki> {
+  const f = (name: string) => join(dir, name);
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=svct-ca',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+  ]);
+  for (const [who, ext] of [
+    ['server', 'subjectAltName=IP:127.0.0.2'],
+    ['client', 'extendedKeyUsage=clientAuth'],
+  ]) {
+    await run('openssl', [
+      'req',
+      ...ec,
+      '-subj',
+      `/CN=svct-${who}`,
+      '-keyout',
+      f(`${who}.key`),
+      '-out',
+      f(`${who}.csr`),
+    ]);
+    await writeFile(f(`${who}.ext`), `${ext}\n`);
+    await run('openssl', [
+      ...['x509', '-req', '-in', f(`${who}.csr`), '-CA', f('ca.pem'), '-CAkey', f('ca.key')],
+      ...['-CAcreateserial', '-days', '1', '-extfile', f(`${who}.ext`), '-out', f(`${who}.pem`)],
+    ]);
+  }
+  return {
+    caCert: f('ca.pem'),
+    serverCert: f('server.pem'),
+    serverKey: f('server.key'),
+    clientCert: f('client.pem'),
+    clientKey: f('client.key'),
+  };
+}
+
 describe('svcd command line', () => {
   let dir: string;
   before(async () => {
@@ -231,17 +286,81 @@ describe('svcd command line', () => {
     assert.match(r.stderr, /Usage: svcd --data-root DIR/);
   });
 
-  test('a non-loopback TCP host without TLS exits 1 with a clear message', async () => {
+  test('a non-loopback TCP host without --tlsverify exits 1 with a clear message, TLS alone too', async () => {
+    const pki = await makePki(dir);
+    const base = ['--data-root', join(dir, 'data'), '--host', `unix://${join(dir, 's.sock')}`];
+    for (const tls of [[], ['--tlscert', pki.serverCert, '--tlskey', pki.serverKey]]) {
+      const r = await runSvcd([...base, '--host', 'tcp://0.0.0.0:2375', ...tls]);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /refusing to listen on tcp:\/\/0\.0\.0\.0:2375 without --tlsverify/);
+    }
+    const half = await runSvcd([
+      ...base,
+      '--tlsverify',
+      '--tlscert',
+      pki.serverCert,
+      '--tlskey',
+      pki.serverKey,
+    ]);
+    assert.equal(half.code, 2);
+    assert.match(half.stderr, /--tlsverify checks client certificates against --tlscacert/);
+  });
+
+  test('--tlsverify: a client without a certificate of the CA is refused, one with it is served', async () => {
+    const pki = await makePki(dir);
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    // 127.0.0.2 is on loopback, yet not a loopback name svcd serves in the clear.
+    const svcd = await startSvcd({
+      args: [
+        ...['--host', `tcp://127.0.0.2:${port}`, '--tlsverify', '--tlscacert', pki.caCert],
+        ...['--tlscert', pki.serverCert, '--tlskey', pki.serverKey],
+      ],
+    });
+    try {
+      const ping = (client: { cert?: Buffer; key?: Buffer }) =>
+        new Promise<string>((resolve, reject) => {
+          const req = httpsRequest(
+            { host: '127.0.0.2', port, path: '/_ping', ca: readFileSync(pki.caCert), ...client },
+            (res) => {
+              let body = '';
+              res.on('data', (d: Buffer) => (body += d.toString()));
+              res.on('end', () => resolve(`${res.statusCode} ${body}`));
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+      await assert.rejects(ping({}), /certificate|socket hang up|ECONNRESET/);
+      assert.equal(
+        await ping({ cert: readFileSync(pki.clientCert), key: readFileSync(pki.clientKey) }),
+        '200 OK',
+      );
+    } finally {
+      await destroySvcd(svcd);
+    }
+  });
+
+  test('--group: the socket belongs to that group, 0660; an unknown group stops svcd', async () => {
+    const { stdout } = await run('getent', ['group', 'daemon']);
+    const gid = Number(stdout.split(':')[2]);
+    const svcd = await startSvcd({ args: ['--group', 'daemon'] });
+    try {
+      const st = await stat(svcd.socket);
+      assert.equal(st.gid, gid);
+      assert.equal(st.mode & 0o777, 0o660);
+    } finally {
+      await destroySvcd(svcd);
+    }
     const r = await runSvcd([
       '--data-root',
       join(dir, 'data'),
       '--host',
-      `unix://${join(dir, 's.sock')}`,
-      '--host',
-      'tcp://0.0.0.0:2375',
+      `unix://${join(dir, 'g.sock')}`,
+      '--group',
+      'no-such-group-svct',
     ]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /refusing to listen on tcp:\/\/0\.0\.0\.0:2375 without TLS/);
+    assert.match(r.stderr, /group no-such-group-svct not found/);
   });
 
   test('a loopback TCP host serves the API too', async () => {

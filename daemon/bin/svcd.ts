@@ -27,6 +27,7 @@ import { ContainerLogs } from '../engine/containers/container-logs';
 import { ContainersService } from '../engine/containers/containers-service';
 import { createEngineContext } from '../engine/containers/engine-context';
 import { readHostFacts } from '../runtime/oci-spec/host-facts';
+import { groupId } from '../lib/unix-groups';
 import { parseSeccompProfile, type SeccompChoice } from '../runtime/oci-spec/seccomp';
 import { containersRoutes } from '../server/routers/containers/routes';
 import { AttachService } from '../engine/attach/attach-service';
@@ -92,6 +93,13 @@ async function readSeccompOption(option: string | undefined): Promise<SeccompCho
   return parseSeccompProfile(text);
 }
 
+/** --group's gid (an unknown group stops svcd); without it, the `svc` group's when there is one. */
+async function socketGroup(option: string | undefined): Promise<number | undefined> {
+  const gid = await groupId(option ?? 'svc');
+  if (gid === undefined && option !== undefined) throw new Error(`group ${option} not found (--group)`);
+  return gid;
+}
+
 /** The command line's settings with the config file's: its registries added, its level unless one was given. */
 function withConfigFile(
   opts: SvcdOptions,
@@ -126,6 +134,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   running.log = log;
   const dataRoot = resolve(opts.dataRoot);
   const defaultSeccomp = await readSeccompOption(opts.seccompProfile);
+  const group = await socketGroup(opts.group);
   await mkdir(dataRoot, { recursive: true, mode: 0o711 });
   running.lock = await acquirePidLock(join(dataRoot, 'svcd.pid'));
 
@@ -247,6 +256,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     experimental: false,
     tls:
       opts.tlsCert && opts.tlsKey ? { cert: opts.tlsCert, key: opts.tlsKey, ca: opts.tlsCaCert } : undefined,
+    socketGroup: group,
   });
   running.server = server;
   running.reload = async () => {

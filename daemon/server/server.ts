@@ -6,7 +6,7 @@ import {
   type Server,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
@@ -35,6 +35,8 @@ export interface EngineServerOptions {
   serverHeader: string;
   experimental: boolean;
   tls?: TlsOptions;
+  /** The group that owns unix sockets (mode 0660), as dockerd's --group; the process's own otherwise. */
+  socketGroup?: number;
 }
 
 export type ListenAddress = { kind: 'unix'; path: string } | { kind: 'tcp'; host: string; port: number };
@@ -67,9 +69,11 @@ export class EngineServer {
   }
 
   async listen(address: ListenAddress): Promise<void> {
-    if (address.kind === 'tcp' && !loopbackHosts.has(address.host) && !this.options.tls) {
+    // Anyone who reaches the API is root on this machine: beyond loopback, only clients with a
+    // certificate of our CA may reach it.
+    if (address.kind === 'tcp' && !loopbackHosts.has(address.host) && !this.options.tls?.ca) {
       throw new InvalidParameterError(
-        `refusing to listen on tcp://${address.host}:${address.port} without TLS: only loopback addresses may be served in the clear`,
+        `refusing to listen on tcp://${address.host}:${address.port} without --tlsverify: only loopback addresses may be served without client certificates`,
       );
     }
     const server = this.createServer(address.kind === 'tcp' ? this.options.tls : undefined);
@@ -88,6 +92,8 @@ export class EngineServer {
       else server.listen(address.port, address.host.replace(/^\[|\]$/g, ''), done);
     });
     if (address.kind === 'unix') {
+      if (this.options.socketGroup !== undefined)
+        await chown(address.path, process.getuid?.() ?? 0, this.options.socketGroup);
       await chmod(address.path, 0o660);
       this.socketPaths.push(address.path);
     }

@@ -33,6 +33,14 @@ function createWindow(d: Desktop): BrowserWindow {
   w.webContents.on('will-navigate', (e, url) => {
     if (!url.startsWith(d.gateway.url)) e.preventDefault();
   });
+  // The app needs no camera, microphone, notifications or other powers a page may ask for;
+  // only writing to the clipboard (the terminal's and the registry's Copy).
+  const allowed = (permission: string) => permission === 'clipboard-sanitized-write';
+  w.webContents.session.setPermissionRequestHandler((_contents, permission, grant) =>
+    grant(allowed(permission)),
+  );
+  w.webContents.session.setPermissionCheckHandler((_contents, permission) => allowed(permission));
+  w.webContents.on('will-attach-webview', (e) => e.preventDefault());
   void w.loadURL(`${d.gateway.url}/`);
   return w;
 }

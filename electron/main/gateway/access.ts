@@ -6,9 +6,18 @@ import type { IncomingMessage } from 'node:http';
 
 export type AccessVerdict = { ok: true } | { ok: false; status: 401 | 403; message: string };
 
-export function checkAccess(req: IncomingMessage, token: string, allowedOrigins: Set<string>): AccessVerdict {
+export interface Allowed {
+  /** Our own origins, e.g. http://127.0.0.1:PORT */
+  origins: Set<string>;
+  /** Our own Host header values, e.g. 127.0.0.1:PORT */
+  hosts: Set<string>;
+}
+
+export function checkAccess(req: IncomingMessage, token: string, allowed: Allowed): AccessVerdict {
+  const host = checkHost(req, allowed.hosts);
+  if (!host.ok) return host;
   const origin = req.headers.origin;
-  if (origin !== undefined && !allowedOrigins.has(origin)) {
+  if (origin !== undefined && !allowed.origins.has(origin)) {
     return { ok: false, status: 403, message: `origin ${origin} is not allowed` };
   }
   // A browser without Origin on a GET still tells us where the request came from.
@@ -20,6 +29,17 @@ export function checkAccess(req: IncomingMessage, token: string, allowedOrigins:
     return { ok: false, status: 401, message: 'missing or wrong gateway token' };
   }
   return { ok: true };
+}
+
+/**
+ * Against DNS rebinding: a page of another site whose name was made to resolve to 127.0.0.1
+ * talks to us "same-origin", with its own name in Host. Only our own names are answered.
+ */
+export function checkHost(req: IncomingMessage, hosts: Set<string>): AccessVerdict {
+  const host = req.headers.host ?? '';
+  return hosts.has(host.toLowerCase())
+    ? { ok: true }
+    : { ok: false, status: 403, message: `host ${JSON.stringify(host)} is not this gateway's` };
 }
 
 function presentedToken(req: IncomingMessage): string | undefined {

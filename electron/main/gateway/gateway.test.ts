@@ -139,6 +139,26 @@ describe('gateway access', () => {
     assert.equal(good.status, 200);
   });
 
+  test('answers only its own Host names (DNS rebinding): 403 for another, even with the token', async () => {
+    const get = (path: string, host: string) =>
+      new Promise<{ status?: number; body: string }>((resolve, reject) => {
+        http
+          .get({ host: '127.0.0.1', port: gw.port, path, headers: { ...auth(), host } }, (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode, body }));
+          })
+          .on('error', reject);
+      });
+    for (const path of ['/engine/_ping', '/containers', '/api/services']) {
+      const bad = await get(path, `rebound.example:${gw.port}`);
+      assert.equal(bad.status, 403, path);
+      assert.match(bad.body, /rebound\.example/);
+    }
+    assert.equal((await get('/engine/_ping', `localhost:${gw.port}`)).status, 200);
+    assert.equal((await get('/containers', `127.0.0.1:${gw.port}`)).status, 200);
+  });
+
   test('serves the renderer with a strict CSP and no token needed', async () => {
     const res = await fetch(gw.url + '/containers');
     assert.equal(res.status, 200);

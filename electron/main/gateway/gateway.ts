@@ -5,7 +5,7 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { checkAccess } from './access';
+import { checkAccess, checkHost, type Allowed } from './access';
 import { handleDesktopApi, type ServiceControl, type SettingsStore } from './desktop-api';
 import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
 import { proxyHttp } from './http-proxy';
@@ -35,7 +35,7 @@ export interface Gateway {
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const token = options.token ?? randomBytes(32).toString('base64url');
-  const origins = new Set<string>();
+  const allowed: Allowed = { origins: new Set(), hosts: new Set() };
   let origin = '';
   // Our own pool of upstream connections, so closing the gateway leaves none behind.
   const agent = new http.Agent({ keepAlive: true });
@@ -44,8 +44,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
     const route = routeOf(pathname);
     const isApi = pathname === '/api' || pathname.startsWith('/api/');
-    if (!route && !isApi) return serveStatic(req, res, options.rendererDir ?? '', origin);
-    const verdict = checkAccess(req, token, origins);
+    if (!route && !isApi) {
+      const host = checkHost(req, allowed.hosts);
+      if (!host.ok) return sendError(res, host.status, host.message);
+      return serveStatic(req, res, options.rendererDir ?? '', origin);
+    }
+    const verdict = checkAccess(req, token, allowed);
     if (!verdict.ok) return sendError(res, verdict.status, verdict.message);
     if (isApi) return handleDesktopApi(req, res, options.services, options.settings);
     proxyHttp(req, res, route!, options, agent);
@@ -58,7 +62,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     socket.on('close', () => upgraded.delete(socket));
     socket.on('error', () => socket.destroy());
     const pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
-    const verdict = checkAccess(req, token, origins);
+    const verdict = checkAccess(req, token, allowed);
     if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.message);
     const exec = EXEC_WS_PATH.exec(pathname);
     if (exec) return bridgeExec(req, socket, head, options.engineSocket, decodeURIComponent(exec[2]));
@@ -72,7 +76,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
-  origins.add(origin).add(`http://localhost:${port}`);
+  allowed.origins.add(origin).add(`http://localhost:${port}`);
+  allowed.hosts.add(`127.0.0.1:${port}`).add(`localhost:${port}`);
 
   return {
     url: origin,

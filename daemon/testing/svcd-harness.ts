@@ -32,11 +32,14 @@ export interface SvcdHarnessOptions {
   /** Reuse a data root (to restart on the same state); a fresh temp dir otherwise. */
   dir?: string;
   readyTimeoutMs?: number;
+  /** Keep everything svcd writes on stderr (its log), not only the tail. */
+  keepLog?: boolean;
 }
 
 export class SvcdInstance {
   private child?: ChildProcess;
   private stderrTail = '';
+  private stderrAll = '';
   readonly dataRoot: string;
   readonly socket: string;
 
@@ -76,6 +79,7 @@ export class SvcdInstance {
     this.stderrTail = '';
     child.stderr!.on('data', (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString()).slice(-8000);
+      if (this.opts.keepLog) this.stderrAll += d.toString();
       if (process.env.SVC_TEST_DEBUG) process.stderr.write(d);
     });
     return new Promise<string>((resolve, reject) => {
@@ -103,6 +107,11 @@ export class SvcdInstance {
 
   get stderr(): string {
     return this.stderrTail;
+  }
+
+  /** Everything svcd logged since the harness started it (with `keepLog`). */
+  get log(): string {
+    return this.stderrAll;
   }
 
   request(method: string, path: string, opts?: RequestOptions): Promise<EngineResponse> {

@@ -56,7 +56,7 @@ before(async () => {
   [registry, secured, svcd] = await Promise.all([
     startDistribution(),
     startDistribution({ basic: user }),
-    startSvcd(),
+    startSvcd({ args: ['--log-level', 'debug'], keepLog: true }),
   ]);
   busyboxId = await importBusybox(svcd);
 });
@@ -292,5 +292,37 @@ describe('POST /auth', () => {
       body: { username: 'alice', password: 'wrong', serveraddress: secured.host },
     });
     assert.equal(bad.status, 401, bad.text());
+  });
+});
+
+describe('secrets', () => {
+  test("passwords and X-Registry-Auth never appear in svcd's log (debug level) or its answers", async () => {
+    const wrong = { username: 'alice', password: 'never-in-a-log-7f3a' };
+    const answers: string[] = [];
+    for (const password of [user.password, wrong.password]) {
+      const body = { username: 'alice', password, serveraddress: secured.host };
+      answers.push((await svcd.request('POST', '/auth', { body })).text());
+      const auth = authHeader({ username: 'alice', password, serveraddress: secured.host });
+      answers.push(
+        (await svcd.request('POST', `/images/${secured.host}/app/push?tag=1`, { headers: auth })).text(),
+      );
+      const pull = `/images/create?fromImage=${secured.host}/app&tag=1`;
+      answers.push((await svcd.request('POST', pull, { headers: auth })).text());
+    }
+    assert.match(
+      answers.join('\n'),
+      /unauthorized|authentication required|401/i,
+      'the wrong password was refused',
+    );
+    const secrets = [user.password, wrong.password].flatMap((password) => [
+      password,
+      authHeader({ username: 'alice', password, serveraddress: secured.host })['X-Registry-Auth'],
+      Buffer.from(`alice:${password}`).toString('base64'),
+    ]);
+    assert.ok(svcd.log.includes('/auth'), 'the log has the requests');
+    for (const secret of secrets) {
+      assert.ok(!svcd.log.includes(secret), `svcd's log holds ${secret}`);
+      assert.ok(!answers.some((a) => a.includes(secret)), `an answer holds ${secret}`);
+    }
   });
 });

@@ -19,8 +19,12 @@ export interface RandomReader {
 export interface StorageDriver {
   /** Reads a small file whole (links, manifests); undefined when absent. */
   getContent(path: string): Promise<Buffer | undefined>;
-  /** Writes a small file atomically: readers see the old content or the new, never a mix. */
-  putContent(path: string, content: string | Uint8Array): Promise<void>;
+  /**
+   * Writes a small file atomically: readers see the old content or the new, never a mix. Durably
+   * unless told otherwise: once it returns, a power cut keeps the new content. Links and tags
+   * name their digest in full and read as absent when cut short, so they may skip that wait.
+   */
+  putContent(path: string, content: string | Uint8Array, options?: { durable?: boolean }): Promise<void>;
   stat(path: string): Promise<FileInfo | undefined>;
   /** Names of the entries of a directory, [] when it does not exist. */
   list(path: string): Promise<string[]>;
@@ -33,7 +37,7 @@ export interface StorageDriver {
   open(path: string): Promise<RandomReader | undefined>;
   /** Opens a file for appending, creating it (and its parents) when absent. */
   appender(path: string): Promise<Writable>;
-  /** Moves a file into place atomically, creating the parents of the target. */
+  /** Moves a file into place atomically and durably (its bytes first), creating the target's parents. */
   move(from: string, to: string): Promise<void>;
   /** Removes a file or a whole directory; absent paths are fine. */
   delete(path: string): Promise<void>;

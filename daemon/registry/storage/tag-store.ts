@@ -12,7 +12,8 @@ export class TagStore {
   }
 
   async tag(name: string, tag: string, digest: Digest): Promise<void> {
-    await this.driver.putContent(paths.tagLink(name, tag), digest);
+    // Not fsynced: a tag cut short by a power cut reads as absent (resolve checks the digest).
+    await this.driver.putContent(paths.tagLink(name, tag), digest, { durable: false });
   }
 
   async untag(name: string, tag: string): Promise<void> {

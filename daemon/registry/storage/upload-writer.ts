@@ -50,8 +50,11 @@ export class UploadWriter {
 
   async start(name: string): Promise<string> {
     const uuid = randomUUID();
-    await this.driver.putContent(paths.uploadStartedAt(name, uuid), new Date().toISOString());
-    await this.driver.putContent(paths.uploadData(name, uuid), '');
+    // Scratch state: an upload lost to a power cut is unknown, and the client starts it again.
+    await this.driver.putContent(paths.uploadStartedAt(name, uuid), new Date().toISOString(), {
+      durable: false,
+    });
+    await this.driver.putContent(paths.uploadData(name, uuid), '', { durable: false });
     this.sessions.set(uuid, { hash: createHash('sha256'), offset: 0 });
     return uuid;
   }

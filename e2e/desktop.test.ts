@@ -66,7 +66,19 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
     await svcd.getByText('up', { exact: true }).first().waitFor();
     await svcd.locator('pre').filter({ hasText: 'ready' }).waitFor();
     await page.getByTestId('service-svc-registry').getByText('up', { exact: true }).first().waitFor();
-    await page.getByTestId('usage').getByText('svcd').waitFor();
+    const usage = page.getByTestId('usage');
+    await usage.getByText('svcd', { exact: true }).waitFor();
+    // Every process the app runs: svcd's containerd and its shims too, each with its memory.
+    await usage
+      .getByRole('row')
+      .filter({ hasText: 'containerd (svcd)' })
+      .filter({ hasText: /\d+(\.\d+)? MB/ })
+      .waitFor();
+    await usage
+      .getByRole('row')
+      .filter({ hasText: /containerd-shim \d+ \(svcd\)/ })
+      .first()
+      .waitFor();
     await page.getByTestId('engine-version').waitFor();
     await session.shot('settings');
   });

@@ -4,7 +4,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DesktopState } from '../../../daemon/api/desktop-types';
 import type { ServiceState } from '../supervisor/service-state';
-import { procUsage } from './proc-usage';
+import { engineHelpers, procUsage } from './proc-usage';
 import { sendError, sendJson } from './responses';
 
 /** What the gateway needs of the supervisor (the Supervisor class satisfies it). */
@@ -50,11 +50,14 @@ export function handleDesktopApi(
 }
 
 function snapshot(services: ServiceControl): DesktopState {
+  const running = services.states().flatMap((s) => (s.pid ? [{ label: s.name, pid: s.pid }] : []));
+  const svcd = running.find((s) => s.label === 'svcd');
+  const all = [...running, ...(svcd ? engineHelpers(svcd.pid) : [])];
   return {
     services: services.states(),
     usage: {
       app: procUsage(process.pid),
-      ...Object.fromEntries(services.states().flatMap((s) => (s.pid ? [[s.name, procUsage(s.pid)]] : []))),
+      ...Object.fromEntries(all.map((p) => [p.label, procUsage(p.pid)])),
     },
   };
 }

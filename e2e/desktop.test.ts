@@ -60,7 +60,7 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
   });
 
   test('settings show both servers up with their logs and resource use', async () => {
-    await page.keyboard.press('Alt+7');
+    await page.keyboard.press('Alt+8');
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     const svcd = page.getByTestId('service-svcd');
     await svcd.getByText('up', { exact: true }).first().waitFor();
@@ -172,7 +172,7 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
       await fetch(`${app.base}/api/state`, { headers: { authorization: `Bearer ${app.token}` } })
     ).json()) as { services: { name: string; pid: number }[] };
     const svcd = state.services.find((s) => s.name === 'svcd')!;
-    await page.keyboard.press('Alt+7');
+    await page.keyboard.press('Alt+8');
     process.kill(svcd.pid, 'SIGKILL');
     await page
       .getByTestId('engine-status')
@@ -196,7 +196,7 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
   });
 
   test('the dark theme applies', async () => {
-    await page.keyboard.press('Alt+7');
+    await page.keyboard.press('Alt+8');
     await page.getByRole('radio').nth(2).check();
     assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
     await page.keyboard.press('Alt+5');

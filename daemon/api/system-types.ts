@@ -1,4 +1,5 @@
 // Wire shapes of the system endpoints (GET /version, /info, /system/df), as Docker 1.41 has them.
+import type { ContainerSummary } from './container-summary-types';
 import type { ImageSummary } from './image-types';
 import type { Volume } from './volume-types';
 
@@ -101,7 +102,7 @@ export interface InfoResponse {
 export interface SystemDfResponse {
   LayersSize: number;
   Images: ImageSummary[];
-  Containers: unknown[];
+  Containers: ContainerSummary[];
   Volumes: Volume[];
   BuildCache: unknown[];
   BuilderSize: number;

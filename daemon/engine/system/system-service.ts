@@ -2,6 +2,7 @@
 // the runtime components and what the engine holds.
 import { readdirSync } from 'node:fs';
 import { MAX_API_VERSION, MIN_API_VERSION } from '../../api/versions';
+import type { ContainerSummary } from '../../api/container-summary-types';
 import type { ImageSummary } from '../../api/image-types';
 import type { InfoResponse, SystemDfResponse, VersionResponse } from '../../api/system-types';
 import type { Volume } from '../../api/volume-types';
@@ -26,7 +27,7 @@ export interface ContainerCounts {
 export interface SystemInventory {
   containerCounts(): Promise<ContainerCounts>;
   imagesForDiskUsage(): Promise<{ layersSize: number; images: ImageSummary[] }>;
-  containersForDiskUsage(): Promise<unknown[]>;
+  containersForDiskUsage(): Promise<ContainerSummary[]>;
   volumesForDiskUsage(): Promise<Volume[]>;
 }
 

@@ -1,19 +1,24 @@
 // The typed Engine API client (API 1.41 shapes), over the gateway's /engine prefix.
 import { getJson, query, request, sendJson, upload, withToken, wsUrl } from './gateway';
 import type {
+  BuildPruneResponse,
   ContainerCreateBody,
+  ContainerPruneResponse,
   ContainerInspect,
   ContainerSummary,
   DistributionInspect,
   ImageDeleteItem,
   ImageHistoryItem,
   ImageInspect,
+  ImagePruneResponse,
   ImageSearchResult,
   ImageSummary,
   InfoResponse,
   NetworkSummary,
+  SystemDfResponse,
   VersionResponse,
   Volume,
+  VolumePruneResponse,
 } from './engine-types';
 
 const E = '/engine';
@@ -24,7 +29,15 @@ export type ContainerAction = 'start' | 'stop' | 'restart' | 'pause' | 'unpause'
 export const engine = {
   version: () => getJson<VersionResponse>(`${E}/version`),
   info: () => getJson<InfoResponse>(`${E}/info`),
-  diskUsage: () => getJson<Record<string, unknown>>(`${E}/system/df`),
+  diskUsage: () => getJson<SystemDfResponse>(`${E}/system/df`),
+  pruneContainers: () => sendJson<ContainerPruneResponse>('POST', `${E}/containers/prune`),
+  /** Every image no container uses, tagged or not (`docker image prune -a`). */
+  pruneUnusedImages: () =>
+    sendJson<ImagePruneResponse>(
+      'POST',
+      `${E}/images/prune${query({ filters: JSON.stringify({ dangling: ['false'] }) })}`,
+    ),
+  pruneBuildCache: () => sendJson<BuildPruneResponse>('POST', `${E}/build/prune`),
 
   /** Repositories of the registry `term` names (`host:port/part`), as GET /images/search finds them. */
   search: (term: string, signal?: AbortSignal) =>
@@ -130,8 +143,7 @@ export const engine = {
   volumes: () => getJson<{ Volumes: Volume[] | null; Warnings: string[] | null }>(`${E}/volumes`),
   createVolume: (name: string) => sendJson<Volume>('POST', `${E}/volumes/create`, { Name: name }),
   removeVolume: (name: string) => sendJson('DELETE', `${E}/volumes/${enc(name)}`),
-  pruneVolumes: () =>
-    sendJson<{ VolumesDeleted: string[] | null; SpaceReclaimed: number }>('POST', `${E}/volumes/prune`),
+  pruneVolumes: () => sendJson<VolumePruneResponse>('POST', `${E}/volumes/prune`),
   volumeUsage: () => getJson<{ Volumes: Volume[] | null }>(`${E}/system/df`),
   networks: () => getJson<NetworkSummary[]>(`${E}/networks`),
   /** Whether the engine serves the networks API (it answers 501 until it does). */

@@ -15,7 +15,11 @@ export type {
   ImageSearchResult,
   DistributionInspect,
 } from '../../../daemon/api/image-types';
-export type { VersionResponse, InfoResponse } from '../../../daemon/api/system-types';
+export type { VersionResponse, InfoResponse, SystemDfResponse } from '../../../daemon/api/system-types';
+export type { ContainerPruneResponse } from '../../../daemon/api/container-summary-types';
+export type { ImagePruneResponse } from '../../../daemon/api/image-types';
+export type { BuildPruneResponse } from '../../../daemon/api/build-types';
+export type { VolumePruneResponse } from '../../../daemon/api/volume-types';
 
 export interface StatsSample {
   read: string;

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { gateway } from '../api/gateway';
 import { ContainerDetail } from '../features/containers/components/container-detail';
 import { ContainerList } from '../features/containers/components/container-list';
+import { DiskUsage } from '../features/disk-usage/components/disk-usage';
 import { EventTimeline } from '../features/events/components/event-timeline';
 import { ImageList } from '../features/images/components/image-list';
 import { NetworkList } from '../features/networks/components/network-list';
@@ -31,6 +32,8 @@ function Screen() {
       return <RegistryBrowser />;
     case 'events':
       return <EventTimeline />;
+    case 'disk':
+      return <DiskUsage />;
     case 'settings':
       return <Settings />;
   }

@@ -1,7 +1,8 @@
 // Where the user is: a hash route (so reload and back work) mirrored in a small zustand store.
 import { create } from 'zustand';
 
-export type Section = 'containers' | 'images' | 'volumes' | 'networks' | 'registry' | 'events' | 'settings';
+export type Section =
+  'containers' | 'images' | 'volumes' | 'networks' | 'registry' | 'events' | 'disk' | 'settings';
 
 export const SECTIONS: { id: Section; label: string; key: string }[] = [
   { id: 'containers', label: 'Containers', key: '1' },
@@ -10,7 +11,8 @@ export const SECTIONS: { id: Section; label: string; key: string }[] = [
   { id: 'networks', label: 'Networks', key: '4' },
   { id: 'registry', label: 'Registry', key: '5' },
   { id: 'events', label: 'Events', key: '6' },
-  { id: 'settings', label: 'Settings', key: '7' },
+  { id: 'disk', label: 'Disk usage', key: '7' },
+  { id: 'settings', label: 'Settings', key: '8' },
 ];
 
 export interface Route {

@@ -1,4 +1,4 @@
-// Sections, reachable by Tab and by Alt+1…7.
+// Sections, reachable by Tab and by Alt+1…8.
 import { useEffect, useState } from 'react';
 import { navigate, SECTIONS, useRoute } from './router';
 import { EngineStatus } from './engine-status';

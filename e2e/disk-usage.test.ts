@@ -1,0 +1,109 @@
+// The Disk usage screen in web mode against the real svcd: what each kind takes and what a prune
+// frees; a prune per kind and "Clean up everything", confirmed naming exactly what goes.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { pushTestImage } from './registry-push';
+import { missingPrerequisite, startSession, type Session, type WebApp } from './web-mode-fixture';
+
+describe('the Disk usage screen in web mode', { skip: missingPrerequisite() }, () => {
+  let session: Session;
+  let app: WebApp;
+  let page: Page;
+  let image: string;
+  const engine = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${app.base}/engine${path}`, {
+      method,
+      headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${text}`);
+    return text ? (JSON.parse(text) as unknown) : {};
+  };
+  const run = async (name: string, cmd: string[], volume?: string) => {
+    const { Id } = (await engine('POST', `/containers/create?name=${name}`, {
+      Image: image,
+      Cmd: cmd,
+      HostConfig: { NetworkMode: 'none', Binds: volume ? [`${volume}:/data`] : [] },
+    })) as { Id: string };
+    await engine('POST', `/containers/${Id}/start`);
+    return Id;
+  };
+  const row = (kind: string) => page.locator(`tr[data-kind="${kind}"]`);
+
+  before(async () => {
+    session = await startSession();
+    ({ app, page } = session);
+    await pushTestImage(app.registryUrl, 'e2e/busybox', '1.0', true);
+    image = `${app.registryUrl.replace('http://', '')}/e2e/busybox:1.0`;
+    const pulled = await fetch(`${app.base}/engine/images/create?fromImage=${encodeURIComponent(image)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.token}` },
+    });
+    await pulled.text();
+    assert.equal(pulled.status, 200);
+    await engine('POST', '/volumes/create', { Name: 'du-kept' });
+    await engine('POST', '/volumes/create', { Name: 'du-done' });
+    await engine('POST', '/volumes/create', { Name: 'du-spare' });
+    await run('du-running', ['sleep', '600'], 'du-kept');
+    const done = await run('du-done', ['sh', '-c', 'head -c 5000 /dev/zero > /data/blob'], 'du-done');
+    await engine('POST', `/containers/${done}/wait`);
+    await page.goto(app.launchUrl + '#/disk');
+    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+  });
+
+  after(async () => {
+    await session?.stop();
+  });
+
+  test('shows each kind with its total, what is in use and what a prune would free', async () => {
+    await page.getByRole('heading', { name: 'Disk usage' }).waitFor();
+    await row('containers').getByRole('cell').nth(1).filter({ hasText: '2' }).waitFor();
+    await row('containers').getByRole('cell').nth(2).filter({ hasText: '1' }).waitFor();
+    await row('volumes').getByRole('cell').nth(1).filter({ hasText: '3' }).waitFor();
+    // du-done's 5 kB count as reclaimable only once its container goes: a volume prune alone keeps it.
+    await row('volumes').getByRole('cell').nth(2).filter({ hasText: '2' }).waitFor();
+    await session.shot('disk-usage');
+  });
+
+  test('a prune of one kind names what it removes, and removes only that', async () => {
+    await row('volumes').getByRole('button', { name: 'Remove unused volumes' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Remove unused volumes?' });
+    const listed = await dialog.getByTestId('will-remove').innerText();
+    assert.match(listed, /1 unused volume: du-spare/);
+    assert.doesNotMatch(listed, /du-kept|du-done/);
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('status').filter({ hasText: 'Removed volumes' }).waitFor();
+    const left = (await engine('GET', '/volumes')) as { Volumes: { Name: string }[] };
+    assert.deepEqual(left.Volumes.map((v) => v.Name).sort(), ['du-done', 'du-kept']);
+  });
+
+  test('clean up everything: the summary names the stopped container and what it frees; running ones stay', async () => {
+    await page.getByRole('button', { name: 'Clean up everything' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Clean up everything?' });
+    const listed = await dialog.getByTestId('will-remove').innerText();
+    assert.match(listed, /1 stopped container: du-done/);
+    assert.match(listed, /1 unused volume: du-done/);
+    assert.match(listed, /the build cache/);
+    assert.doesNotMatch(listed, /du-running|du-kept|e2e\/busybox/);
+    await dialog.getByRole('button', { name: 'Clean up' }).click();
+    await page.getByRole('status').filter({ hasText: 'Removed containers, volumes, build cache' }).waitFor();
+    const containers = (await engine('GET', '/containers/json?all=1')) as { Names: string[] }[];
+    assert.deepEqual(
+      containers.map((c) => c.Names[0]),
+      ['/du-running'],
+    );
+    const volumes = (await engine('GET', '/volumes')) as { Volumes: { Name: string }[] };
+    assert.deepEqual(
+      volumes.Volumes.map((v) => v.Name),
+      ['du-kept'],
+    );
+    const images = (await engine('GET', '/images/json')) as { RepoTags: string[] }[];
+    assert.ok(
+      images.some((i) => i.RepoTags.includes(image)),
+      'the running container keeps its image',
+    );
+    await row('containers').getByRole('cell').nth(1).filter({ hasText: '1' }).waitFor();
+  });
+});

@@ -1,0 +1,96 @@
+// Disk usage: what containers, images, volumes and the build cache take, what a prune would free,
+// a prune per kind and "Clean up everything", each confirmed with the exact objects named.
+import { useState } from 'react';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
+import { ErrorMessage } from '../../../app/error-message';
+import { bytes, plural } from '../../../app/format';
+import { sections, useDiskUsage, usePrune, type Kind, type Section } from '../queries';
+
+const labels: Record<Kind, { title: string; action: string; noun: string }> = {
+  containers: { title: 'Containers', action: 'Remove stopped containers', noun: 'stopped container' },
+  images: { title: 'Images', action: 'Remove unused images', noun: 'unused image' },
+  volumes: { title: 'Volumes', action: 'Remove unused volumes', noun: 'unused volume' },
+  'build cache': { title: 'Build cache', action: 'Clear the build cache', noun: 'build cache' },
+};
+
+/** The build cache is offered always: its intermediate images are not counted apart in df. */
+function worthPruning(s: Section): boolean {
+  return s.kind === 'build cache' || s.removable.length > 0;
+}
+
+export function DiskUsage() {
+  const df = useDiskUsage();
+  const prune = usePrune();
+  const [pending, setPending] = useState<Section[] | undefined>();
+  const list = df.data ? sections(df.data) : [];
+  const all = df.data ? sections(df.data, true).filter(worthPruning) : [];
+  return (
+    <section className="screen disk-usage">
+      <header className="toolbar">
+        <h1>Disk usage</h1>
+        <span className="spacer" />
+        <button
+          className="danger"
+          disabled={all.length === 0 || prune.isPending}
+          onClick={() => setPending(all)}
+        >
+          Clean up everything
+        </button>
+      </header>
+      <ErrorMessage error={df.error} context="Could not read the disk usage" />
+      <ErrorMessage error={prune.error} />
+      {prune.data && (
+        <p className="hint" role="status">
+          Removed {prune.data.kinds.join(', ')}: {bytes(prune.data.reclaimed)} reclaimed
+        </p>
+      )}
+      <table className="table" data-testid="disk-usage">
+        <thead>
+          <tr>
+            <th>Kind</th>
+            <th>Total</th>
+            <th>In use</th>
+            <th>Size</th>
+            <th>Reclaimable</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((s) => (
+            <tr key={s.kind} data-kind={s.kind}>
+              <td>{labels[s.kind].title}</td>
+              <td>{s.total}</td>
+              <td>{s.active}</td>
+              <td>{bytes(s.size)}</td>
+              <td>{bytes(s.reclaimable)}</td>
+              <td>
+                <button disabled={!worthPruning(s) || prune.isPending} onClick={() => setPending([s])}>
+                  {labels[s.kind].action}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {pending && (
+        <ConfirmDialog
+          title={pending.length > 1 ? 'Clean up everything?' : `${labels[pending[0].kind].action}?`}
+          action={pending.length > 1 ? 'Clean up' : 'Remove'}
+          onConfirm={() => prune.mutate(pending.map((s) => s.kind))}
+          onClose={() => setPending(undefined)}
+        >
+          <p>About {bytes(pending.reduce((n, s) => n + s.reclaimable, 0))} will be freed. This removes:</p>
+          <ul data-testid="will-remove">
+            {pending.map((s) => (
+              <li key={s.kind}>
+                {s.kind === 'build cache'
+                  ? s.removable[0]
+                  : `${plural(s.removable.length, labels[s.kind].noun)}: ${s.removable.join(', ')}`}
+              </li>
+            ))}
+          </ul>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

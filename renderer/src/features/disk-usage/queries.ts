@@ -1,0 +1,97 @@
+// Disk usage (GET /system/df) and the prunes that free it. Everything the screen shows comes from
+// one df answer, so a confirmation names exactly what that answer says will go.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { engine } from '../../api/engine-client';
+import type { SystemDfResponse } from '../../api/engine-types';
+import { useEngineUp } from '../../app/use-desktop-state';
+
+export type Kind = 'containers' | 'images' | 'volumes' | 'build cache';
+
+export interface Section {
+  kind: Kind;
+  total: number;
+  active: number;
+  size: number;
+  reclaimable: number;
+  /** What a prune of this kind removes, by name. */
+  removable: string[];
+}
+
+const shortId = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
+
+/**
+ * The four kinds as the df answer has them. With `everything`, images and volumes count as unused
+ * when only stopped containers use them: "Clean up everything" removes those containers first.
+ */
+export function sections(df: SystemDfResponse, everything = false): Section[] {
+  const stopped = df.Containers.filter((c) => c.State !== 'running' && c.State !== 'paused');
+  const staying = everything ? df.Containers.filter((c) => !stopped.includes(c)) : df.Containers;
+  const usedImages = new Set(staying.map((c) => c.ImageID));
+  const usedVolumes = new Set(staying.flatMap((c) => c.Mounts.flatMap((m) => (m.Name ? [m.Name] : []))));
+  const unusedImages = df.Images.filter((i) => !usedImages.has(i.Id));
+  const unusedVolumes = df.Volumes.filter((v) => !usedVolumes.has(v.Name));
+  const sum = (values: number[]) => values.reduce((a, b) => a + Math.max(0, b), 0);
+  return [
+    {
+      kind: 'containers',
+      total: df.Containers.length,
+      active: df.Containers.length - stopped.length,
+      size: sum(df.Containers.map((c) => c.SizeRw ?? 0)),
+      reclaimable: sum(stopped.map((c) => c.SizeRw ?? 0)),
+      removable: stopped.map((c) => (c.Names[0] ?? shortId(c.Id)).replace(/^\//, '')),
+    },
+    {
+      kind: 'images',
+      total: df.Images.length,
+      active: df.Images.length - unusedImages.length,
+      size: df.LayersSize,
+      // Layers shared with images that stay are not freed.
+      reclaimable: sum(unusedImages.map((i) => i.Size - Math.max(0, i.SharedSize))),
+      removable: unusedImages.map((i) => i.RepoTags?.[0] ?? shortId(i.Id)),
+    },
+    {
+      kind: 'volumes',
+      total: df.Volumes.length,
+      active: df.Volumes.length - unusedVolumes.length,
+      size: sum(df.Volumes.map((v) => v.UsageData?.Size ?? 0)),
+      reclaimable: sum(unusedVolumes.map((v) => v.UsageData?.Size ?? 0)),
+      removable: unusedVolumes.map((v) => v.Name),
+    },
+    {
+      kind: 'build cache',
+      total: df.BuildCache.length,
+      active: 0,
+      size: df.BuilderSize,
+      reclaimable: df.BuilderSize,
+      removable: ['the build cache (intermediate images no tagged image needs)'],
+    },
+  ];
+}
+
+export function useDiskUsage() {
+  const up = useEngineUp();
+  return useQuery({ queryKey: ['disk-usage', {}], queryFn: engine.diskUsage, enabled: up });
+}
+
+// sendJson answers undefined for an empty body; prunes always have one.
+const prunes: Record<Kind, () => Promise<{ SpaceReclaimed: number } | undefined>> = {
+  containers: engine.pruneContainers,
+  // Images after containers: a stopped container's image becomes unused once it is gone.
+  images: engine.pruneUnusedImages,
+  volumes: engine.pruneVolumes,
+  'build cache': engine.pruneBuildCache,
+};
+
+/** Prunes the kinds in turn (containers first, so their images and volumes are free after). */
+export function usePrune() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (kinds: Kind[]) => {
+      let reclaimed = 0;
+      for (const kind of (Object.keys(prunes) as Kind[]).filter((k) => kinds.includes(k)))
+        reclaimed += (await prunes[kind]())?.SpaceReclaimed ?? 0;
+      return { kinds, reclaimed };
+    },
+    onSettled: () => qc.invalidateQueries(),
+  });
+}

@@ -5,7 +5,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { pushTestImage } from './registry-push';
+import { pullBusybox } from './engine-calls';
 import { missingPrerequisite, startSession, type Session, type WebApp } from './web-mode-fixture';
 import { pollUntil } from '../daemon/testing/poll';
 
@@ -38,14 +38,7 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
   before(async () => {
     session = await startSession();
     ({ app, page } = session);
-    await pushTestImage(app.registryUrl, 'e2e/busybox', '1.0', true);
-    image = `${app.registryUrl.replace('http://', '')}/e2e/busybox:1.0`;
-    const pulled = await fetch(`${app.base}/engine/images/create?fromImage=${encodeURIComponent(image)}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${app.token}` },
-    });
-    await pulled.text();
-    assert.equal(pulled.status, 200);
+    image = await pullBusybox(app);
     await page.goto(app.launchUrl + '#/containers');
     await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
   });

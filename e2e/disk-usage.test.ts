@@ -3,7 +3,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { pushTestImage } from './registry-push';
+import { engineCaller, pullBusybox, type EngineCall } from './engine-calls';
 import { missingPrerequisite, startSession, type Session, type WebApp } from './web-mode-fixture';
 
 describe('the Disk usage screen in web mode', { skip: missingPrerequisite() }, () => {
@@ -11,16 +11,7 @@ describe('the Disk usage screen in web mode', { skip: missingPrerequisite() }, (
   let app: WebApp;
   let page: Page;
   let image: string;
-  const engine = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${app.base}/engine${path}`, {
-      method,
-      headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${text}`);
-    return text ? (JSON.parse(text) as unknown) : {};
-  };
+  let engine: EngineCall;
   const run = async (name: string, cmd: string[], volume?: string) => {
     const { Id } = (await engine('POST', `/containers/create?name=${name}`, {
       Image: image,
@@ -35,14 +26,8 @@ describe('the Disk usage screen in web mode', { skip: missingPrerequisite() }, (
   before(async () => {
     session = await startSession();
     ({ app, page } = session);
-    await pushTestImage(app.registryUrl, 'e2e/busybox', '1.0', true);
-    image = `${app.registryUrl.replace('http://', '')}/e2e/busybox:1.0`;
-    const pulled = await fetch(`${app.base}/engine/images/create?fromImage=${encodeURIComponent(image)}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${app.token}` },
-    });
-    await pulled.text();
-    assert.equal(pulled.status, 200);
+    engine = engineCaller(app);
+    image = await pullBusybox(app);
     await engine('POST', '/volumes/create', { Name: 'du-kept' });
     await engine('POST', '/volumes/create', { Name: 'du-done' });
     await engine('POST', '/volumes/create', { Name: 'du-spare' });

@@ -3,45 +3,30 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { pushTestImage } from './registry-push';
+import { engineCaller, pullBusybox, type EngineCall } from './engine-calls';
 import { missingPrerequisite, startSession, type Session, type WebApp } from './web-mode-fixture';
 
 describe('the Volumes screen in web mode', { skip: missingPrerequisite() }, () => {
   let session: Session;
   let app: WebApp;
   let page: Page;
-  const engine = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${app.base}/engine${path}`, {
-      method,
-      headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${text}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  };
+  let engine: EngineCall;
   const row = (name: string) => page.locator(`tr[data-volume="${name}"]`);
 
   before(async () => {
     session = await startSession();
     ({ app, page } = session);
-    await pushTestImage(app.registryUrl, 'e2e/busybox', '1.0', true);
-    const image = `${app.registryUrl.replace('http://', '')}/e2e/busybox:1.0`;
-    const pulled = await fetch(`${app.base}/engine/images/create?fromImage=${encodeURIComponent(image)}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${app.token}` },
-    });
-    await pulled.text();
-    assert.equal(pulled.status, 200);
+    engine = engineCaller(app);
+    const image = await pullBusybox(app);
     await engine('POST', '/volumes/create', { Name: 'e2e-data' });
     await engine('POST', '/volumes/create', { Name: 'e2e-spare' });
-    const { Id } = await engine('POST', '/containers/create?name=vol-user', {
+    const { Id } = (await engine('POST', '/containers/create?name=vol-user', {
       Image: image,
       Cmd: ['sh', '-c', 'head -c 3000 /dev/zero > /data/blob'],
       HostConfig: { Binds: ['e2e-data:/data'] },
-    });
-    await engine('POST', `/containers/${Id as string}/start`);
-    await engine('POST', `/containers/${Id as string}/wait`);
+    })) as { Id: string };
+    await engine('POST', `/containers/${Id}/start`);
+    await engine('POST', `/containers/${Id}/wait`);
     await page.goto(app.launchUrl + '#/volumes');
     await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
   });
@@ -66,7 +51,7 @@ describe('the Volumes screen in web mode', { skip: missingPrerequisite() }, () =
     const dialog = page.getByRole('dialog', { name: 'Remove volume e2e-ui?' });
     await dialog.getByRole('button', { name: 'Remove' }).click();
     await row('e2e-ui').waitFor({ state: 'detached' });
-    const left = (await engine('GET', '/volumes')).Volumes as Array<{ Name: string }>;
+    const left = ((await engine('GET', '/volumes')) as { Volumes: { Name: string }[] }).Volumes;
     assert.deepEqual(left.map((v) => v.Name).sort(), ['e2e-data', 'e2e-spare']);
   });
 

@@ -138,6 +138,12 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
     assert.equal(await pull.getByLabel('Image').inputValue(), reference);
     await pull.getByRole('button', { name: 'Pull', exact: true }).click();
     await pull.getByRole('button', { name: 'Pull', exact: true }).waitFor();
+    // The finished pull is announced in a toast as well.
+    await page
+      .getByTestId('toasts')
+      .getByRole('status')
+      .filter({ hasText: `Pulled ${reference}` })
+      .waitFor();
     const images = (await (
       await fetch(`${app.base}/engine/images/json`, { headers: { authorization: `Bearer ${app.token}` } })
     ).json()) as Array<{ RepoTags: string[] | null }>;

@@ -59,7 +59,7 @@ describe('the Disk usage screen in web mode', { skip: missingPrerequisite() }, (
     assert.match(listed, /1 unused volume: du-spare/);
     assert.doesNotMatch(listed, /du-kept|du-done/);
     await dialog.getByRole('button', { name: 'Remove' }).click();
-    await page.getByRole('status').filter({ hasText: 'Removed volumes' }).waitFor();
+    await page.getByTestId('toasts').getByRole('status').filter({ hasText: 'Removed volumes' }).waitFor();
     const left = (await engine('GET', '/volumes')) as { Volumes: { Name: string }[] };
     assert.deepEqual(left.Volumes.map((v) => v.Name).sort(), ['du-done', 'du-kept']);
   });
@@ -73,7 +73,11 @@ describe('the Disk usage screen in web mode', { skip: missingPrerequisite() }, (
     assert.match(listed, /the build cache/);
     assert.doesNotMatch(listed, /du-running|du-kept|e2e\/busybox/);
     await dialog.getByRole('button', { name: 'Clean up' }).click();
-    await page.getByRole('status').filter({ hasText: 'Removed containers, volumes, build cache' }).waitFor();
+    await page
+      .getByTestId('toasts')
+      .getByRole('status')
+      .filter({ hasText: 'Removed containers, volumes, build cache' })
+      .waitFor();
     const containers = (await engine('GET', '/containers/json?all=1')) as { Names: string[] }[];
     assert.deepEqual(
       containers.map((c) => c.Names[0]),

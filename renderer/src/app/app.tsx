@@ -14,6 +14,7 @@ import { CommandPalette } from './command-palette';
 import { useRoute } from './router';
 import { Sidebar } from './sidebar';
 import { applyTheme, useTheme } from './theme';
+import { Toaster } from './toasts';
 import { useDesktopStateStream } from './use-desktop-state';
 import { useEngineEvents } from './use-engine-events';
 
@@ -87,6 +88,7 @@ export function App() {
         <Screen />
       </main>
       <CommandPalette />
+      <Toaster />
     </div>
   );
 }

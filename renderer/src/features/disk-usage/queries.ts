@@ -3,6 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import type { SystemDfResponse } from '../../api/engine-types';
+import { errorText } from '../../api/gateway';
+import { bytes } from '../../app/format';
+import { toast } from '../../app/toasts';
 import { useEngineUp } from '../../app/use-desktop-state';
 
 export type Kind = 'containers' | 'images' | 'volumes' | 'build cache';
@@ -92,6 +95,9 @@ export function usePrune() {
         reclaimed += (await prunes[kind]())?.SpaceReclaimed ?? 0;
       return { kinds, reclaimed };
     },
+    onSuccess: ({ kinds, reclaimed }) =>
+      toast('done', `Removed ${kinds.join(', ')}: ${bytes(reclaimed)} reclaimed`),
+    onError: (err) => toast('failed', `Clean-up failed: ${errorText(err)}`),
     onSettled: () => qc.invalidateQueries(),
   });
 }

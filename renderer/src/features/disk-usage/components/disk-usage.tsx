@@ -40,7 +40,7 @@ export function DiskUsage() {
       <ErrorMessage error={df.error} context="Could not read the disk usage" />
       <ErrorMessage error={prune.error} />
       {prune.data && (
-        <p className="hint" role="status">
+        <p className="hint">
           Removed {prune.data.kinds.join(', ')}: {bytes(prune.data.reclaimed)} reclaimed
         </p>
       )}

@@ -5,6 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../../api/engine-client';
 import { errorText, parseJsonLines } from '../../../api/gateway';
 import { Dialog } from '../../../app/dialog';
+import { toast } from '../../../app/toasts';
 import { bytes } from '../../../app/format';
 import { splitCommand } from '../../containers/create-body';
 
@@ -37,6 +38,7 @@ export function ArchiveDialog({
   const started = useRef(false);
   const qc = useQueryClient();
 
+  const verb = mode === 'load' ? 'Load' : 'Import';
   const send = async (f: File) => {
     abort.current = new AbortController();
     setRunning(true);
@@ -60,10 +62,17 @@ export function ArchiveDialog({
             );
       const answers = parseJsonLines<Answer>(text);
       const failed = answers.find((a) => a.error || a.errorDetail);
-      if (failed) setError(failed.errorDetail?.message ?? failed.error);
-      setLines(answers.map((a) => (a.stream ?? a.status ?? '').trim()).filter(Boolean));
+      const reason = failed && (failed.errorDetail?.message ?? failed.error);
+      if (failed) setError(reason);
+      const said = answers.map((a) => (a.stream ?? a.status ?? '').trim()).filter(Boolean);
+      setLines(said);
+      if (failed) toast('failed', `${verb} of ${f.name} failed: ${reason}`);
+      else toast('done', said.at(-1) ?? `${verb} of ${f.name} done`);
     } catch (err) {
-      if ((err as Error).name !== 'AbortError') setError(errorText(err));
+      if ((err as Error).name !== 'AbortError') {
+        setError(errorText(err));
+        toast('failed', `${verb} of ${f.name} failed: ${errorText(err)}`);
+      }
     } finally {
       setRunning(false);
       void qc.invalidateQueries({ queryKey: ['images'] });

@@ -5,6 +5,7 @@ import { engine } from '../../../api/engine-client';
 import { errorText, jsonLines } from '../../../api/gateway';
 import type { JsonMessage } from '../../../api/engine-types';
 import { Dialog } from '../../../app/dialog';
+import { toast } from '../../../app/toasts';
 import { bytes } from '../../../app/format';
 import { useDebounced } from '../../../app/use-debounced';
 import { useRegistryReferences, useRegistrySearch } from '../../registry/queries';
@@ -42,11 +43,17 @@ export function ProgressDialog({
     setRunning(true);
     let p: Progress = { layers: [], messages: [] };
     setProgress(p);
+    const what = `${repo}:${tag}`;
     try {
       const res = await (mode === 'pull' ? engine.pull : engine.push)(repo, tag, abort.current.signal);
       for await (const m of jsonLines<JsonMessage>(res)) setProgress((p = fold(p, m)));
+      if (p.error) toast('failed', `${mode === 'pull' ? 'Pull' : 'Push'} of ${what} failed: ${p.error}`);
+      else toast('done', `${mode === 'pull' ? 'Pulled' : 'Pushed'} ${what}`);
     } catch (err) {
-      if ((err as Error).name !== 'AbortError') setProgress({ ...p, error: errorText(err) });
+      if ((err as Error).name !== 'AbortError') {
+        setProgress({ ...p, error: errorText(err) });
+        toast('failed', `${mode === 'pull' ? 'Pull' : 'Push'} of ${what} failed: ${errorText(err)}`);
+      }
     } finally {
       setRunning(false);
       void qc.invalidateQueries({ queryKey: ['images'] });

@@ -131,6 +131,16 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
       .locator('figcaption span')
       .innerText();
     assert.match(memory, /\d.* of /);
+    // Each chart has its scale and time axis; the pointer reads the sample under it.
+    const chart = page.locator('figure.chart').filter({ hasText: 'CPU' });
+    await chart.locator('svg text', { hasText: 'now' }).waitFor();
+    await chart
+      .locator('svg text', { hasText: /^\d+(\.\d)? %$/ })
+      .first()
+      .waitFor();
+    const box = (await chart.locator('svg').boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.9, box.y + box.height / 2);
+    assert.match(await chart.getByTestId('chart-reading').innerText(), /\d+:\d+:\d+.* · \d+(\.\d)? %/);
     await session.shot('container-stats');
   });
 

@@ -7,7 +7,7 @@ import { jsonLines } from '../../../api/gateway';
 import type { StatsSample } from '../../../api/engine-types';
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes } from '../../../app/format';
-import { Sparkline } from '../../../app/sparkline';
+import { TimeChart, type TimePoint } from '../../../app/time-chart';
 
 export interface StatsPoint {
   t: number;
@@ -89,34 +89,56 @@ export function StatsTab({ id, running }: { id: string; running: boolean }) {
             ? `${last.cpuPercent.toFixed(1)} % of one core (${last.cpus} ${last.cpus === 1 ? 'core' : 'cores'}: up to ${last.cpus * 100} %)`
             : '—'
         }
-        values={pts.map((p) => p.cpuPercent)}
+        points={pts.map((p) => ({ t: p.t, v: p.cpuPercent }))}
+        format={(v) => `${v.toFixed(v < 10 ? 1 : 0)} %`}
       />
       <Chart
         title="Memory"
         value={last ? `${bytes(last.memBytes)} of ${bytes(last.memLimit)}` : '—'}
-        values={pts.map((p) => p.memBytes)}
+        points={pts.map((p) => ({ t: p.t, v: p.memBytes }))}
+        format={bytes}
       />
       <Chart
         title="Network"
-        value={last ? `↓ ${bytes(last.rxBytes)}  ↑ ${bytes(last.txBytes)}` : '—'}
-        values={pts.map((p) => p.rxBytes + p.txBytes)}
+        value={last ? `↓ ${bytes(last.rxBytes)}  ↑ ${bytes(last.txBytes)} in all` : '—'}
+        points={rates(pts, (p) => p.rxBytes + p.txBytes)}
+        format={(v) => `${bytes(v)}/s`}
       />
       <Chart
         title="Block I/O"
-        value={last ? `read ${bytes(last.blkRead)}  write ${bytes(last.blkWrite)}` : '—'}
-        values={pts.map((p) => p.blkRead + p.blkWrite)}
+        value={last ? `read ${bytes(last.blkRead)}  write ${bytes(last.blkWrite)} in all` : '—'}
+        points={rates(pts, (p) => p.blkRead + p.blkWrite)}
+        format={(v) => `${bytes(v)}/s`}
       />
     </div>
   );
 }
 
-function Chart({ title, value, values }: { title: string; value: string; values: number[] }) {
+/** Counters (bytes so far) as rates between samples, what a chart over time should show. */
+function rates(pts: StatsPoint[], total: (p: StatsPoint) => number): TimePoint[] {
+  return pts.slice(1).map((p, i) => {
+    const seconds = Math.max(0.001, (p.t - pts[i].t) / 1000);
+    return { t: p.t, v: Math.max(0, total(p) - total(pts[i])) / seconds };
+  });
+}
+
+function Chart({
+  title,
+  value,
+  points,
+  format,
+}: {
+  title: string;
+  value: string;
+  points: TimePoint[];
+  format: (v: number) => string;
+}) {
   return (
     <figure className="chart">
       <figcaption>
         <strong>{title}</strong> <span>{value}</span>
       </figcaption>
-      <Sparkline values={values} label={`${title} history`} />
+      <TimeChart points={points} format={format} label={`${title} over time`} />
     </figure>
   );
 }

@@ -1,0 +1,89 @@
+// A line chart over time in SVG: a y axis with its unit (zero, half and the top of the scale), a
+// time axis (how long ago the window starts, and now), and on hover the sample under the pointer
+// with its time and value. No chart library for a few lines.
+import { useState, type MouseEvent } from 'react';
+
+export interface TimePoint {
+  t: number;
+  v: number;
+}
+
+const W = 480;
+const H = 150;
+const LEFT = 64;
+const BOTTOM = 20;
+const TOP = 8;
+
+/** A round top for the scale: 1, 2 or 5 times a power of ten, at least the largest value. */
+function niceMax(max: number): number {
+  if (max <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(max));
+  return [1, 2, 5, 10].map((m) => m * power).find((n) => n >= max) ?? max;
+}
+
+function ago(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s >= 120 ? `−${Math.round(s / 60)} min` : `−${s} s`;
+}
+
+export function TimeChart({
+  points,
+  format,
+  label,
+}: {
+  points: TimePoint[];
+  /** A value with its unit, e.g. "12.5 %" or "3.2 MB/s". */
+  format: (v: number) => string;
+  label: string;
+}) {
+  const [hover, setHover] = useState<number | undefined>();
+  const top = niceMax(Math.max(0, ...points.map((p) => p.v)));
+  const first = points[0]?.t ?? 0;
+  const span = Math.max(1, (points[points.length - 1]?.t ?? 0) - first);
+  const x = (t: number) => LEFT + ((t - first) / span) * (W - LEFT - 4);
+  const y = (v: number) => TOP + (1 - v / top) * (H - TOP - BOTTOM);
+  const line = points.map((p) => `${x(p.t).toFixed(1)},${y(p.v).toFixed(1)}`).join(' ');
+  const onMove = (e: MouseEvent<SVGSVGElement>) => {
+    const box = e.currentTarget.getBoundingClientRect();
+    const at = first + (((e.clientX - box.left) / box.width) * W - LEFT) * (span / (W - LEFT - 4));
+    const best = points.reduce((b, p, i) => (Math.abs(p.t - at) < Math.abs(points[b].t - at) ? i : b), 0);
+    setHover(points.length ? best : undefined);
+  };
+  const shown = hover === undefined ? undefined : points[hover];
+  return (
+    <div className="time-chart">
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-label={label}
+        onMouseMove={onMove}
+        onMouseLeave={() => setHover(undefined)}
+      >
+        {[0, 0.5, 1].map((f) => (
+          <g key={f} className="grid">
+            <line x1={LEFT} x2={W - 4} y1={y(top * f)} y2={y(top * f)} />
+            {/* A half that rounds to the top's label (1 B of 1 B) is left unlabelled. */}
+            {f === 0.5 && format(top / 2) === format(top) ? null : (
+              <text x={LEFT - 6} y={y(top * f) + 4} textAnchor="end">
+                {format(top * f)}
+              </text>
+            )}
+          </g>
+        ))}
+        <g className="axis">
+          <text x={LEFT} y={H - 4}>
+            {points.length > 1 ? ago(span) : ''}
+          </text>
+          <text x={W - 4} y={H - 4} textAnchor="end">
+            now
+          </text>
+        </g>
+        <polyline points={line} className="series" />
+        {shown ? <line className="cursor" x1={x(shown.t)} x2={x(shown.t)} y1={TOP} y2={H - BOTTOM} /> : null}
+      </svg>
+      <div className="chart-reading" data-testid="chart-reading" aria-live="polite">
+        {shown ? `${new Date(shown.t).toLocaleTimeString()} · ${format(shown.v)}` : '\u00a0'}
+      </div>
+    </div>
+  );
+}

@@ -78,6 +78,18 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
     for (const t of await page.locator('.log-lines .line[data-stream="stderr"]').allInnerTexts()) {
       assert.doesNotMatch(t, /line \d+/);
     }
+    // One stream at a time: stderr only shows the oops lines, all marked.
+    await page.getByLabel('Streams').selectOption('stderr');
+    await until('stderr lines only', async () => {
+      const texts = await page.locator('.log-lines .line').allInnerTexts();
+      return texts.length > 0 && texts.every((t) => /oops \d+/.test(t)) ? true : undefined;
+    });
+    assert.equal(
+      await page.locator('.log-lines .line:not([data-stream="stderr"])').count(),
+      0,
+      'every line shown is marked stderr',
+    );
+    await page.getByLabel('Streams').selectOption('both');
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download full log' }).click(),

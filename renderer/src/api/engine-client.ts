@@ -52,11 +52,20 @@ export const engine = {
   action: (id: string, action: ContainerAction) => sendJson('POST', `${E}/containers/${enc(id)}/${action}`),
   remove: (id: string, force: boolean) =>
     sendJson('DELETE', `${E}/containers/${enc(id)}${query({ force, v: false })}`),
+  /** The container's log; both streams unless `stdout` or `stderr` is set to false. */
   logs: (
     id: string,
-    opts: { tail: string; follow: boolean; timestamps: boolean; since?: number },
+    opts: {
+      tail: string;
+      follow: boolean;
+      timestamps: boolean;
+      since?: number;
+      stdout?: boolean;
+      stderr?: boolean;
+    },
     signal: AbortSignal,
-  ) => request(`${E}/containers/${enc(id)}/logs${query({ stdout: 1, stderr: 1, ...opts })}`, { signal }),
+  ) =>
+    request(`${E}/containers/${enc(id)}/logs${query({ stdout: true, stderr: true, ...opts })}`, { signal }),
   stats: (id: string, signal: AbortSignal) =>
     request(`${E}/containers/${enc(id)}/stats${query({ stream: 1 })}`, { signal }),
   archive: (id: string, path: string, signal?: AbortSignal) =>

@@ -19,6 +19,12 @@ const WINDOWS: [number, string][] = [
 ];
 
 type Stream = 'stdout' | 'stderr';
+/** Which streams the engine sends: both, or one of them. */
+const STREAMS: [string, string][] = [
+  ['both', 'stdout and stderr'],
+  ['stdout', 'stdout only'],
+  ['stderr', 'stderr only'],
+];
 
 /** Each chunk's text with the stream it came on (a TTY has one stream, shown as stdout). */
 async function readChunks(
@@ -44,6 +50,7 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
   const [windowS, setWindowS] = useState(0);
   const [follow, setFollow] = useState(true);
   const [timestamps, setTimestamps] = useState(true);
+  const [streams, setStreams] = useState('both');
   const [search, setSearch] = useState('');
   const [matchIndex, setMatchIndex] = useState(0);
   const [error, setError] = useState<unknown>();
@@ -74,6 +81,8 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
           follow: true,
           timestamps,
           since: windowS ? Math.floor(Date.now() / 1000) - windowS : undefined,
+          stdout: streams !== 'stderr',
+          stderr: streams !== 'stdout',
         },
         abort.signal,
       )
@@ -96,7 +105,7 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
       abort.abort();
       cancelAnimationFrame(frame);
     };
-  }, [id, tail, timestamps, tty, windowS]);
+  }, [id, tail, timestamps, tty, windowS, streams]);
 
   const matches = useMemo(() => {
     if (!search) return [];
@@ -161,6 +170,15 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
             ))}
           </select>
         </label>
+        {tty ? null : (
+          <select value={streams} onChange={(e) => setStreams(e.target.value)} aria-label="Streams">
+            {STREAMS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        )}
         <label>
           <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow
         </label>

@@ -229,9 +229,10 @@ describe('fuzz: svc-registry under hostile input', { timeout: 10 * 60_000 }, () 
     console.log(
       `seed ${seed}, ${routes.length} route patterns: ${ledger.summary()}; RSS ${before} -> ${rssMiB(open.child.pid!)} MiB`,
     );
-    ledger.assertClean();
-    await assertAlive();
+    // Escapes first: they are the worst a hostile name can do.
     await assertNothingEscaped();
+    await assertAlive();
+    ledger.assertClean();
   });
 
   /** An upload's UUID started on the open registry, or a hostile one. */

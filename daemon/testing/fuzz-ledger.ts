@@ -19,6 +19,11 @@ export interface FuzzOutcome {
   status?: number;
   /** The start of the answer's body (at most 300 bytes). */
   body: string;
+  /**
+   * The connection ended with no status: the server cut it (as node does after its 431 for a
+   * head over 16 KiB, racing our write of the body) rather than leaving us waiting.
+   */
+  closed?: boolean;
 }
 
 export type FuzzTarget = { socketPath: string } | { host: string; port: number };
@@ -29,14 +34,14 @@ export function sendCase(target: FuzzTarget, c: FuzzCase, waitMs: number): Promi
     let status: number | undefined;
     let body = '';
     let done = false;
-    const finish = () => {
+    const finish = (closed = false) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       req.destroy();
-      resolve({ status, body: body.slice(0, 300) });
+      resolve({ status, body: body.slice(0, 300), closed: closed && status === undefined });
     };
-    let timer = setTimeout(finish, waitMs);
+    let timer = setTimeout(() => finish(), waitMs);
     const headers: Record<string, string | number> = { ...c.headers };
     if (c.body !== undefined) headers['Content-Length'] ??= Buffer.byteLength(c.body);
     const req = httpRequest(
@@ -45,17 +50,22 @@ export function sendCase(target: FuzzTarget, c: FuzzCase, waitMs: number): Promi
         status = res.statusCode;
         // A stream (logs, attach, events) may never end: its status is what the ledger needs.
         clearTimeout(timer);
-        timer = setTimeout(finish, 500);
+        timer = setTimeout(() => finish(), 500);
         res.on('data', (d: Buffer) => {
           if (body.length < 300) body += d.toString('utf8');
         });
-        res.on('end', finish);
-        res.on('error', finish);
+        res.on('end', () => finish());
+        res.on('error', () => finish());
       },
     );
-    req.on('error', finish);
+    req.on('error', () => finish(true));
     req.end(c.body);
   });
+}
+
+/** `text` cut in the middle to `max` characters, so both ends stay readable. */
+function elide(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 60)}…${text.slice(-59)}`;
 }
 
 export interface LedgerEntry {
@@ -81,9 +91,14 @@ export class FuzzLedger {
    */
   record(c: FuzzCase, outcome: FuzzOutcome, allowed5xx = false, mayStream = false): void {
     this.sent++;
-    const cls = outcome.status === undefined ? 'none' : `${Math.floor(outcome.status / 100)}xx`;
+    const cls =
+      outcome.status !== undefined
+        ? `${Math.floor(outcome.status / 100)}xx`
+        : outcome.closed
+          ? 'cut'
+          : 'none';
     this.byClass.set(cls, (this.byClass.get(cls) ?? 0) + 1);
-    if (outcome.status === undefined && !mayStream) this.unanswered.push({ case: c, outcome });
+    if (cls === 'none' && !mayStream) this.unanswered.push({ case: c, outcome });
     if (outcome.status !== undefined && outcome.status >= 500 && !allowed5xx) {
       this.serverErrors.push({ case: c, outcome });
     }
@@ -112,7 +127,7 @@ export class FuzzLedger {
           : Buffer.isBuffer(c.body)
             ? ` body=<${c.body.length} bytes>`
             : ` body=${JSON.stringify(c.body.slice(0, 120))}`;
-      return `${outcome.status ?? 'no answer'} ${c.method} ${c.path.slice(0, 200)} [${c.note}]${body} -> ${JSON.stringify(outcome.body.slice(0, 200))}`;
+      return `${outcome.status ?? 'no answer'} ${c.method} ${elide(c.path, 200)} [${c.note}]${body} -> ${JSON.stringify(outcome.body)}`;
     };
     const more = entries.length > max ? `\n... and ${entries.length - max} more` : '';
     return entries.slice(0, max).map(line).join('\n') + more;

@@ -18,7 +18,7 @@ export interface HostileArchive {
 type Entries = Array<[TarHeaderInput, (string | Buffer)?]>;
 
 /** The escapes, as tar entries, writing (if they worked) into `canary` or next to the root. */
-export function escapeEntries(canary: string, marker: string): Array<[string, Entries]> {
+function escapeEntries(canary: string, marker: string): Array<[string, Entries]> {
   const up = '../'.repeat(12);
   return [
     ['dot-dot file', [[{ name: `${up}${canary.slice(1)}/${marker}-dotdot` }, 'x']]],

@@ -243,11 +243,17 @@ export class ContainerLifecycle {
   private async stopTask(container: Container, timeoutSec: number | undefined): Promise<void> {
     const t = timeoutSec ?? container.record.Config.StopTimeout ?? defaultStopTimeoutSec;
     const exited = container.nextExit();
-    const graceful = await this.signalAndWait(
-      container,
-      this.stopSignal(container),
-      t < 0 ? 2 ** 31 - 1 : t * 1000,
-    );
+    container.inGracePeriod = true;
+    let graceful: boolean;
+    try {
+      graceful = await this.signalAndWait(
+        container,
+        this.stopSignal(container),
+        t < 0 ? 2 ** 31 - 1 : t * 1000,
+      );
+    } finally {
+      container.inGracePeriod = false;
+    }
     if (!graceful) await this.signalAndWait(container, SIGKILL, 2 ** 31 - 1);
     await exited;
   }
@@ -295,6 +301,21 @@ export class ContainerLifecycle {
 
   async kill(container: Container, signalText: string | undefined): Promise<void> {
     const signal = signalText ? parseSignal(signalText) : SIGKILL;
+    // A stop holds the lock for up to its timeout: as dockerd's, a kill then reaches the task at
+    // once (the stop has already marked the container manually stopped) and the stop sees the exit.
+    if (container.inGracePeriod) {
+      const exited = container.nextExit();
+      publishContainerEvent(this.ctx, container, 'kill', { signal: String(signal) });
+      try {
+        await this.ctx.client.tasks.kill(container.id, signal, { all: signal === SIGKILL });
+      } catch (err) {
+        // It has just exited on its own: nothing to signal, nor to wait for once recorded.
+        if (!isExitedProcess(err)) throw err;
+        if (!isRunning(container.record.State)) return;
+      }
+      if (signal === SIGKILL) await exited;
+      return;
+    }
     await container.exclusive(async () => {
       const state = container.record.State;
       if (state.Status === 'restarting' && signal === SIGKILL) {

@@ -29,6 +29,8 @@ export class Container {
   taskTeardown?: Promise<boolean>;
   /** The exited run's network endpoints being removed; a new run waits for it. */
   networkTeardown?: Promise<void>;
+  /** A stop or restart is waiting out its grace period (holding the lock): a kill goes through. */
+  inGracePeriod = false;
 
   constructor(public record: ContainerRecord) {}
 

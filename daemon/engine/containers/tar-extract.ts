@@ -61,12 +61,20 @@ async function writeEntry(
     case 'symlink':
       await symlink(header.linkname, path);
       break;
-    case 'link':
-      await link(
-        await resolveInRoot(opts.root, posix.join(opts.dir, header.linkname), { followFinal: false }),
-        path,
-      );
+    case 'link': {
+      const target = await resolveInRoot(opts.root, posix.join(opts.dir, header.linkname), {
+        followFinal: false,
+      });
+      // The target is an earlier entry or a file already there; a missing one is the archive's
+      // fault, and the host path of the error would only leak where the container lives.
+      if (!(await existing(target))) {
+        throw new InvalidParameterError(
+          `invalid archive entry ${JSON.stringify(header.name)}: hard link target ${JSON.stringify(header.linkname)} does not exist`,
+        );
+      }
+      await link(target, path);
       return;
+    }
     case 'fifo':
       await run('mkfifo', ['-m', (header.mode & 0o777).toString(8), path]);
       break;

@@ -1,5 +1,6 @@
 // Tar header blocks: ustar fields, pax extended records and GNU base-256 numbers. Pure functions
 // over 512-byte blocks so the reader and writer stay about streaming only.
+import { InvalidParameterError } from '../../api/errors';
 
 export const BLOCK_SIZE = 512;
 
@@ -110,7 +111,7 @@ export interface RawHeader {
 /** Decodes one header block; throws on a bad checksum, since everything after it would be noise. */
 export function decodeHeader(block: Buffer): RawHeader {
   const stored = readNumber(block, 148, 8);
-  if (stored !== checksum(block)) throw new Error('invalid tar header: checksum mismatch');
+  if (stored !== checksum(block)) throw new InvalidParameterError('invalid tar header: checksum mismatch');
   const flag = String.fromCharCode(block[156] || 0);
   const magic = block.subarray(257, 263).toString('latin1');
   let name = readString(block, 0, 100);
@@ -149,7 +150,7 @@ export function parsePax(data: Buffer): Record<string, string> {
     const space = data.indexOf(0x20, offset);
     if (space === -1) break;
     const length = parseInt(data.subarray(offset, space).toString('latin1'), 10);
-    if (!Number.isFinite(length) || length <= 0) throw new Error('invalid tar pax record');
+    if (!Number.isFinite(length) || length <= 0) throw new InvalidParameterError('invalid tar pax record');
     const record = data.subarray(space + 1, offset + length - 1).toString('utf8');
     const eq = record.indexOf('=');
     if (eq > 0) records[record.slice(0, eq)] = record.slice(eq + 1);

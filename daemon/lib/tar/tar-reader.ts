@@ -1,6 +1,7 @@
 // A streaming tar reader: entries are yielded one at a time with their body as a Readable that
 // pulls straight from the source, so no archive (or entry) is ever held in memory whole.
 import { Readable } from 'node:stream';
+import { InvalidParameterError } from '../../api/errors';
 import { ByteReader } from './byte-reader';
 import {
   BLOCK_SIZE,
@@ -21,6 +22,9 @@ export interface TarEntry {
 }
 
 const CHUNK = 64 * 1024;
+
+/** Archives come from clients (archive PUT, load, build contexts): a cut one is their error. */
+const truncated = () => new InvalidParameterError('unexpected end of tar archive');
 
 class EntryBody extends Readable {
   private wanted = false;
@@ -45,7 +49,7 @@ class EntryBody extends Readable {
     try {
       while (this.wanted && this.remaining > 0 && !this.destroyed) {
         const chunk = await this.reader.readSome(Math.min(this.remaining, CHUNK));
-        if (!chunk) throw new Error('unexpected end of tar archive');
+        if (!chunk) throw truncated();
         this.remaining -= chunk.length;
         this.wanted = false;
         if (this.push(chunk)) this.wanted = true;
@@ -64,7 +68,7 @@ class EntryBody extends Readable {
     if (this.remaining > 0) {
       const left = this.remaining;
       this.remaining = 0;
-      if ((await this.reader.skip(left)) < left) throw new Error('unexpected end of tar archive');
+      if ((await this.reader.skip(left)) < left) throw truncated();
       if (!this.readableEnded) this.destroy();
     }
   }
@@ -88,7 +92,7 @@ export async function* readTar(
     for (;;) {
       const block = await reader.readExactly(BLOCK_SIZE);
       if (block.length === 0) return;
-      if (block.length < BLOCK_SIZE) throw new Error('unexpected end of tar archive');
+      if (block.length < BLOCK_SIZE) throw truncated();
       if (isZeroBlock(block)) {
         // End of archive; drain trailing record padding so a network source ends cleanly.
         while (await reader.readSome(CHUNK));
@@ -97,7 +101,7 @@ export async function* readTar(
       const { flag, header: raw } = decodeHeader(block);
       if (isMetaFlag(flag)) {
         const data = await reader.readExactly(raw.size);
-        if (data.length < raw.size) throw new Error('unexpected end of tar archive');
+        if (data.length < raw.size) throw truncated();
         await reader.skip(paddingFor(raw.size));
         if (flag === 'x') pax = { ...pax, ...parsePax(data) };
         else if (flag === 'g') globalPax = { ...globalPax, ...parsePax(data) };

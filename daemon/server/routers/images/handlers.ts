@@ -1,5 +1,7 @@
 import { pipeline } from 'node:stream/promises';
+import { authConfigShape } from '../../../api/auth-body-shape';
 import { InvalidParameterError } from '../../../api/errors';
+import { checkBodyShape } from '../../../lib/body-shape';
 import { supports } from '../../../api/versions';
 import { readJson } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
@@ -116,6 +118,7 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
     auth: async ({ req, res, signal }) => {
       const body = await readJson<Record<string, unknown>>(req);
       if (!body) throw new InvalidParameterError('an AuthConfig body is required');
+      checkBodyShape(body, authConfigShape, 'AuthConfig');
       sendJson(res, 200, await backend.auth(body, signal));
     },
 

@@ -11,6 +11,7 @@
 //                        "access": [{ "account": "*", "name": "*", "actions": ["pull","push","delete"] }] } },
 //   "tls": { "certificate": "cert.pem", "key": "key.pem" },
 //   "rateLimit": { "requestsPerSecond": 100, "burst": 200 },
+//   "idleTimeoutSeconds": 120,         a connection silent this long (a stalled upload) is closed
 //   "events": { "log": "events.jsonl", "endpoint": "http://127.0.0.1:9000/events" }
 // }
 import { readFileSync } from 'node:fs';
@@ -35,6 +36,7 @@ export interface RegistryConfig {
   };
   tls?: { certificate: string; key: string };
   rateLimit?: { requestsPerSecond: number; burst: number };
+  idleTimeoutSeconds: number;
   events?: { log?: string; endpoint?: string };
 }
 
@@ -43,6 +45,7 @@ export const defaultConfig: RegistryConfig = {
   deleteEnabled: true,
   pageCap: 1000,
   uploads: { expireSeconds: 7 * 24 * 3600, purgeIntervalSeconds: 3600 },
+  idleTimeoutSeconds: 120,
 };
 
 function positive(value: unknown, field: string): void {
@@ -63,6 +66,7 @@ export function parseConfig(text: string, source = 'config'): RegistryConfig {
     uploads: { ...defaultConfig.uploads, ...raw.uploads },
   };
   positive(config.pageCap, 'pageCap');
+  positive(config.idleTimeoutSeconds, 'idleTimeoutSeconds');
   positive(config.uploads.expireSeconds, 'uploads.expireSeconds');
   positive(config.uploads.purgeIntervalSeconds, 'uploads.purgeIntervalSeconds');
   if (config.rateLimit) {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { repoRoot } from '../lib/product';
 import { sha256 } from '../lib/digest';
 import { http, type HttpResponse } from '../testing/http-client';
-import { pushBlob, pushSmallImage, putManifest } from './testing/registry-client';
+import { rawRequest } from '../testing/raw-http';
+import { pushBlob, pushSmallImage, putManifest, startUpload } from './testing/registry-client';
 import { registryCommand, startRegistry, type RegistryProcess } from './testing/registry-process';
 
 function codes(res: HttpResponse): string[] {
@@ -114,6 +115,29 @@ describe('rate limit', () => {
       assert.ok(limited, `statuses ${statuses}`);
       assert.deepEqual(codes(limited), ['TOOMANYREQUESTS']);
       assert.ok(Number(limited.headers['retry-after']) >= 1);
+    } finally {
+      await reg.stop();
+    }
+  });
+});
+
+describe('idle timeout', () => {
+  test('a stalled upload body is cut after idleTimeoutSeconds; pushes go on', async () => {
+    const reg = await startRegistry({ config: { idleTimeoutSeconds: 1 } });
+    try {
+      const location = new URL(await startUpload(reg.url, 'idle/app'));
+      const stalled = await rawRequest(
+        { host: '127.0.0.1', port: reg.port },
+        {
+          head: `PATCH ${location.pathname} HTTP/1.1\r\nHost: x\r\nContent-Length: 5000`,
+          body: 'x'.repeat(100),
+          waitMs: 20_000,
+        },
+      );
+      assert.equal(stalled.closed, true, JSON.stringify(stalled));
+      assert.equal(stalled.timedOut, false, 'the registry closed it, not the test');
+      const blob = Buffer.from('after the stall');
+      assert.equal(await pushBlob(reg.url, 'idle/app', blob), sha256(blob));
     } finally {
       await reg.stop();
     }

@@ -93,8 +93,10 @@ export function createRegistryServer(options: RegistryServerOptions): Server {
         onRequest,
       )
     : createHttpServer(onRequest);
-  // Large uploads may take longer than Node's default whole-request timeout.
+  // Large uploads may take longer than Node's default whole-request timeout; a stalled one (a
+  // slow-body client) is cut after the idle timeout instead, and can be resumed.
   server.requestTimeout = 0;
+  server.timeout = config.idleTimeoutSeconds * 1000;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 30_000;
   return server;

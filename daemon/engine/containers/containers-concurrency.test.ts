@@ -4,7 +4,7 @@
 // in svcd, its containerd, runc's state or the mount table.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { SvcdInstance } from '../../testing/svcd-harness';
@@ -15,6 +15,8 @@ const names = Array.from({ length: 20 }, (_, i) => `race-${i}`);
 const racersPerName = 10;
 /** runc's state directory of svcd's containerd namespace (shared by every svcd on the host). */
 const runcState = '/run/containerd/runc/svc';
+/** A container's cgroup is /svc/<id> in every hierarchy (cgroup v1 controllers, or v2's one). */
+const cgroupRoot = '/sys/fs/cgroup';
 
 type Outcome = { name: string; res: EngineResponse };
 
@@ -60,6 +62,9 @@ function leftovers(svcd: SvcdInstance, ids: string[]): Record<string, string[]> 
     containerdTasks: ctr(svcd, 'tasks', 'ls').filter(ours),
     snapshots: ctr(svcd, 'snapshots', 'ls').filter(ours),
     runcState: ids.filter((id) => existsSync(join(runcState, id))),
+    cgroups: readdirSync(cgroupRoot).flatMap((hierarchy) =>
+      ids.map((id) => join(cgroupRoot, hierarchy, 'svc', id)).filter((dir) => existsSync(dir)),
+    ),
     mounts: mountsUnder(svcd.dataRoot),
   };
 }
@@ -69,6 +74,7 @@ const nothingLeft = {
   containerdTasks: [],
   snapshots: [],
   runcState: [],
+  cgroups: [],
   mounts: [],
 };
 
@@ -124,6 +130,7 @@ describe('containers under concurrent clients', () => {
     assert.equal(running.containerdContainers.length, names.length);
     assert.equal(running.containerdTasks.length, names.length);
     assert.equal(running.runcState.length, names.length);
+    assert.ok(running.cgroups.length >= names.length, running.cgroups.join('\n'));
     assert.ok(running.snapshots.length >= names.length, running.snapshots.join('\n'));
     assert.ok(running.mounts.length >= names.length, running.mounts.join('\n'));
     // Stop: every racer that found it running waits for the exit (204), the rest get 304.

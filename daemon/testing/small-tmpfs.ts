@@ -1,8 +1,8 @@
-// A size-limited tmpfs on a fresh temp directory, for tests of what a full disk does to a
-// server whose data lives there. dispose() unmounts it and removes the directory.
+// A size-limited tmpfs, for tests of what a full disk does to a server whose data lives there:
+// on a fresh temp directory, or on `at`. dispose() unmounts it and removes the directory.
 import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, statfsSync, writeSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, statfsSync, writeSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,8 +16,15 @@ export interface SmallTmpfs {
   dispose(): Promise<void>;
 }
 
-export async function mountSmallTmpfs(prefix: string, sizeMiB: number): Promise<SmallTmpfs> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
+function isMountPoint(dir: string): boolean {
+  return readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .some((l) => l.split(' ')[1] === dir);
+}
+
+export async function mountSmallTmpfs(sizeMiB: number, at?: string): Promise<SmallTmpfs> {
+  const dir = at ?? (await mkdtemp(join(tmpdir(), 'svc-tmpfs-')));
+  await mkdir(dir, { recursive: true });
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m,mode=0700`, 'tmpfs', dir]);
   } catch (err) {
@@ -48,7 +55,8 @@ export async function mountSmallTmpfs(prefix: string, sizeMiB: number): Promise<
       return size;
     },
     dispose: async () => {
-      execFileSync('umount', ['-l', dir]);
+      // A harness's cleanup may have unmounted it already.
+      if (isMountPoint(dir)) execFileSync('umount', ['-l', dir]);
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -27,7 +27,7 @@ const repo = 'full/app';
 let disk: SmallTmpfs | undefined;
 let reg: RegistryProcess | undefined;
 before(async () => {
-  disk = await mountSmallTmpfs('svc-registry-full-', 24);
+  disk = await mountSmallTmpfs(24);
   reg = await startRegistry({ dataDir: disk.dir });
 });
 after(async () => {

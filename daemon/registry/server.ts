@@ -8,7 +8,7 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
-import { RegistryError } from './api/error-codes';
+import { isNoSpace, noSpaceError, RegistryError } from './api/error-codes';
 import { apiVersion, setTwin } from './api/headers';
 import { checkRepositoryName } from './api/names';
 import { matchRoute, type Operation } from './api/routes';
@@ -81,6 +81,12 @@ export function createRegistryServer(options: RegistryServerOptions): Server {
       }
       if (!req.readableEnded) res.setHeader('Connection', 'close');
       if (err instanceof RegistryError) return writeError(res, err);
+      // Before the check for a client gone: an upload's body was read to its end (so the request
+      // is destroyed) when the disk turned out to be full, and the client waits for the answer.
+      if (isNoSpace(err)) {
+        log(`${req.method} ${req.url}: ${(err as Error).message}`);
+        return writeError(res, noSpaceError());
+      }
       if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || req.destroyed) return void res.destroy();
       log(`${req.method} ${req.url}: ${(err as Error).stack ?? err}`);
       writeError(res, new RegistryError('UNKNOWN', (err as Error).message));

@@ -56,7 +56,13 @@ async function writeEntry(
       await mkdir(path, { recursive: true });
       break;
     case 'file':
-      await pipeline(body, createWriteStream(path, { flags: 'wx', mode: header.mode & 0o7777 }));
+      await pipeline(body, createWriteStream(path, { flags: 'wx', mode: header.mode & 0o7777 })).catch(
+        async (err: unknown) => {
+          // A file not written whole (a full disk) goes, rather than hold the space half written.
+          await rm(path, { force: true });
+          throw err;
+        },
+      );
       break;
     case 'symlink':
       await symlink(header.linkname, path);

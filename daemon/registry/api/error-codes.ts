@@ -68,3 +68,23 @@ export function errorEntry(code: ErrorCode, detail?: unknown, message?: string):
   if (detail !== undefined) entry.detail = detail;
   return entry;
 }
+
+/** The store's disk, or the registry user's quota, is full. */
+export function isNoSpace(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/**
+ * A write that did not fit. Distribution answers 500 UNKNOWN; we keep the code every client
+ * knows but answer 507 Insufficient Storage (RFC 4918) naming the cause, so a client or the
+ * desktop can tell "free space on the registry, then push again" from a bug.
+ */
+export function noSpaceError(): RegistryError {
+  return new RegistryError(
+    'UNKNOWN',
+    "no space left on device: the registry's storage is full",
+    undefined,
+    507,
+  );
+}

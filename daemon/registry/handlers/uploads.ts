@@ -2,7 +2,7 @@
 // cancel. A 4xx other than 416 fails the upload, whose data is then dropped.
 import type { IncomingMessage } from 'node:http';
 import type { Digest } from '../../lib/digest';
-import { RegistryError } from '../api/error-codes';
+import { isNoSpace, RegistryError } from '../api/error-codes';
 import { setTwin } from '../api/headers';
 import { isRepositoryName } from '../api/names';
 import { RangeInvalidError, unknownUpload, type ByteRange } from '../storage/upload-writer';
@@ -62,7 +62,7 @@ async function chunkRange(ctx: RequestContext, uuid: string): Promise<ByteRange 
   throw new RangeInvalidError(offset, `invalid Content-Range ${ctx.req.headers['content-range']}`);
 }
 
-/** Runs an upload step; a 416 gets the upload's headers, other 4xx cancel the upload. */
+/** Runs an upload step; a 416 gets the upload's headers, other 4xx and a full disk cancel the upload. */
 async function uploadStep(ctx: RequestContext, uuid: string, step: () => Promise<void>): Promise<void> {
   try {
     await step();
@@ -70,6 +70,9 @@ async function uploadStep(ctx: RequestContext, uuid: string, step: () => Promise
     if (err instanceof RangeInvalidError) {
       for (const [k, v] of Object.entries(uploadHeaders(ctx, uuid, err.offset))) ctx.res.setHeader(k, v);
     } else if (err instanceof RegistryError && err.status < 500 && !keepsUpload.has(err.entries[0].code)) {
+      await ctx.storage.uploads.cancel(ctx.params.name, uuid);
+    } else if (isNoSpace(err)) {
+      // Its bytes would keep the disk full: the client pushes again once space is freed.
       await ctx.storage.uploads.cancel(ctx.params.name, uuid);
     }
     throw err;

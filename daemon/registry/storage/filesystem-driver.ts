@@ -12,6 +12,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
@@ -78,8 +79,14 @@ export class FilesystemDriver implements StorageDriver {
     const target = this.full(path);
     const temp = `${target}.tmp-${randomBytes(6).toString('hex')}`;
     const made = mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(temp, content);
-    if (durable) await syncFile(temp);
+    try {
+      writeFileSync(temp, content);
+      if (durable) await syncFile(temp);
+    } catch (err) {
+      // A write that did not fit (ENOSPC) leaves no partial file behind.
+      rmSync(temp, { force: true });
+      throw err;
+    }
     renameSync(temp, target);
     if (durable) await syncDirectories(dirname(target), made);
   }

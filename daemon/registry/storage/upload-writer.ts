@@ -5,6 +5,7 @@
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { digestAlgorithm, digestHex, type Digest } from '../../lib/digest';
 import { RegistryError } from '../api/error-codes';
 import type { BlobStore } from './blob-store';
@@ -51,10 +52,16 @@ export class UploadWriter {
   async start(name: string): Promise<string> {
     const uuid = randomUUID();
     // Scratch state: an upload lost to a power cut is unknown, and the client starts it again.
-    await this.driver.putContent(paths.uploadStartedAt(name, uuid), new Date().toISOString(), {
-      durable: false,
-    });
-    await this.driver.putContent(paths.uploadData(name, uuid), '', { durable: false });
+    try {
+      await this.driver.putContent(paths.uploadStartedAt(name, uuid), new Date().toISOString(), {
+        durable: false,
+      });
+      await this.driver.putContent(paths.uploadData(name, uuid), '', { durable: false });
+    } catch (err) {
+      // A full disk: leave nothing of an upload the client never heard of.
+      await this.driver.delete(paths.upload(name, uuid));
+      throw err;
+    }
     this.sessions.set(uuid, { hash: createHash('sha256'), offset: 0 });
     return uuid;
   }
@@ -147,19 +154,26 @@ export class UploadWriter {
     if (!body) return offset;
     const session = await this.session(name, uuid, offset);
     const out = await this.driver.appender(paths.uploadData(name, uuid));
+    // Settles once the file is closed, rejected by a failed write (ENOSPC, EIO). After one, the
+    // rest of the body is read and dropped: the client gets the answer, not a reset connection.
+    const written = finished(out);
+    let failed = false;
+    written.catch(() => (failed = true));
     try {
       for await (const chunk of body as AsyncIterable<Buffer>) {
+        if (failed) continue;
         session.hash.update(chunk);
         session.offset += chunk.length;
-        if (!out.write(chunk)) await once(out, 'drain');
+        if (!out.write(chunk)) await Promise.race([once(out, 'drain'), written]).catch(() => undefined);
       }
+      if (!out.destroyed) out.end();
+      await written;
     } catch (err) {
       // The bytes already written stay (the client resumes after them); the hash is rebuilt.
       this.sessions.delete(uuid);
+      if (!out.destroyed) out.end();
+      await written.catch(() => undefined);
       throw err;
-    } finally {
-      out.end();
-      await once(out, 'close').catch(() => undefined);
     }
     return session.offset;
   }

@@ -62,7 +62,10 @@ function mountLeaks(f: EngineFootprint, a: Allowed): string[] {
     .map((m) => `mount ${m}`);
 }
 
-/** FIFOs: a container's stdio while it exists; exec and containerd task FIFOs while it lives. */
+/**
+ * FIFOs: a container's own while it exists (its stdio, and the few exec FIFO directories svcd
+ * keeps for reuse); containerd's task FIFOs while it lives.
+ */
 function fifoLeaks(f: EngineFootprint, a: Allowed): string[] {
   return filesUnder(f.dataRoot)
     .filter((p) => {
@@ -73,8 +76,8 @@ function fifoLeaks(f: EngineFootprint, a: Allowed): string[] {
       }
     })
     .filter((p) => {
-      const io = /\/containers\/([0-9a-f]{64})\/io\/[^/]+$/.exec(p);
-      if (io) return !a.existing.has(io[1]);
+      const own = /\/containers\/([0-9a-f]{64})\/(io|exec)\//.exec(p);
+      if (own) return !a.existing.has(own[1]);
       const owner = hexId.exec(p.slice(f.dataRoot.length))?.[0];
       return !(owner && a.live.has(owner));
     })

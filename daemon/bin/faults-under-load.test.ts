@@ -11,7 +11,11 @@ const seed = Number(process.env.SVC_SOAK_SEED ?? Date.now() % 1_000_000);
 test(`faults under load: each of svcd, svc-registry and containerd killed ${count} times`, async (t) => {
   t.diagnostic(`seed ${seed} (SVC_SOAK_SEED repeats the kill timing)`);
   const started = Date.now();
-  const report = await runFaultLoop(count, seed, (line) => t.diagnostic(line));
+  // The soak's rounds also go to stderr as they happen: the report comes only at the end.
+  const report = await runFaultLoop(count, seed, (line) => {
+    t.diagnostic(line);
+    if (process.env.SVC_SOAK_COUNT) process.stderr.write(`${line}\n`);
+  });
   const { problems, kills, ...counts } = report;
   t.diagnostic(
     `kills: ${Object.entries(kills)

@@ -11,7 +11,7 @@ import { processExists } from '../../lib/process-exists';
 import { startRegistry, type RegistryProcess } from '../../registry/testing/registry-process';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../testing/svcd-harness';
 import { ContainerChurn, LogWriter } from './container-load';
-import { hostLeaks, type Allowed, type EngineFootprint } from './host-leaks';
+import { hostLeaks, removeRuncLeftovers, type Allowed, type EngineFootprint } from './host-leaks';
 import { seededRandom, sleep, untilAnswered, type LoadLoop } from './load-loop';
 import { BlobUploads, ImageShuttle, storeProblems, uploadedProblems } from './registry-load';
 
@@ -105,6 +105,8 @@ export async function runFaultLoop(
   const base = registry.url;
   const writers: LogWriter[] = [];
   let loops: LoadLoop[] = [];
+  let churnIds = (): string[] => [];
+  const knownIds = () => new Set([...churnIds(), ...writers.map((w) => w.id), shimKeeperId(e.svcd.dataRoot)]);
   try {
     await importBusybox(e.svcd);
     for (const name of ['soak-log-a', 'soak-log-b']) writers.push(await LogWriter.start(e.svcd, name));
@@ -112,11 +114,12 @@ export async function runFaultLoop(
     const uploads = new BlobUploads(base, random);
     const shuttle = new ImageShuttle(e.svcd, registry.host);
     loops = [churn.loop, uploads.loop, shuttle.loop];
+    churnIds = () => churn.ids();
     const footprint = (): EngineFootprint => ({
       dir: e.svcd.dir,
       dataRoot: e.svcd.dataRoot,
       bridge: e.svcd.bridge,
-      knownIds: new Set([...churn.ids(), ...writers.map((w) => w.id), shimKeeperId(e.svcd.dataRoot)]),
+      knownIds: knownIds(),
     });
 
     for (let round = 1; round <= count * targets.length; round++) {
@@ -124,7 +127,7 @@ export async function runFaultLoop(
       for (const loop of loops) loop.start();
       await Promise.all(loops.map((l) => l.progress()));
       // Kills land anywhere in the operations under way.
-      await sleep(random() * 1000);
+      await sleep(random() * 500);
       const resume = target === 'svc-registry' ? await uploads.half() : undefined;
       const seenAtKill = writers.map((w) => w.seen);
       await killAndRestart(target, e);
@@ -135,6 +138,7 @@ export async function runFaultLoop(
       const resumed = await resume?.();
       if (resumed) problems.push(resumed);
       await Promise.all(loops.map((l) => l.stop()));
+      for (const loop of loops) loop.throwIfFailed();
 
       problems.push(...(await churn.check()));
       for (const [i, w] of writers.entries()) {
@@ -145,7 +149,8 @@ export async function runFaultLoop(
       for (const checked of [
         await uploadedProblems(base, uploads),
         await shuttle.check(base),
-        await storeProblems(e.registry.dataDir),
+        // Only a killed registry could have left a blob file half written.
+        target === 'svc-registry' ? await storeProblems(e.registry.dataDir) : { blobs: 0, problems: [] },
       ]) {
         report.blobsChecked += checked.blobs;
         problems.push(...checked.problems);
@@ -164,7 +169,7 @@ export async function runFaultLoop(
     }
 
     // The end: everything removed, then svcd stopped, and nothing of theirs may remain.
-    await Promise.all(writers.splice(0).map((w) => w.stop()));
+    await Promise.all(writers.map((w) => w.stop()));
     const all = (await e.svcd.request('GET', '/containers/json?all=1')).json<Array<{ Id: string }>>();
     for (const c of all) {
       const res = await e.svcd.request('DELETE', `/containers/${c.Id}?force=1`);
@@ -204,10 +209,18 @@ export async function runFaultLoop(
     print(`svc-registry's log ends with:\n${e.registry.stderr().slice(-2000)}`);
     throw err;
   } finally {
-    await Promise.all(loops.map((l) => l.stop()));
-    await Promise.all(writers.map((w) => w.stop()));
-    await destroySvcd(e.svcd);
-    await e.registry.stop();
-    await rm(e.registry.dataDir, { recursive: true, force: true });
+    // Every step whatever the others did: nothing of the run may stay on the host. An svcd that
+    // died leaves runc's state and cgroups of its containers, which its directory does not hold.
+    const ids = [...knownIds()];
+    for (const step of [
+      () => Promise.all(loops.map((l) => l.stop())),
+      () => Promise.all(writers.map((w) => w.stop())),
+      () => destroySvcd(e.svcd),
+      async () => removeRuncLeftovers(ids),
+      () => e.registry.stop(),
+      () => rm(e.registry.dataDir, { recursive: true, force: true }),
+    ]) {
+      await step().catch((err: Error) => print(`cleanup: ${err.message}`));
+    }
   }
 }

@@ -158,3 +158,11 @@ export function hostLeaks(f: EngineFootprint, a: Allowed): string[] {
     ...iptablesLeaks(f, a),
   ];
 }
+
+/** runc's containers of these IDs, state and cgroups, removed (after an svcd that died). */
+export function removeRuncLeftovers(ids: string[]): void {
+  const present = new Set(listDir(RUNC_ROOT));
+  for (const id of ids.filter((i) => present.has(i))) {
+    execFileSync('runc', ['--root', RUNC_ROOT, 'delete', '--force', id], { stdio: 'ignore' });
+  }
+}

@@ -8,6 +8,8 @@ export class LoadLoop {
   /** Iterations that went through without a fault. */
   successes = 0;
   faults = 0;
+  /** Set when an iteration could not settle what it left (its server never came back). */
+  private failure?: Error;
   private running?: Promise<void>;
   private stopping = false;
 
@@ -22,9 +24,10 @@ export class LoadLoop {
   }
 
   private async run(): Promise<void> {
-    while (!this.stopping) {
-      if (await this.iteration()) this.successes++;
-      else {
+    while (!this.stopping && !this.failure) {
+      const ok = await this.iteration().catch((err: Error) => void (this.failure = err));
+      if (ok) this.successes++;
+      else if (!this.failure) {
         this.faults++;
         await sleep(200);
       }
@@ -37,11 +40,16 @@ export class LoadLoop {
     await this.running;
   }
 
+  throwIfFailed(): void {
+    if (this.failure) throw this.failure;
+  }
+
   /** Resolves once one more iteration has gone through; throws if none does within `boundMs`. */
   async progress(boundMs = 120_000): Promise<void> {
     const mark = this.successes;
     const deadline = Date.now() + boundMs;
     while (this.successes === mark) {
+      this.throwIfFailed();
       if (Date.now() > deadline) throw new Error(`${this.name}: no iteration went through in ${boundMs} ms`);
       await sleep(50);
     }

@@ -163,6 +163,8 @@ export async function connectOne(
         ctx.networking.netnsPath(container.id),
         ifName,
         attachment,
+        [],
+        (pending) => ctx.networking.remember(container.id, { ...r.Endpoints, [name]: pending }),
       );
     } catch (err) {
       delete r.Networks[name];

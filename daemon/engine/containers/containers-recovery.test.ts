@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { create, eventually, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 import { processExists } from '../../lib/process-exists';
 
@@ -62,6 +64,24 @@ describe('svcd killed with -9 while containers run', () => {
     assert.equal((await inspect(svcd, id)).State.Status, 'running');
     const info = await svcd.request('GET', '/info');
     assert.ok(info.json<{ ContainersRunning: number }>().ContainersRunning >= 1);
+  });
+
+  test('a create svcd was killed in before it wrote the record is undone at the next start', async () => {
+    const { svcd } = suite();
+    const id = await create(svcd, { Cmd: ['true'] }, 'halfway');
+    const dir = join(svcd.dataRoot, 'containers', id);
+    const mounted = () => readFileSync('/proc/self/mountinfo', 'utf8').includes(`${dir}/rootfs `);
+    assert.ok(mounted());
+    await svcd.kill9();
+    // The record is the create's last step: without it, the state of a create killed just before.
+    await rm(join(dir, 'config.json'));
+    await svcd.start();
+    assert.equal(existsSync(dir), false);
+    assert.equal(mounted(), false);
+    expectStatus(await svcd.request('GET', `/containers/${id}/json`), 404);
+    // Its snapshot and containerd's container went too: the same name creates and runs again.
+    const again = await run(svcd, { Cmd: ['true'] }, 'halfway');
+    assert.notEqual(again, id);
   });
 
   test('a stopped svcd leaves only running containers mounted; the others mount again when needed', async () => {

@@ -38,6 +38,7 @@ import { psTop } from './container-top';
 import { containerSpec, refreshSeccomp, specNeedsStart } from './container-spec';
 import { isRunning, markDead, markExited, markRemoving } from './container-state';
 import { updateResources } from './container-update';
+import { sweepUnrecorded } from './unrecorded-containers';
 import { inspectView, type Sizes } from './container-view';
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 import { shouldStartAtBoot } from './restart-decision';
@@ -130,6 +131,11 @@ export class ContainersService {
         if (ids.length) this.ctx.log.info('network namespaces swept', { containers: ids });
       })
       .catch((err: Error) => this.ctx.log.warn('network sweep failed', { error: err.message }));
+    await sweepUnrecorded(this.ctx, new Set(this.ctx.registry.all().map((c) => c.id)))
+      .then((ids) => {
+        if (ids.length) this.ctx.log.info('interrupted creates undone', { containers: ids });
+      })
+      .catch((err: Error) => this.ctx.log.warn('interrupted creates not undone', { error: err.message }));
     await this.refreshSeccompFilters();
     await this.monitor.start();
     await this.ctx.rootfs

@@ -14,14 +14,18 @@ import type { EngineContext } from './engine-context';
 /** The shim group of every container svcd creates. */
 export const SHIM_GROUP = 'svc';
 
+/** The keeper's container ID: one per data root, as runc's state and cgroups are shared by name. */
+export function shimKeeperId(dataRoot: string): string {
+  return `svc-shim-keeper-${createHash('sha256').update(dataRoot).digest('hex').slice(0, 16)}`;
+}
+
 export class ShimKeeper {
   /** runc's state directory and the cgroup are shared by every containerd using the namespace. */
   readonly id: string;
   private ensuring?: Promise<void>;
 
   constructor(private readonly ctx: EngineContext) {
-    const root = createHash('sha256').update(ctx.paths.dataRoot).digest('hex');
-    this.id = `svc-shim-keeper-${root.slice(0, 16)}`;
+    this.id = shimKeeperId(ctx.paths.dataRoot);
   }
 
   /** Creates the keeper task unless it is there (at start, and after its shim went away). */

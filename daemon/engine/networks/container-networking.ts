@@ -38,6 +38,12 @@ export interface EndpointState {
   portMappings: PortMapping[];
 }
 
+/**
+ * What CNI DEL needs of an endpoint. It is recorded before the ADD, so that the sweep undoes an
+ * ADD that svcd was killed in the middle of (its iptables rules and its address otherwise stay).
+ */
+export type EndpointTeardown = Pick<EndpointState, 'chain' | 'IfName' | 'portMappings'>;
+
 export interface ContainerAttachInput {
   id: string;
   attachments: Record<string, NetworkAttachment>;
@@ -104,7 +110,7 @@ export class ContainerNetworking {
   }
 
   /** Records a container's live endpoints beside its namespace, for the sweep at start. */
-  async remember(containerId: string, endpoints: Record<string, EndpointState>): Promise<void> {
+  async remember(containerId: string, endpoints: Record<string, EndpointTeardown>): Promise<void> {
     await writeFileAtomic(this.endpointsPath(containerId), JSON.stringify(endpoints));
   }
 
@@ -120,7 +126,7 @@ export class ContainerNetworking {
     for (const id of ids) {
       if (running(id)) continue;
       const endpoints = await readFile(this.endpointsPath(id), 'utf8').then(
-        (text) => JSON.parse(text) as Record<string, EndpointState>,
+        (text) => JSON.parse(text) as Record<string, EndpointTeardown>,
         () => ({}),
       );
       await this.detach(id, endpoints);
@@ -182,6 +188,7 @@ export class ContainerNetworking {
           `eth${index}`,
           attachment,
           published.mappings,
+          (pending) => this.remember(input.id, { ...endpoints, [name]: pending }),
         );
         await this.remember(input.id, endpoints);
         index++;
@@ -193,16 +200,21 @@ export class ContainerNetworking {
     return { endpoints, ports };
   }
 
-  /** One more interface in a running container's namespace (network connect). */
+  /**
+   * One more interface in a running container's namespace (network connect). `recordFirst` keeps
+   * what its DEL needs before the ADD begins.
+   */
   async addEndpoint(
     containerId: string,
     netns: string,
     ifName: string,
     attachment: NetworkAttachment,
-    portMappings: PortMapping[] = [],
+    portMappings: PortMapping[],
+    recordFirst: (pending: EndpointTeardown) => Promise<void>,
   ): Promise<EndpointState> {
     const network = this.networks.get(attachment.NetworkID);
     const chain = this.networks.cniChain(network, attachment.IPAMConfig?.IPv4Address);
+    await recordFirst({ chain, IfName: ifName, portMappings });
     const result = await cniAdd(chain, { containerId, netns, ifName }, { portMappings });
     try {
       await this.networks.ensureIsolation(network);
@@ -221,7 +233,7 @@ export class ContainerNetworking {
     };
   }
 
-  async removeEndpoint(containerId: string, endpoint: EndpointState): Promise<void> {
+  async removeEndpoint(containerId: string, endpoint: EndpointTeardown): Promise<void> {
     await cniDel(
       endpoint.chain,
       { containerId, netns: this.netnsPath(containerId), ifName: endpoint.IfName },
@@ -231,7 +243,7 @@ export class ContainerNetworking {
   }
 
   /** Every endpoint's DEL, then the namespace; a failing DEL does not keep the others. */
-  async detach(containerId: string, endpoints: Record<string, EndpointState>): Promise<void> {
+  async detach(containerId: string, endpoints: Record<string, EndpointTeardown>): Promise<void> {
     let first: unknown;
     for (const endpoint of Object.values(endpoints).reverse()) {
       await this.removeEndpoint(containerId, endpoint).catch((err: unknown) => (first ??= err));

@@ -77,11 +77,18 @@ export function topicFilter(topic: string): string {
 /** A live subscription: iterate it for envelopes; `close()` ends the iteration cleanly. */
 export class ContainerdEventSubscription implements AsyncIterable<EventEnvelope> {
   private closed = false;
+  private failure: unknown;
 
-  constructor(private readonly call: ClientReadableStream<unknown>) {}
+  constructor(private readonly call: ClientReadableStream<unknown>) {
+    // The stream can fail before anyone reads it (containerd gone while svcd reconciles after
+    // subscribing again): an 'error' with no listener would end the process, so it is kept for
+    // the reader.
+    call.on('error', (err) => (this.failure ??= err));
+  }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<EventEnvelope> {
     try {
+      if (this.failure) throw this.failure;
       for await (const message of this.call) {
         const env = message as WireEnvelope;
         yield {

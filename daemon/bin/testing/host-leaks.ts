@@ -1,0 +1,168 @@
+// What one svcd holds on the host, each thing attributed to the container it serves: mounts
+// and FIFOs under its directory, cgroups, runc state, shims, veths on its bridge and iptables
+// rules. Cgroups, runc state and iptables are shared with every other svcd on the machine, so
+// only the IDs this svcd is known to have used are looked at there.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_CGROUP_PARENT } from '../../runtime/oci-spec/build-spec';
+
+/** runc's state root for svcd's containerd namespace (the runc v2 shim's default). */
+const RUNC_ROOT = '/run/containerd/runc/svc';
+const CGROUP_ROOT = '/sys/fs/cgroup';
+
+export interface EngineFootprint {
+  /** The harness directory: the data root, the socket, all under it. */
+  dir: string;
+  dataRoot: string;
+  bridge: string;
+  /** Every container ID this svcd may have used (created, removed, the shim keeper). */
+  knownIds: Set<string>;
+}
+
+export interface Allowed {
+  /** Containers that exist: their rootfs may stay mounted and their stdio FIFOs stay. */
+  existing: Set<string>;
+  /** Running or paused containers, and the shim keeper while svcd runs: everything else too. */
+  live: Set<string>;
+  /** Shim processes serving this svcd (one shared shim, or none). */
+  shims: number;
+}
+
+const hexId = /[0-9a-f]{64}|svc-shim-keeper-[0-9a-f]{16}/;
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function filesUnder(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true }).map((f) => join(dir, String(f)));
+  } catch {
+    return [];
+  }
+}
+
+/** Mounts under the directory: rootfs of existing containers, network namespaces of live ones. */
+function mountLeaks(f: EngineFootprint, a: Allowed): string[] {
+  return readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' ')[1])
+    .filter((m) => m?.startsWith(`${f.dir}/`))
+    .filter((m) => {
+      const rootfs = /\/containers\/([0-9a-f]{64})\/rootfs$/.exec(m);
+      if (rootfs) return !a.existing.has(rootfs[1]);
+      const netns = /\/netns\/([0-9a-f]{64})$/.exec(m);
+      return !(netns && a.live.has(netns[1]));
+    })
+    .map((m) => `mount ${m}`);
+}
+
+/**
+ * FIFOs: a container's own while it exists (its stdio, and the few exec FIFO directories svcd
+ * keeps for reuse); containerd's task FIFOs while it lives.
+ */
+function fifoLeaks(f: EngineFootprint, a: Allowed): string[] {
+  return filesUnder(f.dataRoot)
+    .filter((p) => {
+      try {
+        return statSync(p).isFIFO();
+      } catch {
+        return false;
+      }
+    })
+    .filter((p) => {
+      const own = /\/containers\/([0-9a-f]{64})\/(io|exec)\//.exec(p);
+      if (own) return !a.existing.has(own[1]);
+      const owner = hexId.exec(p.slice(f.dataRoot.length))?.[0];
+      return !(owner && a.live.has(owner));
+    })
+    .map((p) => `fifo ${p}`);
+}
+
+/** The cgroups (any controller) and runc state directories of known IDs that do not live. */
+function cgroupAndRuncLeaks(f: EngineFootprint, a: Allowed): string[] {
+  const dead = (id: string) => f.knownIds.has(id) && !a.live.has(id);
+  const out: string[] = [];
+  for (const controller of listDir(CGROUP_ROOT)) {
+    const parent = join(CGROUP_ROOT, controller, DEFAULT_CGROUP_PARENT);
+    for (const id of listDir(parent).filter(dead)) out.push(`cgroup ${join(parent, id)}`);
+  }
+  for (const id of listDir(RUNC_ROOT).filter(dead)) out.push(`runc state ${join(RUNC_ROOT, id)}`);
+  return out;
+}
+
+/** Live shim daemons naming this data root (not the short `start`/`delete` invocations). */
+export function shimsOf(dataRoot: string): number[] {
+  return listDir('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((pid) => {
+      try {
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return (
+          args[0].endsWith('containerd-shim-runc-v2') &&
+          args.some((arg) => arg.startsWith(`${dataRoot}/`)) &&
+          !args.includes('start') &&
+          !args.includes('delete')
+        );
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Host ends of veths on the bridge: one per live container on it (all soak containers are). */
+function vethLeaks(f: EngineFootprint, a: Allowed): string[] {
+  let out: string;
+  try {
+    out = execFileSync('ip', ['-o', 'link', 'show', 'master', f.bridge], { encoding: 'utf8' });
+  } catch {
+    return []; // no bridge (yet, or any more): nothing on it
+  }
+  const veths = out.split('\n').filter((l) => / veth/.test(l));
+  const onBridge = [...a.live].filter((id) => hexId.test(id) && !id.startsWith('svc-shim-keeper-'));
+  return veths.length > onBridge.length
+    ? [`${veths.length} veths on ${f.bridge} for ${onBridge.length} live containers`]
+    : [];
+}
+
+/** iptables rules whose CNI comment names a known container that does not live. */
+function iptablesLeaks(f: EngineFootprint, a: Allowed): string[] {
+  const out: string[] = [];
+  for (const table of ['nat', 'filter']) {
+    const rules = execFileSync('iptables', ['-w', '5', '-t', table, '-S'], { encoding: 'utf8' });
+    for (const rule of rules.split('\n')) {
+      const id = /id: \\"([0-9a-f]{64})\\"/.exec(rule)?.[1];
+      if (id && f.knownIds.has(id) && !a.live.has(id)) out.push(`iptables -t ${table} ${rule}`);
+    }
+  }
+  return out;
+}
+
+/** Everything the svcd holds beyond what `allowed` accounts for, one line each. */
+export function hostLeaks(f: EngineFootprint, a: Allowed): string[] {
+  const shims = shimsOf(f.dataRoot);
+  return [
+    ...mountLeaks(f, a),
+    ...fifoLeaks(f, a),
+    ...cgroupAndRuncLeaks(f, a),
+    ...(shims.length > a.shims
+      ? [`${shims.length} shims (pids ${shims.join(' ')}), ${a.shims} expected`]
+      : []),
+    ...vethLeaks(f, a),
+    ...iptablesLeaks(f, a),
+  ];
+}
+
+/** runc's containers of these IDs, state and cgroups, removed (after an svcd that died). */
+export function removeRuncLeftovers(ids: string[]): void {
+  const present = new Set(listDir(RUNC_ROOT));
+  for (const id of ids.filter((i) => present.has(i))) {
+    execFileSync('runc', ['--root', RUNC_ROOT, 'delete', '--force', id], { stdio: 'ignore' });
+  }
+}

@@ -2,14 +2,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { Digest } from '../../lib/digest';
+import { sha256, type Digest } from '../../lib/digest';
 import { http } from '../../testing/http-client';
 import { startUpload } from '../testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../testing/registry-process';
+import { paths } from './paths';
 
 const MiB = 1 << 20;
 const total = 200 * MiB;
@@ -123,4 +124,38 @@ test('kill -9 during a 200 MiB upload: nothing partial visible, the upload resum
   // Restarting from scratch also works: a fresh upload of the same name.
   const again = await startUpload(reg.url, 'crash/test');
   assert.equal((await http(again)).status, 204);
+});
+
+// The state a kill leaves between the commit's move into the blob store and its link (the fault
+// loop found such uploads lost): the upload has its `committed` note and no data, the blob is in
+// the store. Staged on disk here, with the registry stopped, since a kill cannot be aimed there.
+test('a commit cut between the move and the link: the upload reports its whole size and a retried PUT finishes it', async () => {
+  const blob = randomBytes(3000);
+  const digest = sha256(blob);
+  const location = await startUpload(reg.url, 'crash/cut');
+  const uuid = location.split('/').pop() as string;
+  const patched = await http(location, {
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/octet-stream' },
+    body: blob,
+  });
+  assert.equal(patched.status, 202);
+  await reg.kill();
+  const upload = join(reg.dataDir, 'repositories/crash/cut/_uploads', uuid);
+  const stored = join(reg.dataDir, paths.blobData(digest));
+  await mkdir(dirname(stored), { recursive: true });
+  await writeFile(join(upload, 'committed'), digest);
+  await rename(join(upload, 'data'), stored);
+  reg = await startRegistry({ dataDir: reg.dataDir });
+
+  const resumed = location.replace(/^http:\/\/[^/]+/, reg.url);
+  const status = await http(resumed);
+  assert.equal(status.status, 204);
+  assert.equal(status.headers.range, `0-${blob.length - 1}`);
+  assert.equal((await http(`${reg.url}/v2/crash/cut/blobs/${digest}`)).status, 404, 'not linked yet');
+  const done = await http(`${resumed}?digest=${digest}`, { method: 'PUT' });
+  assert.equal(done.status, 201, done.body.toString());
+  const pulled = await http(`${reg.url}/v2/crash/cut/blobs/${digest}`);
+  assert.ok(pulled.body.equals(blob));
+  assert.deepEqual(await filesUnder(join(reg.dataDir, 'repositories/crash/cut/_uploads')), []);
 });

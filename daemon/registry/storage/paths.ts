@@ -4,7 +4,7 @@
 //   repositories/<name>/_layers/<alg>/<hex>/link                 blobs linked into a repository
 //   repositories/<name>/_manifests/revisions/<alg>/<hex>/link    manifests of a repository
 //   repositories/<name>/_manifests/tags/<tag>/current/link       what a tag points at
-//   repositories/<name>/_uploads/<uuid>/{data,startedat}         uploads in progress
+//   repositories/<name>/_uploads/<uuid>/{data,startedat,committed}   uploads in progress
 import type { Digest } from '../../lib/digest';
 import { digestAlgorithm, digestHex } from '../../lib/digest';
 
@@ -40,6 +40,7 @@ export const paths = {
   upload: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}`,
   uploadData: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}/data`,
   uploadStartedAt: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}/startedat`,
+  uploadCommitted: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}/committed`,
 };
 
 /** Directory entries under repositories/<name>/ that belong to the registry, not to child names. */

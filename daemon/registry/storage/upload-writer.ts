@@ -6,7 +6,7 @@ import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { digestAlgorithm, digestHex, type Digest } from '../../lib/digest';
+import { digestAlgorithm, digestHex, isDigest, type Digest } from '../../lib/digest';
 import { RegistryError } from '../api/error-codes';
 import type { BlobStore } from './blob-store';
 import type { StorageDriver } from './driver';
@@ -70,8 +70,22 @@ export class UploadWriter {
   async offset(name: string, uuid: string): Promise<number> {
     await this.checkAlive(name, uuid);
     const data = await this.driver.stat(paths.uploadData(name, uuid));
-    if (!data) throw unknownUpload(uuid);
-    return data.size;
+    if (data) return data.size;
+    const moved = await this.movedBlob(name, uuid);
+    if (!moved) throw unknownUpload(uuid);
+    return moved.size;
+  }
+
+  /**
+   * The blob of an upload whose commit was cut (a kill) after its data moved into the blob store
+   * and before it was linked: the upload then has a `committed` note and no data. Its status
+   * answers the whole size and a retried PUT finishes the commit, so the upload is not lost.
+   */
+  private async movedBlob(name: string, uuid: string): Promise<{ digest: Digest; size: number } | undefined> {
+    const note = (await this.driver.getContent(paths.uploadCommitted(name, uuid)))?.toString();
+    if (!note || !isDigest(note) || (await this.driver.stat(paths.uploadData(name, uuid)))) return undefined;
+    const blob = await this.blobs.stat(note);
+    return blob && { digest: note, size: blob.size };
   }
 
   /** Appends a chunk; `range` (from Content-Range) must start right after the accepted bytes. */
@@ -85,6 +99,15 @@ export class UploadWriter {
    */
   commit(name: string, uuid: string, digests: Digest[], body?: Readable, range?: ByteRange): Promise<Digest> {
     return this.locked(uuid, async () => {
+      const moved = await this.movedBlob(name, uuid);
+      if (moved) {
+        for (const digest of digests)
+          if (digestAlgorithm(digest) === 'sha256' && digest !== moved.digest)
+            throw new RegistryError('DIGEST_INVALID', undefined, { digest, actual: moved.digest });
+        await this.layers.link(name, moved.digest);
+        await this.driver.delete(paths.upload(name, uuid));
+        return moved.digest;
+      }
       const size = await this.append(name, uuid, body, range);
       const session = await this.session(name, uuid, size);
       const canonical = `sha256:${session.hash.digest('hex')}` as Digest;
@@ -99,6 +122,8 @@ export class UploadWriter {
           throw new RegistryError('DIGEST_INVALID', undefined, { digest, actual });
         }
       }
+      // Noted first, so a kill between the move and the link leaves an upload that can finish.
+      await this.driver.putContent(paths.uploadCommitted(name, uuid), canonical, { durable: false });
       await this.blobs.ingest(paths.uploadData(name, uuid), canonical);
       await this.layers.link(name, canonical);
       await this.driver.delete(paths.upload(name, uuid));

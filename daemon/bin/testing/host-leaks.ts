@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { shimsOf } from '../../engine/containers/testing/shim-processes';
 import { DEFAULT_CGROUP_PARENT } from '../../runtime/oci-spec/build-spec';
 
 /** runc's state root for svcd's containerd namespace (the runc v2 shim's default). */
@@ -94,26 +95,6 @@ function cgroupAndRuncLeaks(f: EngineFootprint, a: Allowed): string[] {
   }
   for (const id of listDir(RUNC_ROOT).filter(dead)) out.push(`runc state ${join(RUNC_ROOT, id)}`);
   return out;
-}
-
-/** Live shim daemons naming this data root (not the short `start`/`delete` invocations). */
-export function shimsOf(dataRoot: string): number[] {
-  return listDir('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((pid) => {
-      try {
-        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return (
-          args[0].endsWith('containerd-shim-runc-v2') &&
-          args.some((arg) => arg.startsWith(`${dataRoot}/`)) &&
-          !args.includes('start') &&
-          !args.includes('delete')
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 /** Host ends of veths on the bridge: one per live container on it (all soak containers are). */

@@ -1,27 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { eventually, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
-
-/** Live shim daemons of one svcd's containerd (not the short `start`/`delete` invocations). */
-function shimsOf(dataRoot: string): number[] {
-  return readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((pid) => {
-      try {
-        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return (
-          args[0].endsWith('containerd-shim-runc-v2') &&
-          args.some((a) => a.startsWith(`${dataRoot}/`)) &&
-          !args.includes('start') &&
-          !args.includes('delete')
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+import { shimsOf } from './testing/shim-processes';
 
 function parentOf(pid: number): number {
   return Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);

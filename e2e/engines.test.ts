@@ -2,6 +2,7 @@
 // --tlsverify is added in Settings with its client certificate files, the switcher moves every
 // screen to it (list, logs, terminal), the combined view shows both engines' containers with
 // the engine column and filter, and an engine that is not there is shown down with its reason.
+// Then Docker Engine 20.10, where installed, added by its unix socket.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,6 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { importBusybox } from '../daemon/engine/images/testing/busybox-image';
+import {
+  destroyDockerd,
+  dockerdMissing,
+  startDockerd,
+  type DockerdPeer,
+} from '../daemon/testing/dockerd-peer';
 import { pollUntil } from '../daemon/testing/poll';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
 import { makePki, type Pki } from '../daemon/testing/test-pki';
@@ -151,3 +158,67 @@ describe('several engines in one window', { skip: missingPrerequisite() }, () =>
     await page.getByTestId('engine-down').waitFor({ state: 'detached' });
   });
 });
+
+describe(
+  'Docker Engine 20.10 as an added engine',
+  { skip: missingPrerequisite() ?? dockerdMissing() },
+  () => {
+    let session: Session;
+    let page: Page;
+    let dockerd: DockerdPeer;
+
+    before(async () => {
+      dockerd = await startDockerd();
+      await importBusybox(dockerd);
+      const made = await dockerd.request('POST', '/containers/create?name=on-docker', {
+        body: {
+          Image: 'busybox:latest',
+          Cmd: ['sh', '-c', 'echo hello from docker; sleep 600'],
+          // The peer has no bridge.
+          HostConfig: { NetworkMode: 'none' },
+        },
+      });
+      assert.equal(made.status, 201, made.body.toString());
+      const { Id } = JSON.parse(made.body.toString()) as { Id: string };
+      assert.equal((await dockerd.request('POST', `/containers/${Id}/start`)).status, 204);
+      session = await startSession();
+      page = session.page;
+      await page.goto(session.app.launchUrl + '#/settings');
+      await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+    });
+
+    after(async () => {
+      await session?.stop();
+      if (dockerd) {
+        const list = await dockerd.request('GET', '/containers/json?all=1');
+        for (const c of JSON.parse(list.body.toString()) as { Id: string }[])
+          await dockerd.request('DELETE', `/containers/${c.Id}?force=1`);
+      }
+      await destroyDockerd(dockerd);
+    });
+
+    test('added by its socket, it tests up as 20.10; its containers and logs show when switched to', async () => {
+      const form = page.getByRole('form', { name: 'Add an engine' });
+      await form.getByLabel('Name').fill('docker');
+      await form.getByLabel('Endpoint').fill(`unix://${dockerd.socket}`);
+      await form.getByRole('button', { name: 'Add engine' }).click();
+      await page
+        .getByTestId('engine-docker')
+        .getByText(/^up, 20\.10/)
+        .waitFor();
+      await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'docker' });
+      await page.getByRole('link', { name: 'Containers' }).click();
+      const row = page.getByTestId('container-row').filter({ hasText: 'on-docker' });
+      await row.waitFor();
+      await row.getByRole('link').first().click();
+      await page.getByRole('tab', { name: 'Logs' }).click();
+      await page.locator('.log-lines .line', { hasText: 'hello from docker' }).waitFor();
+      await page.getByRole('link', { name: 'All engines' }).click();
+      const table = page.getByRole('table', { name: 'Containers of all engines' });
+      const cells = table.getByRole('row').filter({ hasText: 'on-docker' }).getByRole('cell');
+      await cells.first().waitFor();
+      assert.equal(await cells.first().innerText(), 'docker');
+      await session.shot('engines-docker');
+    });
+  },
+);

@@ -17,8 +17,8 @@ import {
   type DockerdPeer,
 } from '../daemon/testing/dockerd-peer';
 import { pollUntil } from '../daemon/testing/poll';
-import { destroySvcd, startSvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
-import { makePki, type Pki } from '../daemon/testing/test-pki';
+import { destroySvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
+import { makePki, startTlsSvcd, type Pki } from '../daemon/testing/test-pki';
 import { engineCaller, pullBusybox } from './engine-calls';
 import { CONTAINERS_SETTLED, missingPrerequisite, startSession, type Session } from './web-mode-fixture';
 
@@ -36,13 +36,7 @@ describe('several engines in one window', { skip: missingPrerequisite() }, () =>
   before(async () => {
     pkiDir = await mkdtemp(join(tmpdir(), 'e2e-engines-pki-'));
     pki = await makePki(pkiDir);
-    port = 20000 + Math.floor(Math.random() * 20000);
-    second = await startSvcd({
-      args: [
-        ...['--host', `tcp://127.0.0.2:${port}`, '--tlsverify', '--tlscacert', pki.caCert],
-        ...['--tlscert', pki.serverCert, '--tlskey', pki.serverKey],
-      ],
-    });
+    ({ svcd: second, port } = await startTlsSvcd(pki));
     await importBusybox(second);
     const made = await second.request('POST', '/containers/create?name=on-second', {
       body: { Image: 'busybox:latest', Cmd: ['sh', '-c', 'echo hello from the second engine; sleep 600'] },

@@ -19,7 +19,7 @@ import {
 } from '../testing/svcd-harness';
 import { processExists } from '../lib/process-exists';
 import { pollUntil } from '../testing/poll';
-import { makePki } from '../testing/test-pki';
+import { makePki, startTlsSvcd } from '../testing/test-pki';
 
 const run = promisify(execFile);
 
@@ -255,14 +255,8 @@ describe('svcd command line', () => {
 
   test('--tlsverify: a client without a certificate of the CA is refused, one with it is served', async () => {
     const pki = await makePki(dir);
-    const port = 20000 + Math.floor(Math.random() * 20000);
     // 127.0.0.2 is on loopback, yet not a loopback name svcd serves in the clear.
-    const svcd = await startSvcd({
-      args: [
-        ...['--host', `tcp://127.0.0.2:${port}`, '--tlsverify', '--tlscacert', pki.caCert],
-        ...['--tlscert', pki.serverCert, '--tlskey', pki.serverKey],
-      ],
-    });
+    const { svcd, port } = await startTlsSvcd(pki);
     try {
       const ping = (client: { cert?: Buffer; key?: Buffer }) =>
         new Promise<string>((resolve, reject) => {

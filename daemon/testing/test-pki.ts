@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startSvcd, type SvcdInstance } from './svcd-harness';
 
 const run = promisify(execFile);
 
@@ -59,4 +60,16 @@ export async function makePki(dir: string): Promise<Pki> {
     clientCert: f('client.pem'),
     clientKey: f('client.key'),
   };
+}
+
+/** An svcd serving its unix socket and tcp://127.0.0.2:PORT with --tlsverify on this PKI. */
+export async function startTlsSvcd(pki: Pki): Promise<{ svcd: SvcdInstance; port: number }> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const svcd = await startSvcd({
+    args: [
+      ...['--host', `tcp://127.0.0.2:${port}`, '--tlsverify', '--tlscacert', pki.caCert],
+      ...['--tlscert', pki.serverCert, '--tlskey', pki.serverKey],
+    ],
+  });
+  return { svcd, port };
 }

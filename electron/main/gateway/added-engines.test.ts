@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import type { EngineStatus, EngineSummary } from '../../../daemon/api/desktop-types';
 import { importBusybox } from '../../../daemon/engine/images/testing/busybox-image';
-import { destroySvcd, startSvcd, type SvcdInstance } from '../../../daemon/testing/svcd-harness';
-import { makePki, type Pki } from '../../../daemon/testing/test-pki';
+import { destroySvcd, type SvcdInstance } from '../../../daemon/testing/svcd-harness';
+import { makePki, startTlsSvcd, type Pki } from '../../../daemon/testing/test-pki';
 import { SettingsFile } from '../desktop-settings';
 import { AddedEngines } from '../engines/added-engines';
 import type { ServiceControl } from './desktop-api';
@@ -36,13 +36,7 @@ const noServices: ServiceControl = {
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gateway-engines-'));
   pki = await makePki(dir);
-  port = 20000 + Math.floor(Math.random() * 20000);
-  svcd = await startSvcd({
-    args: [
-      ...['--host', `tcp://127.0.0.2:${port}`, '--tlsverify', '--tlscacert', pki.caCert],
-      ...['--tlscert', pki.serverCert, '--tlskey', pki.serverKey],
-    ],
-  });
+  ({ svcd, port } = await startTlsSvcd(pki));
   await importBusybox(svcd);
   const settings = new SettingsFile(join(dir, 'app'));
   gw = await startGateway({

@@ -111,7 +111,8 @@ const layers = [
       'electron',
       'ws',
     ],
-    tests: [lib],
+    // The gateway's added-engine tests run a real svcd (with a busybox image and a TLS PKI).
+    tests: [lib, ...testing, ...testTools],
   },
   {
     files: ['renderer/**'],

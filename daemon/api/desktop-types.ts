@@ -39,3 +39,37 @@ export interface DesktopSettings {
   /** Stop running containers when the app quits; off keeps them running (svcd re-attaches). */
   stopContainersOnQuit: boolean;
 }
+
+/** How the gateway reaches an engine the user added: the scheme of its endpoint. */
+export type AddedEngineKind = 'unix' | 'tcp' | 'ssh';
+
+/**
+ * POST /api/engines: an engine to add. `tls` names files the main process reads when it
+ * connects (tcp only); their paths and contents never come back to the renderer.
+ */
+export interface AddEngineRequest {
+  name: string;
+  /** unix:///path/docker.sock, tcp://host:port or ssh://[user@]host[:port] */
+  endpoint: string;
+  tls?: { ca?: string; cert?: string; key?: string };
+}
+
+/** GET /api/engines: what the renderer may know of an added engine (no credentials). */
+export interface EngineSummary {
+  id: string;
+  name: string;
+  kind: AddedEngineKind;
+  endpoint: string;
+  /** Whether TLS client certificates are configured (never which files). */
+  tls: boolean;
+}
+
+/** GET /api/engines/{id}/status: the engine's answer to /version, or why there is none. */
+export interface EngineStatus {
+  id: string;
+  up: boolean;
+  version?: string;
+  apiVersion?: string;
+  os?: string;
+  reason?: string;
+}

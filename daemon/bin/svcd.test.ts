@@ -19,6 +19,7 @@ import {
 } from '../testing/svcd-harness';
 import { processExists } from '../lib/process-exists';
 import { pollUntil } from '../testing/poll';
+import { makePki, startTlsSvcd } from '../testing/test-pki';
 
 const run = promisify(execFile);
 
@@ -216,60 +217,6 @@ describe('svcd', () => {
   });
 });
 
-interface Pki {
-  caCert: string;
-  serverCert: string;
-  serverKey: string;
-  clientCert: string;
-  clientKey: string;
-}
-
-/** A CA, a server certificate for 127.0.0.2 and a client certificate, made with openssl. */
-async function makePki(dir: string): Promise<Pki> {
-  const f = (name: string) => join(dir, name);
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await run('openssl', [
-    'req',
-    '-x509',
-    ...ec,
-    '-days',
-    '1',
-    '-subj',
-    '/CN=svct-ca',
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.pem'),
-  ]);
-  for (const [who, ext] of [
-    ['server', 'subjectAltName=IP:127.0.0.2'],
-    ['client', 'extendedKeyUsage=clientAuth'],
-  ]) {
-    await run('openssl', [
-      'req',
-      ...ec,
-      '-subj',
-      `/CN=svct-${who}`,
-      '-keyout',
-      f(`${who}.key`),
-      '-out',
-      f(`${who}.csr`),
-    ]);
-    await writeFile(f(`${who}.ext`), `${ext}\n`);
-    await run('openssl', [
-      ...['x509', '-req', '-in', f(`${who}.csr`), '-CA', f('ca.pem'), '-CAkey', f('ca.key')],
-      ...['-CAcreateserial', '-days', '1', '-extfile', f(`${who}.ext`), '-out', f(`${who}.pem`)],
-    ]);
-  }
-  return {
-    caCert: f('ca.pem'),
-    serverCert: f('server.pem'),
-    serverKey: f('server.key'),
-    clientCert: f('client.pem'),
-    clientKey: f('client.key'),
-  };
-}
-
 describe('svcd command line', () => {
   let dir: string;
   before(async () => {
@@ -308,14 +255,8 @@ describe('svcd command line', () => {
 
   test('--tlsverify: a client without a certificate of the CA is refused, one with it is served', async () => {
     const pki = await makePki(dir);
-    const port = 20000 + Math.floor(Math.random() * 20000);
     // 127.0.0.2 is on loopback, yet not a loopback name svcd serves in the clear.
-    const svcd = await startSvcd({
-      args: [
-        ...['--host', `tcp://127.0.0.2:${port}`, '--tlsverify', '--tlscacert', pki.caCert],
-        ...['--tlscert', pki.serverCert, '--tlskey', pki.serverKey],
-      ],
-    });
+    const { svcd, port } = await startTlsSvcd(pki);
     try {
       const ping = (client: { cert?: Buffer; key?: Buffer }) =>
         new Promise<string>((resolve, reject) => {

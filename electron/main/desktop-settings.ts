@@ -2,6 +2,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DesktopSettings } from '../../daemon/api/desktop-types';
+import type { EngineConfig } from './engines/engine-spec';
 
 const defaults: DesktopSettings = { stopContainersOnQuit: false };
 
@@ -12,12 +13,14 @@ export class SettingsFile {
     this.path = join(dataDir, 'settings.json');
   }
 
+  /** The preferences the renderer may see: added engines (with their TLS file paths) are not. */
   read(): DesktopSettings {
-    try {
-      return { ...defaults, ...(JSON.parse(readFileSync(this.path, 'utf8')) as Partial<DesktopSettings>) };
-    } catch {
-      return { ...defaults };
+    const stored = this.readFile();
+    const next = { ...defaults };
+    for (const key of Object.keys(defaults) as (keyof DesktopSettings)[]) {
+      if (typeof stored[key] === typeof defaults[key]) next[key] = stored[key] as never;
     }
+    return next;
   }
 
   /** Keeps only known keys of the right type; returns what is now stored. */
@@ -26,10 +29,33 @@ export class SettingsFile {
     for (const key of Object.keys(defaults) as (keyof DesktopSettings)[]) {
       if (typeof patch[key] === typeof defaults[key]) next[key] = patch[key] as never;
     }
+    this.writeFile({ ...this.readFile(), ...next });
+    return next;
+  }
+
+  /** The engines added in Settings, kept in the same file (checked when they were added). */
+  readEngines(): EngineConfig[] {
+    const engines = this.readFile().engines;
+    return Array.isArray(engines) ? (engines as EngineConfig[]) : [];
+  }
+
+  writeEngines(engines: EngineConfig[]): void {
+    this.writeFile({ ...this.readFile(), engines });
+  }
+
+  private readFile(): Record<string, unknown> {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(this.path, 'utf8'));
+      return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  }
+
+  private writeFile(content: Record<string, unknown>): void {
     mkdirSync(dirname(this.path), { recursive: true });
     const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(next, null, 2));
+    writeFileSync(tmp, JSON.stringify(content, null, 2));
     renameSync(tmp, this.path);
-    return next;
   }
 }

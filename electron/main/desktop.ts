@@ -10,6 +10,7 @@ import {
 } from './supervisor/default-services';
 import { Supervisor } from './supervisor/supervisor';
 import { SettingsFile } from './desktop-settings';
+import { AddedEngines } from './engines/added-engines';
 import { stopRunningContainers } from './stop-containers';
 
 export interface DesktopOptions extends Partial<DesktopPaths> {
@@ -56,6 +57,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     port: options.port,
     services: supervisor,
     settings,
+    engines: new AddedEngines(settings),
   });
   void supervisor.start();
   return {

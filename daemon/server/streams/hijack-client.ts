@@ -2,8 +2,10 @@
 // asking for `Upgrade: tcp` and get the raw connection back once the server answers 101.
 import { request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
-export type EngineAddress = { socketPath: string } | { host: string; port: number };
+/** `dial` makes the connection itself (a TLS session, an ssh pipe): the desktop's added engines. */
+export type EngineAddress = { socketPath: string } | { host: string; port: number } | { dial: () => Duplex };
 
 export interface HijackRequest {
   method: string;
@@ -37,9 +39,11 @@ export function requestHijack(address: EngineAddress, req: HijackRequest): Promi
       path: req.path,
       // Half-open: the server finishing its output must not close our stdin side, nor the reverse.
       createConnection: () =>
-        'socketPath' in address
-          ? connect({ path: address.socketPath, allowHalfOpen: true })
-          : connect({ host: address.host, port: address.port, allowHalfOpen: true }),
+        'dial' in address
+          ? (address.dial() as Socket)
+          : 'socketPath' in address
+            ? connect({ path: address.socketPath, allowHalfOpen: true })
+            : connect({ host: address.host, port: address.port, allowHalfOpen: true }),
       headers: {
         Host: 'svcd',
         ...req.headers,

@@ -1,11 +1,14 @@
 // The gateway's own endpoints under /api: supervisor state (snapshot and a Server-Sent Events
-// stream), the servers' log files, a manual restart, and the app's and servers' resource use.
+// stream), the servers' log files, a manual restart, the app's and servers' resource use, and
+// the engines added in Settings (engines-api.ts).
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DesktopState } from '../../../daemon/api/desktop-types';
 import type { ServiceState } from '../supervisor/service-state';
+import type { AddedEngines } from '../engines/added-engines';
+import { handleEnginesApi } from './engines-api';
 import { engineHelpers, procUsage } from './proc-usage';
-import { sendError, sendJson } from './responses';
+import { readJsonBody, sendError, sendJson } from './responses';
 
 /** What the gateway needs of the supervisor (the Supervisor class satisfies it). */
 export interface ServiceControl {
@@ -22,14 +25,20 @@ export interface SettingsStore {
   update(patch: Record<string, unknown>): object;
 }
 
+export interface DesktopApiParts {
+  services: ServiceControl;
+  settings?: SettingsStore;
+  engines?: AddedEngines;
+}
+
 export function handleDesktopApi(
   req: IncomingMessage,
   res: ServerResponse,
-  services: ServiceControl,
-  settings?: SettingsStore,
+  { services, settings, engines }: DesktopApiParts,
 ): void {
   const url = new URL(req.url ?? '/', 'http://gateway');
   const parts = url.pathname.split('/').filter(Boolean); // ['api', ...]
+  if (engines && parts[1] === 'engines') return void handleEnginesApi(req, res, parts.slice(2), engines);
   const route = `${req.method} /${parts.slice(1, 2).join('/')}`;
   if (route === 'GET /state' && parts.length === 2) return sendJson(res, 200, snapshot(services));
   if (settings && route === 'GET /settings') return sendJson(res, 200, settings.read());
@@ -92,14 +101,7 @@ async function updateSettings(
   res: ServerResponse,
   settings: SettingsStore,
 ): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  let patch: unknown;
-  try {
-    patch = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return sendError(res, 400, 'settings must be a JSON object');
-  }
+  const patch = await readJsonBody(req);
   if (typeof patch !== 'object' || patch === null)
     return sendError(res, 400, 'settings must be a JSON object');
   sendJson(res, 200, settings.update(patch as Record<string, unknown>));

@@ -1,40 +1,42 @@
-// Terminals: a browser WebSocket on /engine/exec/{id}/start-ws becomes a hijacked
-// POST /exec/{id}/start {Detach:false, Tty:true} on svcd, raw bytes both ways (a TTY exec has no
+// Terminals: a browser WebSocket on /engine/exec/{id}/start-ws (or /engines/{engine}/exec/…)
+// becomes a hijacked POST /exec/{id}/start {Detach:false, Tty:true} on that engine, raw bytes both ways (a TTY exec has no
 // stdcopy framing). Browser → engine: every message's bytes are the terminal's input. Engine →
 // browser: binary messages of terminal output. Resize goes over plain HTTP (POST /exec/{id}/resize).
 // When svcd refuses the start, the socket closes with code 4000 + HTTP status and its message.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { HijackRefusedError, requestHijack } from '../../../daemon/server/streams/hijack-client';
+import {
+  HijackRefusedError,
+  requestHijack,
+  type EngineAddress,
+} from '../../../daemon/server/streams/hijack-client';
 import { acceptWebSocket, type WebSocketStream } from '../../../daemon/server/streams/websocket';
 
-export const EXEC_WS_PATH = /^\/engine(\/v[\d.]+)?\/exec\/([^/]+)\/start-ws$/;
+/** Groups: the engine's prefix, the API version, the exec id. */
+export const EXEC_WS_PATH = /^(\/engine|\/engines\/[^/]+)(\/v[\d.]+)?\/exec\/([^/]+)\/start-ws$/;
 
 export function bridgeExec(
   req: IncomingMessage,
   client: Duplex,
   head: Buffer,
-  engineSocket: string,
+  engine: EngineAddress,
   id: string,
 ): void {
   acceptWebSocket(req, client, { binary: true }, head).then(
-    (ws) => startExec(ws, engineSocket, id),
+    (ws) => startExec(ws, engine, id),
     () => client.destroy(),
   );
 }
 
-async function startExec(ws: WebSocketStream, engineSocket: string, id: string): Promise<void> {
+async function startExec(ws: WebSocketStream, engine: EngineAddress, id: string): Promise<void> {
   try {
     // Keystrokes typed before the engine answers wait in the WebSocket stream until piped.
-    const { conn } = await requestHijack(
-      { socketPath: engineSocket },
-      {
-        method: 'POST',
-        path: `/exec/${encodeURIComponent(id)}/start`,
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ Detach: false, Tty: true }),
-      },
-    );
+    const { conn } = await requestHijack(engine, {
+      method: 'POST',
+      path: `/exec/${encodeURIComponent(id)}/start`,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ Detach: false, Tty: true }),
+    });
     if (ws.destroyed) return void conn.destroy();
     ws.on('close', () => conn.destroy());
     conn.on('error', () => ws.destroy());

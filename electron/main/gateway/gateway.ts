@@ -1,6 +1,7 @@
 // The renderer's only door: an HTTP server on 127.0.0.1 with a random port and a per-launch
-// token. /engine/* goes to svcd, /registry/* to the registry, /api/* is the supervisor's state;
-// everything else is the built renderer.
+// token. /engine/* goes to svcd, /engines/{id}/* to an engine added in Settings, /registry/* to
+// the registry, /api/* is the supervisor's state and the added engines; everything else is the
+// built renderer.
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +12,7 @@ import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
 import { proxyHttp } from './http-proxy';
 import { refuseUpgrade, sendError } from './responses';
 import { serveStatic } from './static-files';
-import { routeOf, type Upstreams } from './upstream';
+import { engineTarget, routeOf, type Upstreams } from './upstream';
 import { proxyUpgrade } from './upgrade-proxy';
 
 export interface GatewayOptions extends Upstreams {
@@ -51,7 +52,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     const verdict = checkAccess(req, token, allowed);
     if (!verdict.ok) return sendError(res, verdict.status, verdict.message);
-    if (isApi) return handleDesktopApi(req, res, options.services, options.settings);
+    if (isApi) return handleDesktopApi(req, res, options);
+    if (route!.target === 'added' && !engineTarget(route!, options))
+      return sendError(res, 404, `no such engine: ${route!.engineId}`);
     proxyHttp(req, res, route!, options, agent);
   });
 
@@ -64,10 +67,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
     const verdict = checkAccess(req, token, allowed);
     if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.message);
+    const route = routeOf(pathname);
+    const target = route && engineTarget(route, options);
+    if (!route || !target) return refuseUpgrade(socket, 404, `no upgrade on ${pathname}`);
     const exec = EXEC_WS_PATH.exec(pathname);
-    if (exec) return bridgeExec(req, socket, head, options.engineSocket, decodeURIComponent(exec[2]));
-    if (routeOf(pathname)?.target === 'engine') return proxyUpgrade(req, socket, head, options.engineSocket);
-    refuseUpgrade(socket, 404, `no upgrade on ${pathname}`);
+    if (exec) return bridgeExec(req, socket, head, target, decodeURIComponent(exec[3]));
+    proxyUpgrade(req, socket, head, route, target);
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -88,6 +93,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         server.close(() => resolve());
         server.closeAllConnections();
         agent.destroy();
+        options.engines?.close();
         for (const s of upgraded) s.destroy();
       }),
   };

@@ -5,6 +5,7 @@ import { upstreamPath } from './access';
 import {
   forwardRequestHeaders,
   forwardResponseHeaders,
+  upstreamLabel,
   upstreamOptions,
   type Route,
   type Upstreams,
@@ -21,8 +22,8 @@ export function proxyHttp(
   const opts = upstreamOptions(route, upstreams, upstreamPath(req.url ?? '/', route.prefix));
   const upstream = http.request(
     {
-      ...opts,
       agent,
+      ...opts,
       method: req.method,
       headers: { ...forwardRequestHeaders(req.headers), ...opts.headers },
     },
@@ -36,8 +37,7 @@ export function proxyHttp(
   );
   upstream.on('error', (err) => {
     if (res.headersSent) res.destroy();
-    else
-      sendError(res, 502, `${route.target === 'engine' ? 'engine' : 'registry'} unavailable: ${err.message}`);
+    else sendError(res, 502, `${upstreamLabel(route)} unavailable: ${err.message}`);
   });
   // The browser going away cancels the upstream call (a pull, a follow) as Docker expects.
   res.on('close', () => {

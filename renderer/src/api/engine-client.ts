@@ -1,4 +1,5 @@
-// The typed Engine API client (API 1.41 shapes), over the gateway's /engine prefix.
+// The typed Engine API client (API 1.41 shapes), over the gateway's prefix of the selected engine.
+import { E } from './engine-target';
 import { getJson, query, request, sendJson, upload, withToken, wsUrl } from './gateway';
 import type {
   BuildPruneResponse,
@@ -21,37 +22,36 @@ import type {
   VolumePruneResponse,
 } from './engine-types';
 
-const E = '/engine';
 const enc = encodeURIComponent;
 
 export type ContainerAction = 'start' | 'stop' | 'restart' | 'pause' | 'unpause' | 'kill';
 
 export const engine = {
-  version: () => getJson<VersionResponse>(`${E}/version`),
-  info: () => getJson<InfoResponse>(`${E}/info`),
-  diskUsage: () => getJson<SystemDfResponse>(`${E}/system/df`),
-  pruneContainers: () => sendJson<ContainerPruneResponse>('POST', `${E}/containers/prune`),
+  version: () => getJson<VersionResponse>(`${E()}/version`),
+  info: () => getJson<InfoResponse>(`${E()}/info`),
+  diskUsage: () => getJson<SystemDfResponse>(`${E()}/system/df`),
+  pruneContainers: () => sendJson<ContainerPruneResponse>('POST', `${E()}/containers/prune`),
   /** Every image no container uses, tagged or not (`docker image prune -a`). */
   pruneUnusedImages: () =>
     sendJson<ImagePruneResponse>(
       'POST',
-      `${E}/images/prune${query({ filters: JSON.stringify({ dangling: ['false'] }) })}`,
+      `${E()}/images/prune${query({ filters: JSON.stringify({ dangling: ['false'] }) })}`,
     ),
-  pruneBuildCache: () => sendJson<BuildPruneResponse>('POST', `${E}/build/prune`),
+  pruneBuildCache: () => sendJson<BuildPruneResponse>('POST', `${E()}/build/prune`),
 
   /** Repositories of the registry `term` names (`host:port/part`), as GET /images/search finds them. */
   search: (term: string, signal?: AbortSignal) =>
-    getJson<ImageSearchResult[]>(`${E}/images/search${query({ term, limit: 25 })}`, { signal }),
+    getJson<ImageSearchResult[]>(`${E()}/images/search${query({ term, limit: 25 })}`, { signal }),
   /** What a reference resolves to in its registry, without pulling. */
-  distribution: (name: string) => getJson<DistributionInspect>(`${E}/distribution/${name}/json`),
+  distribution: (name: string) => getJson<DistributionInspect>(`${E()}/distribution/${name}/json`),
 
-  containers: (all: boolean) => getJson<ContainerSummary[]>(`${E}/containers/json${query({ all })}`),
-  inspect: (id: string) => getJson<ContainerInspect>(`${E}/containers/${enc(id)}/json`),
+  containers: (all: boolean) => getJson<ContainerSummary[]>(`${E()}/containers/json${query({ all })}`),
+  inspect: (id: string) => getJson<ContainerInspect>(`${E()}/containers/${enc(id)}/json`),
   create: (body: ContainerCreateBody, name?: string) =>
-    sendJson<{ Id: string; Warnings: string[] }>('POST', `${E}/containers/create${query({ name })}`, body),
-  action: (id: string, action: ContainerAction) => sendJson('POST', `${E}/containers/${enc(id)}/${action}`),
+    sendJson<{ Id: string; Warnings: string[] }>('POST', `${E()}/containers/create${query({ name })}`, body),
+  action: (id: string, action: ContainerAction) => sendJson('POST', `${E()}/containers/${enc(id)}/${action}`),
   remove: (id: string, force: boolean) =>
-    sendJson('DELETE', `${E}/containers/${enc(id)}${query({ force, v: false })}`),
+    sendJson('DELETE', `${E()}/containers/${enc(id)}${query({ force, v: false })}`),
   /** The container's log; both streams unless `stdout` or `stderr` is set to false. */
   logs: (
     id: string,
@@ -65,27 +65,28 @@ export const engine = {
     },
     signal: AbortSignal,
   ) =>
-    request(`${E}/containers/${enc(id)}/logs${query({ stdout: true, stderr: true, ...opts })}`, { signal }),
+    request(`${E()}/containers/${enc(id)}/logs${query({ stdout: true, stderr: true, ...opts })}`, { signal }),
   stats: (id: string, signal: AbortSignal) =>
-    request(`${E}/containers/${enc(id)}/stats${query({ stream: 1 })}`, { signal }),
+    request(`${E()}/containers/${enc(id)}/stats${query({ stream: 1 })}`, { signal }),
   archive: (id: string, path: string, signal?: AbortSignal) =>
-    request(`${E}/containers/${enc(id)}/archive${query({ path })}`, { signal }),
+    request(`${E()}/containers/${enc(id)}/archive${query({ path })}`, { signal }),
   /** Whether `path` exists in the container (HEAD on the archive answers 404 when not). */
   pathExists: (id: string, path: string) =>
-    request(`${E}/containers/${enc(id)}/archive${query({ path })}`, { method: 'HEAD' }).then(
+    request(`${E()}/containers/${enc(id)}/archive${query({ path })}`, { method: 'HEAD' }).then(
       () => true,
       (e: { status?: number }) => (e.status === 404 ? false : Promise.reject(e as Error)),
     ),
-  archiveUrl: (id: string, path: string) => withToken(`${E}/containers/${enc(id)}/archive${query({ path })}`),
+  archiveUrl: (id: string, path: string) =>
+    withToken(`${E()}/containers/${enc(id)}/archive${query({ path })}`),
   putArchive: (id: string, path: string, tar: Blob) =>
-    request(`${E}/containers/${enc(id)}/archive${query({ path })}`, {
+    request(`${E()}/containers/${enc(id)}/archive${query({ path })}`, {
       method: 'PUT',
       headers: { 'Content-Type': 'application/x-tar' },
       body: tar,
     }),
 
   execCreate: (id: string, cmd: string[]) =>
-    sendJson<{ Id: string }>('POST', `${E}/containers/${enc(id)}/exec`, {
+    sendJson<{ Id: string }>('POST', `${E()}/containers/${enc(id)}/exec`, {
       AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,
@@ -94,7 +95,7 @@ export const engine = {
     }),
   /** Runs a command in a running container to its end: its output (tty) and exit code. */
   execRun: async (id: string, cmd: string[]) => {
-    const created = await sendJson<{ Id: string }>('POST', `${E}/containers/${enc(id)}/exec`, {
+    const created = await sendJson<{ Id: string }>('POST', `${E()}/containers/${enc(id)}/exec`, {
       AttachStdout: true,
       AttachStderr: true,
       Tty: true,
@@ -102,27 +103,27 @@ export const engine = {
     });
     const execId = created!.Id;
     const output = await (
-      await request(`${E}/exec/${enc(execId)}/start`, {
+      await request(`${E()}/exec/${enc(execId)}/start`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ Detach: false, Tty: true }),
       })
     ).text();
-    const { ExitCode } = await getJson<{ ExitCode: number }>(`${E}/exec/${enc(execId)}/json`);
+    const { ExitCode } = await getJson<{ ExitCode: number }>(`${E()}/exec/${enc(execId)}/json`);
     return { output, exitCode: ExitCode };
   },
   execResize: (execId: string, rows: number, cols: number) =>
-    sendJson('POST', `${E}/exec/${enc(execId)}/resize${query({ h: rows, w: cols })}`),
+    sendJson('POST', `${E()}/exec/${enc(execId)}/resize${query({ h: rows, w: cols })}`),
   /** The gateway bridges this WebSocket to a hijacked POST /exec/{id}/start {Tty:true}. */
-  execSocketUrl: (execId: string) => wsUrl(`${E}/exec/${enc(execId)}/start-ws`),
+  execSocketUrl: (execId: string) => wsUrl(`${E()}/exec/${enc(execId)}/start-ws`),
 
-  images: () => getJson<ImageSummary[]>(`${E}/images/json`),
-  imageInspect: (name: string) => getJson<ImageInspect>(`${E}/images/${enc(name)}/json`),
-  imageHistory: (id: string) => getJson<ImageHistoryItem[]>(`${E}/images/${enc(id)}/history`),
+  images: () => getJson<ImageSummary[]>(`${E()}/images/json`),
+  imageInspect: (name: string) => getJson<ImageInspect>(`${E()}/images/${enc(name)}/json`),
+  imageHistory: (id: string) => getJson<ImageHistoryItem[]>(`${E()}/images/${enc(id)}/history`),
   pull: (image: string, tag: string, signal: AbortSignal) =>
-    request(`${E}/images/create${query({ fromImage: image, tag })}`, { method: 'POST', signal }),
+    request(`${E()}/images/create${query({ fromImage: image, tag })}`, { method: 'POST', signal }),
   push: (name: string, tag: string, signal: AbortSignal) =>
-    request(`${E}/images/${enc(name)}/push${query({ tag })}`, {
+    request(`${E()}/images/${enc(name)}/push${query({ tag })}`, {
       method: 'POST',
       // Our registry needs no credentials; the header is still required by the API.
       headers: { 'X-Registry-Auth': btoa('{}') },
@@ -130,7 +131,7 @@ export const engine = {
     }),
   /** A `docker save` archive; answers JSON lines ("Loaded image: …" or an error). */
   load: (archive: Blob, onProgress: (sent: number, total: number) => void, signal?: AbortSignal) =>
-    upload(`${E}/images/load`, archive, onProgress, signal),
+    upload(`${E()}/images/load`, archive, onProgress, signal),
   /** A root filesystem tar made into an image, as `docker import` (changes are Dockerfile lines). */
   importImage: (
     rootfs: Blob,
@@ -140,28 +141,28 @@ export const engine = {
   ) => {
     const q = new URLSearchParams({ fromSrc: '-', repo: v.repo, tag: v.tag });
     for (const c of v.changes) q.append('changes', c);
-    return upload(`${E}/images/create?${q}`, rootfs, onProgress, signal);
+    return upload(`${E()}/images/create?${q}`, rootfs, onProgress, signal);
   },
   /** A link that downloads the image as a `docker save` archive. */
-  saveUrl: (name: string) => withToken(`${E}/images/${enc(name)}/get`),
+  saveUrl: (name: string) => withToken(`${E()}/images/${enc(name)}/get`),
   tag: (id: string, repo: string, tag: string) =>
-    sendJson('POST', `${E}/images/${enc(id)}/tag${query({ repo, tag })}`),
+    sendJson('POST', `${E()}/images/${enc(id)}/tag${query({ repo, tag })}`),
   removeImage: (id: string, force: boolean) =>
-    sendJson<ImageDeleteItem[]>('DELETE', `${E}/images/${enc(id)}${query({ force })}`),
+    sendJson<ImageDeleteItem[]>('DELETE', `${E()}/images/${enc(id)}${query({ force })}`),
 
-  volumes: () => getJson<{ Volumes: Volume[] | null; Warnings: string[] | null }>(`${E}/volumes`),
-  createVolume: (name: string) => sendJson<Volume>('POST', `${E}/volumes/create`, { Name: name }),
-  removeVolume: (name: string) => sendJson('DELETE', `${E}/volumes/${enc(name)}`),
-  pruneVolumes: () => sendJson<VolumePruneResponse>('POST', `${E}/volumes/prune`),
-  volumeUsage: () => getJson<{ Volumes: Volume[] | null }>(`${E}/system/df`),
-  networks: () => getJson<NetworkSummary[]>(`${E}/networks`),
+  volumes: () => getJson<{ Volumes: Volume[] | null; Warnings: string[] | null }>(`${E()}/volumes`),
+  createVolume: (name: string) => sendJson<Volume>('POST', `${E()}/volumes/create`, { Name: name }),
+  removeVolume: (name: string) => sendJson('DELETE', `${E()}/volumes/${enc(name)}`),
+  pruneVolumes: () => sendJson<VolumePruneResponse>('POST', `${E()}/volumes/prune`),
+  volumeUsage: () => getJson<{ Volumes: Volume[] | null }>(`${E()}/system/df`),
+  networks: () => getJson<NetworkSummary[]>(`${E()}/networks`),
   /** Whether the engine serves the networks API (it answers 501 until it does). */
   hasNetworks: async () =>
-    await request(`${E}/networks`).then(
+    await request(`${E()}/networks`).then(
       () => true,
       (e: { status?: number }) => e.status !== 501,
     ),
-  network: (id: string) => getJson<NetworkSummary>(`${E}/networks/${enc(id)}`),
+  network: (id: string) => getJson<NetworkSummary>(`${E()}/networks/${enc(id)}`),
 
-  events: (signal: AbortSignal, since?: number) => request(`${E}/events${query({ since })}`, { signal }),
+  events: (signal: AbortSignal, since?: number) => request(`${E()}/events${query({ since })}`, { signal }),
 };

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { gateway } from '../api/gateway';
 import { ContainerDetail } from '../features/containers/components/container-detail';
 import { ContainerList } from '../features/containers/components/container-list';
+import { AllContainers } from '../features/engines/components/all-containers';
 import { DiskUsage } from '../features/disk-usage/components/disk-usage';
 import { EventTimeline } from '../features/events/components/event-timeline';
 import { ImageList } from '../features/images/components/image-list';
@@ -23,6 +24,8 @@ function Screen() {
   switch (section) {
     case 'containers':
       return rest[0] ? <ContainerDetail id={rest[0]} tab={rest[1] ?? 'summary'} /> : <ContainerList />;
+    case 'all-engines':
+      return <AllContainers />;
     case 'images':
       return <ImageList />;
     case 'volumes':

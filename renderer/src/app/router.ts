@@ -2,7 +2,15 @@
 import { create } from 'zustand';
 
 export type Section =
-  'containers' | 'images' | 'volumes' | 'networks' | 'registry' | 'events' | 'disk' | 'settings';
+  | 'containers'
+  | 'all-engines'
+  | 'images'
+  | 'volumes'
+  | 'networks'
+  | 'registry'
+  | 'events'
+  | 'disk'
+  | 'settings';
 
 export const SECTIONS: { id: Section; label: string; key: string }[] = [
   { id: 'containers', label: 'Containers', key: '1' },
@@ -13,6 +21,7 @@ export const SECTIONS: { id: Section; label: string; key: string }[] = [
   { id: 'events', label: 'Events', key: '6' },
   { id: 'disk', label: 'Disk usage', key: '7' },
   { id: 'settings', label: 'Settings', key: '8' },
+  { id: 'all-engines', label: 'All engines', key: '9' },
 ];
 
 export interface Route {

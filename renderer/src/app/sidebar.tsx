@@ -1,6 +1,7 @@
 // Sections, reachable by Tab and by Alt+1…8.
 import { useEffect, useState } from 'react';
 import { navigate, SECTIONS, useRoute } from './router';
+import { EngineSwitcher } from '../features/engines/components/engine-switcher';
 import { EngineStatus } from './engine-status';
 
 const collapsedKey = 'svc-desktop.sidebar-collapsed';
@@ -39,6 +40,7 @@ export function Sidebar() {
           {collapsed ? '»' : '«'}
         </button>
       </div>
+      <EngineSwitcher />
       <ul>
         {SECTIONS.map((s) => (
           <li key={s.id}>

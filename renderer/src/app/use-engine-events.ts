@@ -4,6 +4,7 @@ import { useEffect } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { create } from 'zustand';
 import { engine } from '../api/engine-client';
+import { useEngineTarget } from '../api/engine-target';
 import { jsonLines } from '../api/gateway';
 import type { EngineEvent } from '../api/engine-types';
 import { useEngineUp } from './use-desktop-state';
@@ -50,6 +51,8 @@ function record(qc: QueryClient, ev: EngineEvent): void {
 export function useEngineEvents(): void {
   const qc = useQueryClient();
   const up = useEngineUp();
+  // A switch of engine follows the new engine's stream.
+  const engineId = useEngineTarget((s) => s.id);
   useEffect(() => {
     if (!up) return;
     const abort = new AbortController();
@@ -64,5 +67,5 @@ export function useEngineEvents(): void {
       // The stream ends when the engine goes away; the supervisor state reopens it.
     });
     return () => abort.abort();
-  }, [qc, up]);
+  }, [qc, up, engineId]);
 }

@@ -6,6 +6,7 @@ import { ErrorMessage } from '../../../app/error-message';
 import { bytes } from '../../../app/format';
 import { useTheme, type ThemeChoice } from '../../../app/theme';
 import { useService } from '../../../app/use-desktop-state';
+import { EngineSettings } from '../../engines/components/engine-settings';
 import { useDesktopSettings, useEngineInfo, useServiceLog, useUsage } from '../queries';
 
 export function Settings() {
@@ -40,6 +41,7 @@ export function Settings() {
         </label>
         <ErrorMessage error={prefs.query.error ?? prefs.update.error} />
       </fieldset>
+      <EngineSettings />
       <DockerHost />
       <h2>Resource use</h2>
       <UsageTable usage={usage.data?.usage ?? {}} />

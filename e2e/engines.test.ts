@@ -1,0 +1,218 @@
+// Several engines in one window, in web mode: a second svcd serving tcp://127.0.0.2 with
+// --tlsverify is added in Settings with its client certificate files, the switcher moves every
+// screen to it (list, logs, terminal), the combined view shows both engines' containers with
+// the engine column and filter, and an engine that is not there is shown down with its reason.
+// Then Docker Engine 20.10, where installed, added by its unix socket.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { importBusybox } from '../daemon/engine/images/testing/busybox-image';
+import {
+  destroyDockerd,
+  dockerdMissing,
+  startDockerd,
+  type DockerdPeer,
+} from '../daemon/testing/dockerd-peer';
+import { pollUntil } from '../daemon/testing/poll';
+import { destroySvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
+import { makePki, startTlsSvcd, type Pki } from '../daemon/testing/test-pki';
+import { engineCaller, pullBusybox } from './engine-calls';
+import { CONTAINERS_SETTLED, missingPrerequisite, startSession, type Session } from './web-mode-fixture';
+
+const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
+  pollUntil(what, probe, { timeoutMs: 20_000, intervalMs: 200 });
+
+describe('several engines in one window', { skip: missingPrerequisite() }, () => {
+  let session: Session;
+  let page: Page;
+  let second: SvcdInstance;
+  let pkiDir: string;
+  let pki: Pki;
+  let port: number;
+
+  before(async () => {
+    pkiDir = await mkdtemp(join(tmpdir(), 'e2e-engines-pki-'));
+    pki = await makePki(pkiDir);
+    ({ svcd: second, port } = await startTlsSvcd(pki));
+    await importBusybox(second);
+    const made = await second.request('POST', '/containers/create?name=on-second', {
+      body: { Image: 'busybox:latest', Cmd: ['sh', '-c', 'echo hello from the second engine; sleep 600'] },
+    });
+    assert.equal(made.status, 201, made.body.toString());
+    const { Id } = JSON.parse(made.body.toString()) as { Id: string };
+    assert.equal((await second.request('POST', `/containers/${Id}/start`)).status, 204);
+
+    session = await startSession();
+    page = session.page;
+    const image = await pullBusybox(session.app);
+    await engineCaller(session.app)('POST', '/containers/create?name=on-embedded', {
+      Image: image,
+      Cmd: ['true'],
+    });
+    await page.goto(session.app.launchUrl + '#/settings');
+    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+  });
+
+  after(async () => {
+    await session?.stop();
+    await destroySvcd(second);
+    await rm(pkiDir, { recursive: true, force: true });
+  });
+
+  test('adds a tcp:// engine with TLS client certificates in Settings; it tests up', async () => {
+    const form = page.getByRole('form', { name: 'Add an engine' });
+    await form.getByLabel('Name').fill('second');
+    await form.getByLabel('Endpoint').fill(`tcp://127.0.0.2:${port}`);
+    await form.getByLabel('TLS CA certificate file').fill(pki.caCert);
+    await form.getByLabel('TLS client certificate file').fill(pki.clientCert);
+    await form.getByLabel('TLS client key file').fill(pki.clientKey);
+    await form.getByRole('button', { name: 'Add engine' }).click();
+    const row = page.getByTestId('engine-second');
+    await row.getByText(/^up, /).waitFor();
+    assert.match(await row.innerText(), new RegExp(`tcp://127\\.0\\.0\\.2:${port} \\(TLS\\)`));
+    // The page knows the engine by name and address, never by its key file.
+    assert.ok(!(await page.content()).includes(pki.clientKey));
+    await session.shot('engines-settings');
+  });
+
+  test('refuses an engine it cannot use, saying why', async () => {
+    const form = page.getByRole('form', { name: 'Add an engine' });
+    await form.getByLabel('Name').fill('bad');
+    await form.getByLabel('Endpoint').fill('http://127.0.0.1:2375');
+    await form.getByRole('button', { name: 'Add engine' }).click();
+    await form
+      .getByRole('alert')
+      .filter({ hasText: 'the scheme must be unix://, tcp:// or ssh://' })
+      .waitFor();
+  });
+
+  test('switching engine moves the containers list, the logs and the terminal to it', async () => {
+    await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'second' });
+    await page.goto(session.app.launchUrl.replace(/\?.*/, '') + '#/containers');
+    await page.locator(CONTAINERS_SETTLED).first().waitFor();
+    await page.getByTestId('container-row').filter({ hasText: 'on-second' }).waitFor();
+    assert.equal(await page.getByTestId('container-row').filter({ hasText: 'on-embedded' }).count(), 0);
+    await page
+      .getByTestId('container-row')
+      .filter({ hasText: 'on-second' })
+      .getByRole('link')
+      .first()
+      .click();
+    await page.getByRole('tab', { name: 'Logs' }).click();
+    await page.locator('.log-lines .line', { hasText: 'hello from the second engine' }).waitFor();
+    await page.getByRole('tab', { name: 'Terminal' }).click();
+    await page.locator('.badge.term-connected').waitFor({ timeout: 20_000 });
+    const term = page.getByTestId('terminal');
+    await term.click();
+    await page.keyboard.type('echo answer=$((40+2))');
+    await page.keyboard.press('Enter');
+    await until('the answer in the terminal', async () =>
+      (await term.locator('.xterm-rows > div').allInnerTexts()).some((t) => t.trim() === 'answer=42')
+        ? true
+        : undefined,
+    );
+    await session.shot('engines-second-terminal');
+  });
+
+  test('the combined view lists both engines with an engine column, and filters by engine', async () => {
+    await page.getByRole('link', { name: 'All engines' }).click();
+    const table = page.getByRole('table', { name: 'Containers of all engines' });
+    const rowOf = (name: string) => table.getByRole('row').filter({ hasText: name });
+    await rowOf('on-second').waitFor();
+    await rowOf('on-embedded').waitFor();
+    assert.equal(await rowOf('on-second').getByRole('cell').first().innerText(), 'second');
+    assert.equal(await rowOf('on-embedded').getByRole('cell').first().innerText(), 'Local (svcd)');
+    await session.shot('engines-combined');
+    await page.getByLabel('Filter by engine').selectOption({ label: 'second' });
+    await rowOf('on-embedded').waitFor({ state: 'detached' });
+    assert.equal(await rowOf('on-second').count(), 1);
+  });
+
+  test('an engine that is not there is shown down with its reason; the others still answer', async () => {
+    const res = await fetch(`${session.app.base}/api/engines`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.app.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'gone', endpoint: `unix://${pkiDir}/no-such.sock` }),
+    });
+    assert.equal(res.status, 201);
+    await page.reload();
+    await page.getByLabel('Filter by engine').selectOption({ label: 'All engines' });
+    await page.getByRole('alert').filter({ hasText: 'gone does not answer' }).waitFor();
+    await page.getByRole('table', { name: 'Containers of all engines' }).getByText('on-second').waitFor();
+    await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'gone' });
+    await page
+      .getByTestId('engine-down')
+      .filter({ hasText: /ENOENT|no such file/i })
+      .waitFor();
+    await session.shot('engines-down');
+    await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'Local (svcd)' });
+    await page.getByTestId('engine-down').waitFor({ state: 'detached' });
+  });
+});
+
+describe(
+  'Docker Engine 20.10 as an added engine',
+  { skip: missingPrerequisite() ?? dockerdMissing() },
+  () => {
+    let session: Session;
+    let page: Page;
+    let dockerd: DockerdPeer;
+
+    before(async () => {
+      dockerd = await startDockerd();
+      await importBusybox(dockerd);
+      const made = await dockerd.request('POST', '/containers/create?name=on-docker', {
+        body: {
+          Image: 'busybox:latest',
+          Cmd: ['sh', '-c', 'echo hello from docker; sleep 600'],
+          // The peer has no bridge.
+          HostConfig: { NetworkMode: 'none' },
+        },
+      });
+      assert.equal(made.status, 201, made.body.toString());
+      const { Id } = JSON.parse(made.body.toString()) as { Id: string };
+      assert.equal((await dockerd.request('POST', `/containers/${Id}/start`)).status, 204);
+      session = await startSession();
+      page = session.page;
+      await page.goto(session.app.launchUrl + '#/settings');
+      await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+    });
+
+    after(async () => {
+      await session?.stop();
+      if (dockerd) {
+        const list = await dockerd.request('GET', '/containers/json?all=1');
+        for (const c of JSON.parse(list.body.toString()) as { Id: string }[])
+          await dockerd.request('DELETE', `/containers/${c.Id}?force=1`);
+      }
+      await destroyDockerd(dockerd);
+    });
+
+    test('added by its socket, it tests up as 20.10; its containers and logs show when switched to', async () => {
+      const form = page.getByRole('form', { name: 'Add an engine' });
+      await form.getByLabel('Name').fill('docker');
+      await form.getByLabel('Endpoint').fill(`unix://${dockerd.socket}`);
+      await form.getByRole('button', { name: 'Add engine' }).click();
+      await page
+        .getByTestId('engine-docker')
+        .getByText(/^up, 20\.10/)
+        .waitFor();
+      await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'docker' });
+      await page.getByRole('link', { name: 'Containers' }).click();
+      const row = page.getByTestId('container-row').filter({ hasText: 'on-docker' });
+      await row.waitFor();
+      await row.getByRole('link').first().click();
+      await page.getByRole('tab', { name: 'Logs' }).click();
+      await page.locator('.log-lines .line', { hasText: 'hello from docker' }).waitFor();
+      await page.getByRole('link', { name: 'All engines' }).click();
+      const table = page.getByRole('table', { name: 'Containers of all engines' });
+      const cells = table.getByRole('row').filter({ hasText: 'on-docker' }).getByRole('cell');
+      await cells.first().waitFor();
+      assert.equal(await cells.first().innerText(), 'docker');
+      await session.shot('engines-docker');
+    });
+  },
+);

@@ -1,0 +1,34 @@
+// The engine every screen uses, chosen in the sidebar; an engine that does not answer says why
+// here, while the screens show their own errors.
+import { useQueryClient } from '@tanstack/react-query';
+import { useEngineTarget } from '../../../api/engine-target';
+import { errorText } from '../../../api/gateway';
+import { selectEngine, useEngines, useEngineStatus } from '../queries';
+
+export function EngineSwitcher() {
+  const qc = useQueryClient();
+  const selected = useEngineTarget((s) => s.id);
+  const { all } = useEngines();
+  const status = useEngineStatus(selected);
+  const down =
+    status.data?.up === false ? status.data.reason : status.error ? errorText(status.error) : undefined;
+  return (
+    <div className="engine-switcher">
+      <label>
+        Engine{' '}
+        <select aria-label="Engine" value={selected} onChange={(e) => selectEngine(qc, e.target.value)}>
+          {all.map((e) => (
+            <option key={e.id} value={e.id}>
+              {e.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {down ? (
+        <p className="error" role="alert" data-testid="engine-down">
+          This engine does not answer: {down}. Check that it runs and that the address is right in Settings.
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,100 @@
+// The engines added in Settings (/api/engines on the gateway), their status, the switch between
+// engines and the containers of every engine at once.
+import { useMutation, useQueries, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type { AddEngineRequest, EngineStatus, EngineSummary } from '../../../../daemon/api/desktop-types';
+import type { ContainerSummary, VersionResponse } from '../../api/engine-types';
+import { EMBEDDED_ENGINE, enginePrefix, useEngineTarget } from '../../api/engine-target';
+import { getJson, request, sendJson } from '../../api/gateway';
+import { navigate, useRoute } from '../../app/router';
+import { useTimeline } from '../../app/use-engine-events';
+
+/** The embedded engine, listed first beside the added ones. */
+export const embeddedEngine: EngineSummary = {
+  id: EMBEDDED_ENGINE,
+  name: 'Local (svcd)',
+  kind: 'unix',
+  endpoint: 'embedded',
+  tls: false,
+};
+
+const enginesKey = ['desktop-engines', {}];
+
+export function useEngines() {
+  const query = useQuery({
+    queryKey: enginesKey,
+    queryFn: () => getJson<EngineSummary[]>('/api/engines'),
+  });
+  return { ...query, all: [embeddedEngine, ...(query.data ?? [])] };
+}
+
+/** Whether the engine answers: its /version through the gateway, or the reason it does not. */
+export function useEngineStatus(id: string) {
+  return useQuery({
+    queryKey: ['desktop-engine-status', { id }],
+    queryFn: async (): Promise<EngineStatus> => {
+      if (id !== EMBEDDED_ENGINE)
+        return getJson<EngineStatus>(`/api/engines/${encodeURIComponent(id)}/status`);
+      const v = await getJson<VersionResponse>('/engine/version');
+      return { id, up: true, version: v.Version, apiVersion: v.ApiVersion, os: v.Os };
+    },
+  });
+}
+
+export function useAddEngine() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: AddEngineRequest) => sendJson<EngineSummary>('POST', '/api/engines', body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: enginesKey }),
+  });
+}
+
+export function useRemoveEngine() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => request(`/api/engines/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSuccess: (_res, id) => {
+      if (useEngineTarget.getState().id === id) selectEngine(qc, EMBEDDED_ENGINE);
+      return qc.invalidateQueries({ queryKey: enginesKey });
+    },
+  });
+}
+
+/**
+ * Every screen then talks to engine `id`. Cached answers belong to the previous engine (the
+ * query keys do not name one): they are dropped and what is on screen is fetched again.
+ */
+export function selectEngine(qc: QueryClient, id: string): void {
+  if (useEngineTarget.getState().id === id) return;
+  useEngineTarget.setState({ id });
+  useTimeline.setState({ events: [], seen: 0 });
+  // A container's page names an object of the other engine.
+  const { section, rest } = useRoute.getState();
+  if (rest.length) navigate(section);
+  void qc.resetQueries({ predicate: (q) => !String(q.queryKey[0]).startsWith('desktop-') });
+}
+
+export interface EngineContainers {
+  engine: EngineSummary;
+  containers?: ContainerSummary[];
+  error: unknown;
+  pending: boolean;
+}
+
+/** The containers of every engine, each engine on its own: one down does not hide the others. */
+export function useContainersOfAllEngines(): EngineContainers[] {
+  const { all } = useEngines();
+  const results = useQueries({
+    queries: all.map((e) => ({
+      // Under 'containers': the selected engine's events refresh this view as they do its list.
+      queryKey: ['containers', { engine: e.id, combined: true }],
+      queryFn: () => getJson<ContainerSummary[]>(`${enginePrefix(e.id)}/containers/json?all=1`),
+      retry: false,
+    })),
+  });
+  return all.map((engine, i) => ({
+    engine,
+    containers: results[i].data,
+    error: results[i].error,
+    pending: results[i].isPending,
+  }));
+}

@@ -20,6 +20,7 @@ export function validateResources<T extends Resources>(
   host: HostFacts,
   update = false,
 ): ResourceCheck<T> {
+  if (host.cgroupsUnavailable) refuseLimits(resources, host.cgroupsUnavailable);
   const r = structuredClone(resources);
   const warnings: string[] = [];
   checkMemory(r, host.cgroup, warnings, update);
@@ -27,6 +28,38 @@ export function validateResources<T extends Resources>(
   checkBlkio(r, host.cgroup, warnings);
   checkPids(r, host.cgroup, warnings);
   return { resources: r, warnings };
+}
+
+/** The limits a create or update may ask for; 0, null, empty and -1 (unlimited) ask for none. */
+const limitFields = [
+  'Memory',
+  'MemoryReservation',
+  'MemorySwap',
+  'NanoCpus',
+  'CpuShares',
+  'CpuPeriod',
+  'CpuQuota',
+  'CpuRealtimePeriod',
+  'CpuRealtimeRuntime',
+  'CpusetCpus',
+  'CpusetMems',
+  'PidsLimit',
+  'BlkioWeight',
+  'BlkioWeightDevice',
+  'BlkioDeviceReadBps',
+  'BlkioDeviceWriteBps',
+  'BlkioDeviceReadIOps',
+  'BlkioDeviceWriteIOps',
+] as const;
+
+/** Without cgroups a limit would silently not hold: refused, naming the limits and the reason. */
+function refuseLimits(r: Resources, reason: string): void {
+  const asked = limitFields.filter((field) => {
+    const value = r[field];
+    if (typeof value === 'number') return value > 0;
+    return Array.isArray(value) ? value.length > 0 : !!value;
+  });
+  if (asked.length > 0) throw new InvalidParameterError(`${asked.join(', ')}: ${reason}`);
 }
 
 /** Create-time adaptation (dockerd's adaptContainerSettings) followed by the resource checks. */

@@ -3,7 +3,7 @@
 // (newuidmap/newgidmap, /etc/subuid, /etc/subgid). There it is uid 0 of the namespace and starts
 // containerd, the shims and runc as usual; slirp4netns links the namespace to the outside.
 import { spawn } from 'node:child_process';
-import { access, constants, mkdir } from 'node:fs/promises';
+import { access, constants, lstat, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The programs the namespace needs and the Debian package of each. */
@@ -81,4 +81,17 @@ export async function runInRootlessKit(argv: string[], dataRoot: string): Promis
     child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 128 : 1))),
   );
   process.exit(code);
+}
+
+/**
+ * Inside the namespace, the copied-up /run links back to the host's entries, which belong to
+ * the host's root: containerd's shim sockets (/run/containerd/s, fixed in containerd) and
+ * iptables' lock (/run/xtables.lock) would be refused. Dropping the links (only links, in the
+ * namespace's own /run) lets containerd and the CNI plugins make their own.
+ */
+export async function unlinkHostRunEntries(): Promise<void> {
+  for (const path of ['/run/containerd', '/run/xtables.lock']) {
+    const stat = await lstat(path).catch(() => undefined);
+    if (stat?.isSymbolicLink()) await unlink(path);
+  }
 }

@@ -64,6 +64,8 @@ function refuseLimits(r: Resources, reason: string): void {
 
 /** Create-time adaptation (dockerd's adaptContainerSettings) followed by the resource checks. */
 export function validateHostResources(hostConfig: HostConfig, host: HostFacts): ResourceCheck<HostConfig> {
+  // Before the defaults below, so that the message names only the limits the client asked for.
+  if (host.cgroupsUnavailable) refuseLimits(hostConfig, host.cgroupsUnavailable);
   const adapted = structuredClone(hostConfig);
   if ((adapted.ShmSize ?? 0) < 0) throw new InvalidParameterError('SHM size can not be less than 0');
   if (!adapted.ShmSize) adapted.ShmSize = DEFAULT_SHM_SIZE;

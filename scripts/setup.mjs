@@ -4,7 +4,17 @@
 // Debian packages and what each is for (the README points here: this list is the only one).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  lstatSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,8 +39,14 @@ const debianPackageUses = {
   'python3-docker': 'docker-py, a real Engine API client in the test suite',
   gcc: 'builds the static syscall probe of the seccomp comparison with Docker',
   'libc6-dev': 'the C library that probe is linked with',
+  uidmap: 'rootless svcd: newuidmap/newgidmap map the subordinate IDs of /etc/subuid, /etc/subgid',
+  rootlesskit: "rootless svcd: the user, mount and network namespace and the published ports' driver",
+  slirp4netns: "rootless svcd: the namespace's link to the outside",
+  'fuse-overlayfs': 'rootless svcd: image layers where the kernel refuses overlayfs in a user namespace',
 };
 const debianPackages = Object.keys(debianPackageUses);
+
+const isRoot = !process.getuid || process.getuid() === 0;
 
 function log(msg) {
   if (!quiet) process.stdout.write(`setup: ${msg}\n`);
@@ -56,11 +72,7 @@ function ensureDebian() {
   }
   const missing = missingDebian(debianPackages);
   if (missing.length === 0) return;
-  const cmd = `apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`;
-  if (process.getuid && process.getuid() !== 0) {
-    process.stderr.write(`setup: missing Debian packages: ${missing.join(' ')}\nRun as root:\n  ${cmd}\n`);
-    process.exit(1);
-  }
+  if (!isRoot) return;
   log(`installing Debian packages: ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
@@ -75,6 +87,61 @@ function ensureDebian() {
   }
 }
 
+// rootlesskit's slirp4netns opens /dev/net/tun as the user. Debian desktops have it 0666; some
+// machines (these test hosts among them) have it 0600, which leaves rootless svcd without a network.
+function ensureTunForUsers() {
+  if (!existsSync('/dev/net/tun') || (statSync('/dev/net/tun').mode & 0o666) === 0o666) return;
+  chmodSync('/dev/net/tun', 0o666);
+  log('made /dev/net/tun usable by every user (mode 0666, as on a Debian desktop) for rootless svcd');
+}
+
+/** The ranges of /etc/subuid or /etc/subgid: "name:start:count" (or "uid:start:count") lines. */
+function subordinateRanges(file) {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(':'))
+    .map((line) => {
+      const [who, start, count] = line.split(':');
+      return { who, start: Number(start), count: Number(count) };
+    });
+}
+
+/** The range to suggest: 65536 IDs after every range already given out, as useradd does. */
+function freeSubordinateRange(ranges) {
+  const start = Math.max(100000, ...ranges.map((r) => r.start + r.count));
+  return `${start}-${start + 65535}`;
+}
+
+// As a normal user nothing can be installed: say exactly what rootless svcd still needs and the
+// commands root has to run for it, then stop.
+function reportRootlessNeeds() {
+  const user = userInfo();
+  const commands = [];
+  const missing = missingDebian(debianPackages);
+  if (missing.length > 0) {
+    commands.push(`apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`);
+  }
+  for (const file of ['/etc/subuid', '/etc/subgid']) {
+    const ranges = subordinateRanges(file);
+    const own = (r) => (r.who === user.username || r.who === String(user.uid)) && r.count >= 65536;
+    if (!ranges.some(own)) {
+      const flag = file === '/etc/subuid' ? '--add-subuids' : '--add-subgids';
+      const range = freeSubordinateRange(ranges);
+      commands.push(`usermod ${flag} ${range} ${user.username}   # no range of 65536 IDs in ${file}`);
+    }
+  }
+  try {
+    accessSync('/dev/net/tun', constants.R_OK | constants.W_OK);
+  } catch {
+    commands.push('chmod 0666 /dev/net/tun   # slirp4netns opens it as you (persist it with a udev rule)');
+  }
+  if (commands.length === 0) return;
+  process.stderr.write(`setup: rootless svcd needs what only root can set up. Run as root:\n`);
+  for (const cmd of commands) process.stderr.write(`  ${cmd}\n`);
+  process.exit(1);
+}
+
 function ensureNpm() {
   const lock = join(root, 'package-lock.json');
   const stampFile = join(root, 'node_modules', '.svc-setup-stamp');
@@ -84,6 +151,12 @@ function ensureNpm() {
     return hash.digest('hex');
   };
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp()) return;
+  // A worktree whose node_modules links to another checkout's: npm ci would empty that tree
+  // through the link, under whoever else is using it. Its owner installs it.
+  if (lstatSync(join(root, 'node_modules'), { throwIfNoEntry: false })?.isSymbolicLink()) {
+    log('node_modules is a link to another checkout: not reinstalling it from here');
+    return;
+  }
   log('installing npm packages');
   // Electron's own binary cannot be downloaded here; its types and launcher still install.
   const env = { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' };
@@ -96,5 +169,7 @@ if (process.argv.includes('--list')) {
   for (const [name, use] of Object.entries(debianPackageUses)) process.stdout.write(`${name}\t${use}\n`);
 } else {
   ensureDebian();
+  if (isRoot) ensureTunForUsers();
+  else reportRootlessNeeds();
   ensureNpm();
 }

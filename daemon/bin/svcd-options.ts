@@ -2,7 +2,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isLogLevel, type LogLevel } from '../lib/logger';
-import { defaultSvcdSocket } from '../lib/svcd-launch';
+import { defaultSvcdSocket, isHostRoot } from '../lib/svcd-launch';
 
 export interface SvcdOptions {
   dataRoot: string;
@@ -24,6 +24,8 @@ export interface SvcdOptions {
   bip?: string;
   /** A profile file for containers that set none, or `unconfined`; absent: Docker's default. */
   seccompProfile?: string;
+  /** Inside a rootlesskit user namespace: --rootless, and always when not started by root. */
+  rootless: boolean;
 }
 
 export class UsageError extends Error {}
@@ -32,10 +34,10 @@ export const usage = `Usage: svcd --data-root DIR --host unix:///path/svcd.sock 
             [--config FILE] [--insecure-registry HOST:PORT]... [--log-level debug|info|warn|error]
             [--tlscert FILE --tlskey FILE [--tlsverify --tlscacert FILE]] [--group NAME|GID]
             [--bridge NAME] [--bip CIDR]
-            [--seccomp-profile FILE|unconfined]`;
+            [--seccomp-profile FILE|unconfined] [--rootless]`;
 
 export function defaultDataRoot(): string {
-  if (process.getuid?.() === 0) return '/var/lib/svc';
+  if (isHostRoot()) return '/var/lib/svc';
   return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'svc');
 }
 
@@ -46,6 +48,7 @@ export function parseSvcdOptions(argv: string[]): SvcdOptions {
     insecureRegistries: [],
     bridge: 'svc0',
     tlsVerify: false,
+    rootless: !isHostRoot(),
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] =
@@ -105,6 +108,9 @@ export function parseSvcdOptions(argv: string[]): SvcdOptions {
         break;
       case '--seccomp-profile':
         opts.seccompProfile = value();
+        break;
+      case '--rootless':
+        opts.rootless = true;
         break;
       default:
         throw new UsageError(`unknown option ${argv[i]}`);

@@ -9,7 +9,6 @@ import { productInfo } from '../lib/product';
 import { componentsReporter } from '../engine/system/components';
 import { loadEngineId } from '../engine/system/engine-id';
 import { readOsFacts } from '../engine/system/os-facts';
-import { readCgroupSupport } from '../runtime/oci-spec/host-facts';
 import { SystemService } from '../engine/system/system-service';
 import { EventsService } from '../engine/events/events-service';
 import { EngineServer, parseListenAddress } from '../server/server';
@@ -26,7 +25,8 @@ import { ContainerIOFeed } from '../engine/containers/container-io-feed';
 import { ContainerLogs } from '../engine/containers/container-logs';
 import { ContainersService } from '../engine/containers/containers-service';
 import { createEngineContext } from '../engine/containers/engine-context';
-import { readHostFacts } from '../runtime/oci-spec/host-facts';
+import { readHostFacts, rootlessHostFacts } from '../runtime/oci-spec/host-facts';
+import { insideRootlessKit, runInRootlessKit, unlinkHostRunEntries } from './rootless';
 import { groupId } from '../lib/unix-groups';
 import { parseSeccompProfile, type SeccompChoice } from '../runtime/oci-spec/seccomp';
 import { containersRoutes } from '../server/routers/containers/routes';
@@ -136,6 +136,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   const defaultSeccomp = await readSeccompOption(opts.seccompProfile);
   const group = await socketGroup(opts.group);
   await mkdir(dataRoot, { recursive: true, mode: 0o711 });
+  if (opts.rootless) await unlinkHostRunEntries();
   running.lock = await acquirePidLock(join(dataRoot, 'svcd.pid'));
 
   const containerd = new ContainerdProcess({ dir: join(dataRoot, 'containerd') });
@@ -177,11 +178,12 @@ async function start(argv: string[], running: Running): Promise<string> {
   });
   await networks.init();
   running.networks = networks;
+  const hostFacts = opts.rootless ? await rootlessHostFacts(await readHostFacts()) : await readHostFacts();
   const context = createEngineContext({
     client,
     dataRoot,
     events,
-    host: await readHostFacts(),
+    host: hostFacts,
     defaultSeccomp,
     images: containerImagesOf(images),
     volumes,
@@ -211,7 +213,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   const system = new SystemService({
     product,
     host,
-    cgroup: await readCgroupSupport(),
+    cgroup: hostFacts.cgroup,
     dataRoot,
     engineId,
     components: await componentsReporter(() => client.version()),
@@ -224,6 +226,8 @@ async function start(argv: string[], running: Running): Promise<string> {
     eventListeners: () => events.listenerCount,
     insecureRegistries,
     seccompProfile: opts.seccompProfile ?? 'default',
+    rootless: opts.rootless,
+    cgroupDriver: hostFacts.cgroupsUnavailable ? 'none' : 'cgroupfs',
   });
 
   const build = new BuildService({
@@ -296,6 +300,22 @@ async function main(): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${usage}\n`);
     return;
+  }
+  // A rootless svcd outside its namespace only starts itself inside one (its errors are reported below).
+  const outside = (() => {
+    try {
+      const opts = parseSvcdOptions(argv);
+      return opts.rootless && !insideRootlessKit() ? opts : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  if (outside) {
+    const inner = argv.includes('--rootless') ? argv : [...argv, '--rootless'];
+    await runInRootlessKit(inner, outside.dataRoot).catch((err: Error) => {
+      process.stderr.write(`svcd: ${err.message}\n`);
+      process.exit(1);
+    });
   }
   const running: Running = { log: createLogger('info', 'svcd') };
   let stopping = false;

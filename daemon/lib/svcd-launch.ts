@@ -3,11 +3,19 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-/** /run/svc as root; otherwise under $XDG_RUNTIME_DIR, or ~/.cache without one. */
+/**
+ * Root of the host, not the root of a rootlesskit namespace: there uid 0 is the user who started
+ * rootless svcd (rootlesskit names that user in ROOTLESSKIT_PARENT_EUID), and the defaults are theirs.
+ */
+export function isHostRoot(): boolean {
+  return process.getuid?.() === 0 && !process.env.ROOTLESSKIT_PARENT_EUID;
+}
+
+/** /run/svc as root; otherwise $XDG_RUNTIME_DIR/svcd.sock (as rootless Docker's), or under ~/.cache. */
 export function defaultSvcdSocket(): string {
-  if (process.getuid?.() === 0) return '/run/svc/svcd.sock';
-  const runtime = process.env.XDG_RUNTIME_DIR || join(homedir(), '.cache');
-  return join(runtime, 'svc', 'svcd.sock');
+  if (isHostRoot()) return '/run/svc/svcd.sock';
+  if (process.env.XDG_RUNTIME_DIR) return join(process.env.XDG_RUNTIME_DIR, 'svcd.sock');
+  return join(homedir(), '.cache', 'svc', 'svcd.sock');
 }
 
 /**

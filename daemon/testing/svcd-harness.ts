@@ -34,6 +34,8 @@ export interface SvcdHarnessOptions {
   readyTimeoutMs?: number;
   /** Keep everything svcd writes on stderr (its log), not only the tail. */
   keepLog?: boolean;
+  /** Run svcd as this user (rootless), with HOME and XDG_RUNTIME_DIR under the suite's directory. */
+  user?: { uid: number; gid: number };
 }
 
 export class SvcdInstance {
@@ -61,7 +63,7 @@ export class SvcdInstance {
 
   /** Starts svcd and resolves with its ready line once it serves. */
   async start(): Promise<string> {
-    const { command, args } = svcdCommand();
+    const { command, args } = this.asUser(svcdCommand());
     const child = spawn(
       command,
       [
@@ -73,7 +75,7 @@ export class SvcdInstance {
         ...(this.opts.args?.includes('--bridge') ? [] : ['--bridge', this.bridge]),
         ...(this.opts.args ?? []),
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', 'pipe', 'pipe'], env: this.env() },
     );
     this.child = child;
     this.stderrTail = '';
@@ -103,6 +105,22 @@ export class SvcdInstance {
         reject(new Error(`svcd exited (${code ?? signal}) before it was ready:\n${this.stderrTail}`));
       });
     });
+  }
+
+  /** setpriv runs svcd as the suite's user (it execs, so signals still reach svcd itself). */
+  private asUser(cmd: { command: string; args: string[] }): { command: string; args: string[] } {
+    const user = this.opts.user;
+    if (!user) return cmd;
+    return {
+      command: 'setpriv',
+      args: [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', cmd.command, ...cmd.args],
+    };
+  }
+
+  private env(): NodeJS.ProcessEnv {
+    if (!this.opts.user) return process.env;
+    const home = join(this.dir, 'home');
+    return { ...process.env, HOME: home, XDG_RUNTIME_DIR: join(this.dir, 'run'), XDG_DATA_HOME: home };
   }
 
   get stderr(): string {

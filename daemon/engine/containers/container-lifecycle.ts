@@ -68,6 +68,14 @@ export class ContainerLifecycle {
     private readonly hooks: LifecycleHooks,
   ) {}
 
+  /**
+   * SIGKILL reaches every process of the container's cgroup; without a cgroup (rootless, no
+   * delegation) runc has none to read, and killing the init ends its pid namespace anyway.
+   */
+  private killScope(signal: number): { all: boolean } {
+    return { all: signal === SIGKILL && !this.ctx.host.cgroupsUnavailable };
+  }
+
   private stopSignal(container: Container): number {
     const s = container.record.Config.StopSignal;
     return s === undefined || s === '' ? 15 : parseSignal(s);
@@ -186,7 +194,7 @@ export class ContainerLifecycle {
     if (status !== 'STOPPED') {
       const exited = tasks.wait(id);
       if (status === 'PAUSED') await tasks.resume(id).catch(() => undefined);
-      await tasks.kill(id, SIGKILL, { all: true });
+      await tasks.kill(id, SIGKILL, this.killScope(SIGKILL));
       await exited;
     }
     await allOrFirstError([
@@ -222,7 +230,7 @@ export class ContainerLifecycle {
       .catch(() => undefined);
     publishContainerEvent(this.ctx, container, 'kill', { signal: String(signal) });
     try {
-      await this.ctx.client.tasks.kill(container.id, signal, { all: signal === SIGKILL });
+      await this.ctx.client.tasks.kill(container.id, signal, this.killScope(signal));
     } catch (err) {
       // The process has just exited on its own: its exit is being recorded, nothing to signal.
       if (!isExitedProcess(err)) throw err;
@@ -307,7 +315,7 @@ export class ContainerLifecycle {
       const exited = container.nextExit();
       publishContainerEvent(this.ctx, container, 'kill', { signal: String(signal) });
       try {
-        await this.ctx.client.tasks.kill(container.id, signal, { all: signal === SIGKILL });
+        await this.ctx.client.tasks.kill(container.id, signal, this.killScope(signal));
       } catch (err) {
         // It has just exited on its own: nothing to signal, nor to wait for once recorded.
         if (!isExitedProcess(err)) throw err;

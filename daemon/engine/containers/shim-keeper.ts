@@ -49,7 +49,13 @@ export class ShimKeeper {
     const { spec } = buildSpec({
       id: this.id,
       config: { Cmd: ['never-started'] },
-      hostConfig: { NetworkMode: 'none', ReadonlyRootfs: true, PidsLimit: 8, Init: true },
+      // Its pids limit only where cgroups can be written (not rootless without delegation).
+      hostConfig: {
+        NetworkMode: 'none',
+        ReadonlyRootfs: true,
+        PidsLimit: this.ctx.host.cgroupsUnavailable ? null : 8,
+        Init: true,
+      },
       rootfsPath,
       behaviours: currentCreateBehaviours,
       host: this.ctx.host,

@@ -43,6 +43,10 @@ export interface SystemServiceDeps {
   insecureRegistries: string[];
   /** What /info names as the seccomp profile: `default`, `unconfined` or the daemon's file. */
   seccompProfile: string;
+  /** Running in a rootlesskit user namespace (SecurityOptions `name=rootless`). */
+  rootless: boolean;
+  /** `none` where no cgroup can be written (rootless without delegation), as rootless Docker's. */
+  cgroupDriver: 'cgroupfs' | 'none';
 }
 
 export class SystemService {
@@ -128,7 +132,7 @@ export class SystemService {
       NGoroutines: 0,
       SystemTime: new Date().toISOString(),
       LoggingDriver: 'json-file',
-      CgroupDriver: 'cgroupfs',
+      CgroupDriver: this.deps.cgroupDriver,
       CgroupVersion: host.cgroupVersion,
       NEventsListener: this.deps.eventListeners(),
       KernelVersion: host.kernelVersion,
@@ -181,7 +185,10 @@ export class SystemService {
       ContainerdCommit: { ID: c.containerd.revision, Expected: c.containerd.revision },
       RuncCommit: { ID: c.runc.commit, Expected: c.runc.commit },
       InitCommit: { ID: '', Expected: '' },
-      SecurityOptions: [`name=seccomp,profile=${this.deps.seccompProfile}`],
+      SecurityOptions: [
+        `name=seccomp,profile=${this.deps.seccompProfile}`,
+        ...(this.deps.rootless ? ['name=rootless'] : []),
+      ],
       Warnings: warnings,
     };
   }

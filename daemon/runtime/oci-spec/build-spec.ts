@@ -192,8 +192,14 @@ export function buildSpec(input: BuildSpecInput): BuiltSpec {
     linux: {
       namespaces: ociNamespaces(config, hostConfig, input.namespaces ?? {}),
       devices: devices.devices,
-      resources: { devices: devices.rules, ...ociResources(hostConfig) },
-      cgroupsPath: containerCgroupPath(input.id, hostConfig, input.defaultCgroupParent),
+      // Without a cgroup it may write (rootless, no delegation) runc gets none to make: it would
+      // fail on the first mkdir. Limits were refused at create; device nodes are bound, not made.
+      ...(input.host.cgroupsUnavailable
+        ? { resources: { devices: [] } }
+        : {
+            resources: { devices: devices.rules, ...ociResources(hostConfig) },
+            cgroupsPath: containerCgroupPath(input.id, hostConfig, input.defaultCgroupParent),
+          }),
       maskedPaths: privileged ? [] : (hostConfig.MaskedPaths ?? DEFAULT_MASKED_PATHS),
       readonlyPaths: privileged ? [] : (hostConfig.ReadonlyPaths ?? DEFAULT_READONLY_PATHS),
     },

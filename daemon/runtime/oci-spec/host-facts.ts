@@ -1,6 +1,6 @@
 // What this host can enforce, read once from /sys and /proc, as dockerd's sysinfo does. The
 // spec builders take it as a parameter so that tests can describe any host.
-import { access, readFile } from 'node:fs/promises';
+import { access, constants, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { capabilitiesInMask } from './capabilities';
@@ -40,6 +40,8 @@ export interface HostFacts {
   initBinary?: string;
   /** Whether the kernel has AppArmor enabled (profiles other than unconfined need it). */
   appArmor: boolean;
+  /** Why no limit can be set at all (rootless without a delegated cgroup); limits are refused. */
+  cgroupsUnavailable?: string;
 }
 
 /** Debian's tini package ships both; the static one runs in any root filesystem. */
@@ -125,5 +127,36 @@ export async function readHostFacts(cgroupRoot = '/sys/fs/cgroup'): Promise<Host
     hostname: hostname(),
     initBinary,
     appArmor: appArmor === 'Y',
+  };
+}
+
+/** Every limit unsupported: what a rootless svcd without a delegated cgroup can enforce. */
+const noCgroupSupport: CgroupSupport = Object.fromEntries(
+  [...Object.keys(CGROUP_PROBES), 'kernelMemory'].map((key) => [key, false]),
+) as unknown as CgroupSupport;
+
+/**
+ * A rootless svcd's cgroups: the host's facts when its user owns a delegated cgroup v2 subtree
+ * (systemd's Delegate=yes), else none at all with the reason, as rootless Docker's `none` driver.
+ */
+export async function rootlessHostFacts(host: HostFacts, cgroupRoot = '/sys/fs/cgroup'): Promise<HostFacts> {
+  if (!(await exists(join(cgroupRoot, 'cgroup.controllers')))) {
+    return {
+      ...host,
+      cgroup: noCgroupSupport,
+      cgroupsUnavailable:
+        'rootless svcd cannot set resource limits on this host: it has cgroup v1, which the kernel does not delegate to unprivileged users (limits need cgroup v2 with a delegated subtree)',
+    };
+  }
+  const own = /^0::(.*)$/m.exec(await readTrimmed('/proc/self/cgroup', ''))?.[1] ?? '/';
+  const delegated = await access(join(cgroupRoot, own, 'cgroup.subtree_control'), constants.W_OK).then(
+    () => true,
+    () => false,
+  );
+  if (delegated) return host;
+  return {
+    ...host,
+    cgroup: noCgroupSupport,
+    cgroupsUnavailable: `rootless svcd cannot set resource limits: its cgroup ${own} is not delegated to this user (start it from a systemd user service with Delegate=yes)`,
   };
 }

@@ -20,6 +20,7 @@ export function validateResources<T extends Resources>(
   host: HostFacts,
   update = false,
 ): ResourceCheck<T> {
+  if (host.cgroupsUnavailable) refuseLimits(resources, host.cgroupsUnavailable);
   const r = structuredClone(resources);
   const warnings: string[] = [];
   checkMemory(r, host.cgroup, warnings, update);
@@ -29,8 +30,42 @@ export function validateResources<T extends Resources>(
   return { resources: r, warnings };
 }
 
+/** The limits a create or update may ask for; 0, null, empty and -1 (unlimited) ask for none. */
+const limitFields = [
+  'Memory',
+  'MemoryReservation',
+  'MemorySwap',
+  'NanoCpus',
+  'CpuShares',
+  'CpuPeriod',
+  'CpuQuota',
+  'CpuRealtimePeriod',
+  'CpuRealtimeRuntime',
+  'CpusetCpus',
+  'CpusetMems',
+  'PidsLimit',
+  'BlkioWeight',
+  'BlkioWeightDevice',
+  'BlkioDeviceReadBps',
+  'BlkioDeviceWriteBps',
+  'BlkioDeviceReadIOps',
+  'BlkioDeviceWriteIOps',
+] as const;
+
+/** Without cgroups a limit would silently not hold: refused, naming the limits and the reason. */
+function refuseLimits(r: Resources, reason: string): void {
+  const asked = limitFields.filter((field) => {
+    const value = r[field];
+    if (typeof value === 'number') return value > 0;
+    return Array.isArray(value) ? value.length > 0 : !!value;
+  });
+  if (asked.length > 0) throw new InvalidParameterError(`${asked.join(', ')}: ${reason}`);
+}
+
 /** Create-time adaptation (dockerd's adaptContainerSettings) followed by the resource checks. */
 export function validateHostResources(hostConfig: HostConfig, host: HostFacts): ResourceCheck<HostConfig> {
+  // Before the defaults below, so that the message names only the limits the client asked for.
+  if (host.cgroupsUnavailable) refuseLimits(hostConfig, host.cgroupsUnavailable);
   const adapted = structuredClone(hostConfig);
   if ((adapted.ShmSize ?? 0) < 0) throw new InvalidParameterError('SHM size can not be less than 0');
   if (!adapted.ShmSize) adapted.ShmSize = DEFAULT_SHM_SIZE;

@@ -1,0 +1,101 @@
+// Rootless svcd: started as an unprivileged user (so rootless by default), inside rootlesskit's
+// user namespace, with the real containerd, runc and busybox image.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { destroySvcd, type SvcdInstance } from '../testing/svcd-harness';
+import { rootlessSkipReason, startRootlessSvcd } from '../testing/rootless-harness';
+import { importBusybox } from '../engine/images/testing/busybox-image';
+import { expectStatus, run } from '../engine/containers/testing/containers-fixture';
+import { openStream } from '../server/streams/testing/stream-client';
+import type { InfoResponse } from '../api/system-types';
+
+const skip = rootlessSkipReason();
+
+describe('rootless svcd', { skip }, () => {
+  let svcd: SvcdInstance;
+  before(async () => {
+    svcd = await startRootlessSvcd();
+    await importBusybox(svcd);
+  });
+  after(() => destroySvcd(svcd));
+
+  test('/info says rootless, its storage driver and that no cgroup driver is usable here', async () => {
+    const info = expectStatus(await svcd.request('GET', '/info'), 200).json<InfoResponse>();
+    assert.ok(info.SecurityOptions.includes('name=rootless'), info.SecurityOptions.join(' '));
+    assert.equal(info.Driver, 'overlayfs');
+    assert.equal(info.CgroupDriver, 'none');
+    assert.equal(info.MemoryLimit, false);
+    assert.equal(info.DockerRootDir, svcd.dataRoot);
+  });
+
+  test('a limit is refused with a 400 naming it and the reason', async () => {
+    const res = await svcd.request('POST', '/containers/create', {
+      body: { Image: 'busybox', Cmd: ['true'], HostConfig: { Memory: 64 * 1024 * 1024 } },
+    });
+    expectStatus(res, 400);
+    assert.match(
+      res.json<{ message: string }>().message,
+      /^Memory: rootless svcd cannot set resource limits/,
+    );
+  });
+
+  test('a container runs as root of the namespace, writes logs, takes an exec, gives stats', async () => {
+    const id = await run(svcd, { Cmd: ['sh', '-c', 'echo hello from $(id -u); exec sleep 60'] });
+    const logs = await openStream(svcd, 'GET', `/containers/${id}/logs?stdout=1&follow=1`, true);
+    const exec = expectStatus(
+      await svcd.request('POST', `/containers/${id}/exec`, {
+        body: { Cmd: ['sh', '-c', 'cat /proc/self/uid_map'], AttachStdout: true },
+      }),
+      201,
+    ).json<{ Id: string }>();
+    const s = await openStream(svcd, 'POST', `/exec/${exec.Id}/start`, true, { Detach: false, Tty: false });
+    await s.ended;
+    // Inside, uid 0 is the test user's own uid outside: nothing in it is root of the host.
+    const [inside, outside] = s.stdout.trim().split(/\s+/).map(Number);
+    assert.equal(inside, 0);
+    assert.notEqual(outside, 0);
+    const stats = expectStatus(await svcd.request('GET', `/containers/${id}/stats?stream=0`), 200).json<{
+      pids_stats: unknown;
+      networks?: Record<string, unknown>;
+    }>();
+    assert.ok(stats.networks && Object.keys(stats.networks).length > 0, JSON.stringify(stats));
+    expectStatus(await svcd.request('POST', `/containers/${id}/stop?t=1`), 204);
+    await logs.ended;
+    assert.equal(logs.stdout, 'hello from 0\n');
+    expectStatus(await svcd.request('DELETE', `/containers/${id}`), 204);
+  });
+
+  test('a named volume and a user network whose containers resolve each other by name', async () => {
+    expectStatus(await svcd.request('POST', '/volumes/create', { body: { Name: 'rootless-data' } }), 201);
+    expectStatus(
+      await svcd.request('POST', '/networks/create', {
+        body: { Name: 'rootless-net', IPAM: { Config: [{ Subnet: '10.213.68.0/24' }] } },
+      }),
+      201,
+    );
+    const net = { NetworkMode: 'rootless-net' };
+    const server = await run(
+      svcd,
+      {
+        Cmd: ['sh', '-c', 'echo kept > /data/file; exec sleep 60'],
+        HostConfig: { ...net, Binds: ['rootless-data:/data'] },
+      },
+      'rootless-server',
+    );
+    const client = await run(svcd, {
+      Cmd: ['sh', '-c', 'sleep 1; ping -c 1 -W 5 rootless-server && cat /data/file'],
+      HostConfig: { ...net, Binds: ['rootless-data:/data:ro'] },
+    });
+    const wait = expectStatus(await svcd.request('POST', `/containers/${client}/wait`), 200);
+    const logs = await openStream(svcd, 'GET', `/containers/${client}/logs?stdout=1&stderr=1`, true);
+    await logs.ended;
+    assert.equal(wait.json<{ StatusCode: number }>().StatusCode, 0, logs.stdout + logs.stderr);
+    assert.match(logs.stdout, /from 10\.213\.68\.\d+/);
+    assert.match(logs.stdout, /kept\n$/);
+    for (const id of [client, server]) {
+      expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
+    }
+    expectStatus(await svcd.request('DELETE', '/networks/rootless-net'), 204);
+    expectStatus(await svcd.request('DELETE', '/volumes/rootless-data'), 204);
+  });
+});

@@ -180,6 +180,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   const context = createEngineContext({
     client,
     dataRoot,
+    runcRoot: containerd.runcRoot,
     events,
     host: await readHostFacts(),
     defaultSeccomp,

@@ -4,6 +4,7 @@ import type { EventsService } from '../events/events-service';
 import type { Logger } from '../../lib/logger';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import { runcOptions } from '../../runtime/containerd/runc-options';
+import { RuncState } from '../../runtime/containerd/runc-state';
 import type { WireAny } from '../../runtime/containerd/types';
 import type { HostFacts } from '../../runtime/oci-spec/host-facts';
 import type { SeccompChoice } from '../../runtime/oci-spec/seccomp';
@@ -21,6 +22,8 @@ export interface EngineContext {
   client: ContainerdClient;
   /** Options of every task svcd creates: runc's state root of this svcd's own (runc-options.ts). */
   taskOptions: WireAny;
+  /** runc's state of those tasks, for what containerd lost track of. */
+  runcState: RuncState;
   paths: ContainerPaths;
   store: JsonStore<ContainerRecord>;
   registry: ContainerRegistry;
@@ -61,6 +64,7 @@ export function createEngineContext(deps: EngineContextDeps): EngineContext {
   return {
     client: deps.client,
     taskOptions: runcOptions(deps.runcRoot),
+    runcState: new RuncState(deps.runcRoot, deps.client.namespace),
     paths,
     store: new JsonStore<ContainerRecord>(paths.containersDir),
     registry: new ContainerRegistry(),

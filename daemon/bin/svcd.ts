@@ -182,6 +182,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   const context = createEngineContext({
     client,
     dataRoot,
+    runcRoot: containerd.runcRoot,
     events,
     host: hostFacts,
     defaultSeccomp,

@@ -10,6 +10,20 @@ import type { EngineEvent } from '../api/event-types';
 import { repoRoot } from '../lib/product';
 import { engineRequest, type EngineResponse, type RequestOptions } from './engine-client';
 import { svcdNodeFlags } from '../lib/svcd-launch';
+import { runcRootOf } from '../lib/runc-root';
+
+/** runc's state directories of an svcd's containers: its runc root, in its namespace `svc`. */
+export function runcStateDir(dataRoot: string): string {
+  return join(runcRootOf(join(dataRoot, 'containerd')), 'svc');
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
 
 /**
  * How to run svcd: the bin/svcd launcher (with its node flags) when the tests run compiled, and
@@ -59,6 +73,11 @@ export class SvcdInstance {
 
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /** svcd runs (it was not stopped or killed by the test). */
+  get running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
   }
 
   /** Starts svcd and resolves with its ready line once it serves. */
@@ -172,7 +191,10 @@ export interface EngineUnderTest {
  * Removes the engine's containers through the API, stops it, then clears what a crashed run may
  * have left under its directory (shims, mounts) and removes the directory.
  */
-export async function destroyEngine(engine: EngineUnderTest | undefined): Promise<void> {
+export async function destroyEngine(
+  engine: EngineUnderTest | undefined,
+  afterStop: () => void = () => undefined,
+): Promise<void> {
   if (!engine) return;
   try {
     const list = await engine.request('GET', '/containers/json?all=1');
@@ -183,11 +205,32 @@ export async function destroyEngine(engine: EngineUnderTest | undefined): Promis
     }
   } catch {}
   await engine.stop();
+  afterStop();
   await cleanupUnder(engine.dir);
 }
 
-export function destroySvcd(instance: SvcdInstance | undefined): Promise<void> {
-  return destroyEngine(instance);
+/**
+ * destroyEngine for svcd, which must leave no runc state: an svcd still serving when the suite
+ * ends has deleted every container and let its shim keeper go, so its runc root is empty; the
+ * suite fails otherwise. State that an svcd killed by the test left is removed as after a crash.
+ */
+export async function destroySvcd(instance: SvcdInstance | undefined): Promise<void> {
+  if (!instance) return;
+  const stateDir = runcStateDir(instance.dataRoot);
+  let left: string[] = [];
+  const serving = instance.running;
+  await destroyEngine(instance, () => {
+    left = listDir(stateDir);
+    // --force kills what still runs and removes the cgroups, which the directory does not hold.
+    for (const id of left) {
+      try {
+        execFileSync('runc', ['--root', stateDir, 'delete', '--force', id], { stdio: 'ignore' });
+      } catch {}
+    }
+  });
+  if (serving && left.length > 0) {
+    throw new Error(`svcd left runc state of ${left.length} containers in ${stateDir}: ${left.join(' ')}`);
+  }
 }
 
 /** Kills what a data root under `dir` left running, unmounts what is mounted there, removes it. */

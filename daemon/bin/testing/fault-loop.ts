@@ -11,7 +11,7 @@ import { processExists } from '../../lib/process-exists';
 import { startRegistry, type RegistryProcess } from '../../registry/testing/registry-process';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../testing/svcd-harness';
 import { ContainerChurn, LogWriter } from './container-load';
-import { hostLeaks, removeRuncLeftovers, type Allowed, type EngineFootprint } from './host-leaks';
+import { hostLeaks, type Allowed, type EngineFootprint } from './host-leaks';
 import { seededRandom, sleep, untilAnswered, type LoadLoop } from './load-loop';
 import { BlobUploads, ImageShuttle, storeProblems, uploadedProblems } from './registry-load';
 
@@ -209,14 +209,11 @@ export async function runFaultLoop(
     print(`svc-registry's log ends with:\n${e.registry.stderr().slice(-2000)}`);
     throw err;
   } finally {
-    // Every step whatever the others did: nothing of the run may stay on the host. An svcd that
-    // died leaves runc's state and cgroups of its containers, which its directory does not hold.
-    const ids = [...knownIds()];
+    // Every step whatever the others did: nothing of the run may stay on the host.
     for (const step of [
       () => Promise.all(loops.map((l) => l.stop())),
       () => Promise.all(writers.map((w) => w.stop())),
       () => destroySvcd(e.svcd),
-      async () => removeRuncLeftovers(ids),
       () => e.registry.stop(),
       () => rm(e.registry.dataDir, { recursive: true, force: true }),
     ]) {

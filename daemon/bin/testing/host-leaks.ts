@@ -1,15 +1,13 @@
 // What one svcd holds on the host, each thing attributed to the container it serves: mounts
 // and FIFOs under its directory, cgroups, runc state, shims, veths on its bridge and iptables
-// rules. Cgroups, runc state and iptables are shared with every other svcd on the machine, so
-// only the IDs this svcd is known to have used are looked at there.
+// rules. Cgroups and iptables are shared with every other svcd on the machine, so only the IDs
+// this svcd is known to have used are looked at there.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { shimsOf } from '../../engine/containers/testing/shim-processes';
 import { DEFAULT_CGROUP_PARENT } from '../../runtime/oci-spec/build-spec';
-
-/** runc's state root for svcd's containerd namespace (the runc v2 shim's default). */
-const RUNC_ROOT = '/run/containerd/runc/svc';
+import { runcStateDir } from '../../testing/svcd-harness';
 const CGROUP_ROOT = '/sys/fs/cgroup';
 
 export interface EngineFootprint {
@@ -85,7 +83,7 @@ function fifoLeaks(f: EngineFootprint, a: Allowed): string[] {
     .map((p) => `fifo ${p}`);
 }
 
-/** The cgroups (any controller) and runc state directories of known IDs that do not live. */
+/** The cgroups (any controller) of known IDs that do not live; svcd's runc state of any that do not. */
 function cgroupAndRuncLeaks(f: EngineFootprint, a: Allowed): string[] {
   const dead = (id: string) => f.knownIds.has(id) && !a.live.has(id);
   const out: string[] = [];
@@ -93,7 +91,10 @@ function cgroupAndRuncLeaks(f: EngineFootprint, a: Allowed): string[] {
     const parent = join(CGROUP_ROOT, controller, DEFAULT_CGROUP_PARENT);
     for (const id of listDir(parent).filter(dead)) out.push(`cgroup ${join(parent, id)}`);
   }
-  for (const id of listDir(RUNC_ROOT).filter(dead)) out.push(`runc state ${join(RUNC_ROOT, id)}`);
+  const runcRoot = runcStateDir(f.dataRoot);
+  for (const id of listDir(runcRoot).filter((i) => !a.live.has(i))) {
+    out.push(`runc state ${join(runcRoot, id)}`);
+  }
   return out;
 }
 
@@ -138,12 +139,4 @@ export function hostLeaks(f: EngineFootprint, a: Allowed): string[] {
     ...vethLeaks(f, a),
     ...iptablesLeaks(f, a),
   ];
-}
-
-/** runc's containers of these IDs, state and cgroups, removed (after an svcd that died). */
-export function removeRuncLeftovers(ids: string[]): void {
-  const present = new Set(listDir(RUNC_ROOT));
-  for (const id of ids.filter((i) => present.has(i))) {
-    execFileSync('runc', ['--root', RUNC_ROOT, 'delete', '--force', id], { stdio: 'ignore' });
-  }
 }

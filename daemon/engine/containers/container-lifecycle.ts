@@ -156,13 +156,13 @@ export class ContainerLifecycle {
   private async createTask(container: Container, io: TaskIO): Promise<void> {
     const { tasks } = this.ctx.client;
     try {
-      await tasks.create(container.id, { ...io, rootfs: [] });
+      await tasks.create(container.id, { ...io, rootfs: [], options: this.ctx.taskOptions });
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
       await this.deleteStaleTask(container);
       // The stale task's exit is not this run's.
       container.pendingExit = undefined;
-      await tasks.create(container.id, { ...io, rootfs: [] });
+      await tasks.create(container.id, { ...io, rootfs: [], options: this.ctx.taskOptions });
     }
   }
 

@@ -25,6 +25,7 @@ import type {
 import { ConflictError, InvalidParameterError, NotFoundError, NotImplementedError } from '../../api/errors';
 import { validateContainerName } from '../../runtime/oci-spec/container-name';
 import { Container } from './container';
+import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 
 import { applyLegacyHostConfig, createContainer, initShared } from './container-create';
 import { ContainerLifecycle } from './container-lifecycle';
@@ -211,6 +212,33 @@ export class ContainersService {
         exitStatus: task ? task.exitStatus : 255,
         exitedAt: task?.exitedAt,
       });
+    }
+    // Not awaited: each waits for its container's operation in progress, events must not.
+    void this.removeStrayTasks(new Set(tasks.keys()));
+  }
+
+  /**
+   * Tasks of containers svcd does not record as running: a start cut short by a containerd that
+   * died. If its Create or Start went through and the answer did not, containerd lists the task;
+   * if runc was killed with the Create, containerd lost it but runc's state and cgroups stay.
+   * Either belongs to nothing svcd reports: it goes.
+   */
+  private async removeStrayTasks(listed: Set<string>): Promise<void> {
+    const idle = (c: Container) =>
+      !c.starting && !isRunning(c.record.State) && c.record.State.Status !== 'restarting';
+    const { runcState } = this.ctx;
+    for (const c of this.ctx.registry.all()) {
+      if (!idle(c) || !(listed.has(c.id) || runcState.has(c.id))) continue;
+      await c
+        .exclusive(async () => {
+          // Checked again: a start may have taken the container while this waited.
+          if (!idle(c)) return;
+          this.ctx.log.info('removing a task of a container not recorded as running', { id: c.id });
+          await this.lifecycle.deleteStaleTask(c);
+          if (runcState.has(c.id))
+            await runcState.remove(c.id, containerCgroupPath(c.id, c.record.HostConfig));
+        })
+        .catch((err: Error) => this.ctx.log.warn('stray task not removed', { id: c.id, error: err.message }));
     }
   }
 

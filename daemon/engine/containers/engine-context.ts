@@ -3,6 +3,9 @@
 import type { EventsService } from '../events/events-service';
 import type { Logger } from '../../lib/logger';
 import type { ContainerdClient } from '../../runtime/containerd/client';
+import { runcOptions } from '../../runtime/containerd/runc-options';
+import { RuncState } from '../../runtime/containerd/runc-state';
+import type { WireAny } from '../../runtime/containerd/types';
 import type { HostFacts } from '../../runtime/oci-spec/host-facts';
 import type { SeccompChoice } from '../../runtime/oci-spec/seccomp';
 import { JsonStore } from '../store/json-store';
@@ -17,6 +20,10 @@ import type { ContainerNetworking } from '../networks/container-networking';
 
 export interface EngineContext {
   client: ContainerdClient;
+  /** Options of every task svcd creates: runc's state root of this svcd's own (runc-options.ts). */
+  taskOptions: WireAny;
+  /** runc's state of those tasks, for what containerd lost track of. */
+  runcState: RuncState;
   paths: ContainerPaths;
   store: JsonStore<ContainerRecord>;
   registry: ContainerRegistry;
@@ -40,6 +47,8 @@ export type ContainerVolumes = Pick<
 export interface EngineContextDeps {
   client: ContainerdClient;
   dataRoot: string;
+  /** runc's state root for this svcd's tasks. */
+  runcRoot: string;
   events: EventsService;
   host: HostFacts;
   defaultSeccomp?: SeccompChoice;
@@ -54,6 +63,8 @@ export function createEngineContext(deps: EngineContextDeps): EngineContext {
   const paths = new ContainerPaths(deps.dataRoot);
   return {
     client: deps.client,
+    taskOptions: runcOptions(deps.runcRoot),
+    runcState: new RuncState(deps.runcRoot, deps.client.namespace),
     paths,
     store: new JsonStore<ContainerRecord>(paths.containersDir),
     registry: new ContainerRegistry(),

@@ -14,13 +14,13 @@ import type { EngineContext } from './engine-context';
 /** The shim group of every container svcd creates. */
 export const SHIM_GROUP = 'svc';
 
-/** The keeper's container ID: one per data root, as runc's state and cgroups are shared by name. */
+/** The keeper's container ID: one per data root, as cgroups are shared by name. */
 export function shimKeeperId(dataRoot: string): string {
   return `svc-shim-keeper-${createHash('sha256').update(dataRoot).digest('hex').slice(0, 16)}`;
 }
 
 export class ShimKeeper {
-  /** runc's state directory and the cgroup are shared by every containerd using the namespace. */
+  /** The cgroup is shared by every containerd using the namespace. */
   readonly id: string;
   private ensuring?: Promise<void>;
 
@@ -67,7 +67,7 @@ export class ShimKeeper {
         if (!isAlreadyExists(err)) throw err;
         await client.containers.update(this.id, { spec });
       });
-    await client.tasks.create(this.id, { rootfs: [] });
+    await client.tasks.create(this.id, { rootfs: [], options: this.ctx.taskOptions });
   }
 
   /** Lets the shim go when svcd stops: it exits unless containers still run in it. */

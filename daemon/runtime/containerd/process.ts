@@ -12,6 +12,7 @@ import { childSearchPath, requireBinary } from './binaries';
 import { ContainerdClient, type ContainerdVersion } from './client';
 import { containerdConfigToml } from './config-toml';
 import { processExists } from '../../lib/process-exists';
+import { runcRootOf } from '../../lib/runc-root';
 
 export interface ContainerdProcessOptions {
   /** Directory owning everything of this containerd: root/, state/, config.toml, containerd.log. */
@@ -54,6 +55,8 @@ export class ContainerdProcess extends EventEmitter<ContainerdProcessEvents> {
   readonly address: string;
   readonly root: string;
   readonly state: string;
+  /** runc's state root for the tasks svcd creates (runc-options.ts): removed with the data root. */
+  readonly runcRoot: string;
   readonly configFile: string;
   readonly logFile: string;
   private readonly pidFile: string;
@@ -71,6 +74,7 @@ export class ContainerdProcess extends EventEmitter<ContainerdProcessEvents> {
     const dir = path.resolve(options.dir);
     this.root = path.join(dir, 'root');
     this.state = path.join(dir, 'state');
+    this.runcRoot = runcRootOf(dir);
     this.configFile = path.join(dir, 'config.toml');
     this.logFile = path.join(dir, 'containerd.log');
     this.pidFile = path.join(dir, 'containerd.pid');

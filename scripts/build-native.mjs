@@ -15,7 +15,9 @@ for (const [source, name] of programs) {
     stdio: 'inherit',
   });
   if (r.error?.code === 'ENOENT') {
-    process.stderr.write(`build-native: gcc is missing; install it (apt-get install gcc libc6-dev) to build ${name}\n`);
+    process.stderr.write(
+      `build-native: gcc is missing; install it (apt-get install gcc libc6-dev) to build ${name}\n`,
+    );
     process.exit(1);
   }
   if (r.status !== 0) {

@@ -1,8 +1,11 @@
 // The stdio of a container's init process: the FIFOs the shim writes to, and their reading.
 // This object owns the read ends for the container's whole run (and re-opens them when svcd
 // re-attaches after a restart); the json-file log writer and attach subscribe to 'data'.
+// When the shim's logging binary writes the log (ShimLog), there are no FIFOs: 'data' comes from
+// following the log file, from the moment the first listener subscribes.
 import { execFile } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { statSync } from 'node:fs';
 import { lstat, mkdir, rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
@@ -10,6 +13,8 @@ import { promisify } from 'node:util';
 import { openFifoReader, openFifoWriter } from '../../runtime/containerd/fifo';
 import type { TaskIO } from '../../runtime/containerd/tasks-service';
 import { SystemError } from '../../api/errors';
+import { readJsonFileLogBatches, type LogStart } from '../logs/json-file-reader';
+import type { ShimLog } from '../logs/shim-log';
 
 const run = promisify(execFile);
 
@@ -28,6 +33,8 @@ export interface ContainerIOOptions {
   dir: string;
   openStdin: boolean;
   tty: boolean;
+  /** The shim's logger writes the output to the log file (no stdin, no terminal). */
+  shimLog?: ShimLog;
 }
 
 /** Emits `data` (stream, chunk) for every chunk the process writes, and `end` when both close. */
@@ -35,9 +42,23 @@ export class ContainerIO extends EventEmitter {
   private readers: Socket[] = [];
   /** The write end of stdin, when the container was created with OpenStdin. */
   stdin?: Socket;
+  /** With a ShimLog: resolves once the run's last output is in the log file (or svcd let go). */
+  readonly outputWritten: Promise<void>;
+  private finishOutput!: () => void;
+  private readonly closing = new AbortController();
+  private following = false;
 
-  private constructor(readonly paths: TaskIO) {
+  private constructor(
+    readonly paths: TaskIO,
+    readonly shimLog?: ShimLog,
+  ) {
     super();
+    this.outputWritten = new Promise((resolve) => (this.finishOutput = resolve));
+    if (shimLog) {
+      this.on('newListener', (event: string) => {
+        if (event === 'data' && !this.following) this.followLog(shimLog);
+      });
+    }
   }
 
   /**
@@ -64,17 +85,20 @@ export class ContainerIO extends EventEmitter {
 
   /** The FIFOs, opened for a new run of the task. */
   static async create(opts: ContainerIOOptions): Promise<ContainerIO> {
+    if (opts.shimLog) return new ContainerIO(ContainerIO.pathsOf(opts), opts.shimLog);
     await ContainerIO.prepare(opts);
     return ContainerIO.open(ContainerIO.pathsOf(opts));
   }
 
   /** The FIFOs of a task that kept running while svcd was away. */
   static reopen(opts: ContainerIOOptions): ContainerIO {
+    if (opts.shimLog) return new ContainerIO(ContainerIO.pathsOf(opts), opts.shimLog);
     return ContainerIO.open(ContainerIO.pathsOf(opts));
   }
 
   /** Where the FIFOs of these options are, without making or opening them. */
   static pathsOf(opts: ContainerIOOptions): TaskIO {
+    if (opts.shimLog) return { stdout: opts.shimLog.uri, stderr: opts.shimLog.uri, terminal: false };
     return {
       stdin: opts.openStdin ? join(opts.dir, 'stdin') : undefined,
       stdout: join(opts.dir, 'stdout'),
@@ -103,8 +127,49 @@ export class ContainerIO extends EventEmitter {
     return io;
   }
 
-  /** Closes once the shim has closed its ends (all output read), or after `graceMs` at the latest. */
-  closeWhenDrained(graceMs = 2000): void {
+  /**
+   * Emits the log's entries written from now on, until the run's output is complete. The position
+   * is taken now, synchronously: a start right after the subscription loses nothing.
+   */
+  private followLog(log: ShimLog): void {
+    this.following = true;
+    let from: LogStart;
+    try {
+      const { ino, size } = statSync(log.path);
+      from = { ino, offset: size };
+    } catch {
+      from = { ino: -1, offset: 0 }; // no file yet: all of it is new
+    }
+    const stopped = new AbortController();
+    void this.outputWritten.then(() => stopped.abort());
+    void (async () => {
+      const batches = readJsonFileLogBatches(log.path, {
+        follow: true,
+        from,
+        stopped: stopped.signal,
+        signal: this.closing.signal,
+        maxFile: log.maxFile,
+      });
+      try {
+        for await (const batch of batches) {
+          for (const m of batch) this.emit('data', m.source, Buffer.from(m.line));
+        }
+      } catch {
+        // The file went away with the container: nothing more to show.
+      }
+      this.emit('end');
+    })();
+  }
+
+  /**
+   * Closes once the shim has closed its ends (all output read), or after `graceMs` at the latest.
+   * With a ShimLog, once `written` resolves: the task deleted, its logger has exited.
+   */
+  closeWhenDrained(written: Promise<unknown> = Promise.resolve(), graceMs = 2000): void {
+    if (this.shimLog) {
+      void written.then(this.finishOutput, this.finishOutput);
+      return;
+    }
     if (this.readers.every((r) => r.destroyed)) return this.close();
     const timer = setTimeout(() => this.close(), graceMs);
     this.once('end', () => {
@@ -114,6 +179,8 @@ export class ContainerIO extends EventEmitter {
   }
 
   close(): void {
+    this.finishOutput();
+    this.closing.abort();
     for (const reader of this.readers) reader.destroy();
     this.stdin?.destroy();
   }

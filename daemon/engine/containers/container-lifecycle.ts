@@ -15,6 +15,7 @@ import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 import type { Container } from './container';
 import { nowRfc3339Nano } from './container-record';
 import { ContainerIO } from './container-io';
+import { prepareShimLog, shimLogOf } from './container-log-driver';
 import type { ContainerIOFeed } from './container-io-feed';
 import {
   isRunning,
@@ -113,6 +114,7 @@ export class ContainerLifecycle {
         dir: paths.io(id),
         openStdin: !!record.Config.OpenStdin,
         tty: !!record.Config.Tty,
+        shimLog: await prepareShimLog(paths, record),
       });
       this.hooks.ioFeed.announce(container, io);
       container.starting = true;
@@ -411,7 +413,7 @@ export class ContainerLifecycle {
     }
     container.stopHealth?.();
     container.stopHealth = undefined;
-    container.io?.closeWhenDrained();
+    const io = container.io;
     container.io = undefined;
     markExited(record.State, { exitCode, exitedAt: exit.exitedAt });
     publishContainerEvent(this.ctx, container, 'die', { exitCode: String(exitCode) });
@@ -423,6 +425,8 @@ export class ContainerLifecycle {
       );
     // The waiters need not wait for it; a start or removal asked meanwhile does.
     this.tearDownTask(container);
+    // The shim's logger, if any, exits with the task's deletion, its last line written.
+    io?.closeWhenDrained(container.taskTeardown);
     container.networkTeardown = disconnectNetworks(this.ctx, container).catch((err: Error) =>
       this.ctx.log.warn('network endpoints not removed', { container: container.id, error: err.message }),
     );
@@ -470,6 +474,7 @@ export class ContainerLifecycle {
       dir: this.ctx.paths.io(container.id),
       openStdin: !!record.Config.OpenStdin,
       tty: !!record.Config.Tty,
+      shimLog: shimLogOf(this.ctx.paths, record),
     });
     this.hooks.ioFeed.announce(container, container.io);
     container.runStartedAt = Date.parse(record.State.StartedAt);

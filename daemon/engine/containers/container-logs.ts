@@ -4,20 +4,17 @@
 import { PassThrough } from 'node:stream';
 import { InvalidParameterError, NotImplementedError } from '../../api/errors';
 import { JsonFileWriter } from '../logs/json-file-writer';
+import { jsonFileSettings, logDriver } from './container-log-driver';
 import type { LogLine, LogsRequest, LogsStream } from '../../api/container-stream-types';
 import { readJsonFileLogBatches, type LogMessage } from '../logs/json-file-reader';
 import { formatLogMessage } from '../logs/log-format';
-import { logAttributes, parseJsonFileOptions } from '../logs/log-options';
+import { parseJsonFileOptions } from '../logs/log-options';
 import type { Container } from './container';
 import type { ContainerIO } from './container-io';
 import { isRunning } from './container-state';
 import type { ContainerIOFeed } from './container-io-feed';
 import type { ContainerPaths } from './container-paths';
 import type { Logger } from '../../lib/logger';
-
-function logDriver(container: Container): string {
-  return container.record.HostConfig.LogConfig?.Type || 'json-file';
-}
 
 export class ContainerLogs {
   /** Per container, the writing of its latest run: resolves once that run's output is in the file. */
@@ -32,12 +29,21 @@ export class ContainerLogs {
   }
 
   path(container: Container): string {
-    return logDriver(container) === 'json-file' ? this.paths.log(container.id) : '';
+    return logDriver(container.record) === 'json-file' ? this.paths.log(container.id) : '';
   }
 
   /** Copies this run's stdout and stderr into the log, after the previous run's. */
   private onIO(container: Container, io: ContainerIO): void {
-    if (logDriver(container) !== 'json-file') return;
+    if (logDriver(container.record) !== 'json-file') return;
+    const previous = this.written.get(container.id) ?? Promise.resolve();
+    if (io.shimLog) {
+      // The shim's logger writes this run; it is in the file once the logger has exited.
+      this.written.set(
+        container.id,
+        previous.then(() => io.outputWritten),
+      );
+      return;
+    }
     const out = new PassThrough();
     const err = new PassThrough();
     io.on('data', (stream: 'stdout' | 'stderr', chunk: Buffer) =>
@@ -47,7 +53,6 @@ export class ContainerLogs {
       out.end();
       err.end();
     });
-    const previous = this.written.get(container.id) ?? Promise.resolve();
     const done = previous.then(() =>
       this.copy(container, out, err).catch((e: Error) => {
         this.log.warn('cannot write the container log', { id: container.id, error: e.message });
@@ -59,16 +64,7 @@ export class ContainerLogs {
   }
 
   private async copy(container: Container, out: PassThrough, err: PassThrough): Promise<void> {
-    const r = container.record;
-    const options = parseJsonFileOptions(r.HostConfig.LogConfig?.Config ?? {});
-    const attrs = logAttributes(options, {
-      id: r.Id,
-      name: r.Name,
-      imageId: r.Image,
-      imageName: r.Config.Image ?? '',
-      labels: r.Config.Labels ?? {},
-      env: r.Config.Env ?? [],
-    });
+    const { options, attrs } = jsonFileSettings(container.record);
     const writer = await JsonFileWriter.open(this.paths.log(container.id), options, attrs);
     try {
       await Promise.all([writer.copyFrom(out, 'stdout'), writer.copyFrom(err, 'stderr')]);
@@ -87,7 +83,7 @@ export class ContainerLogs {
   }
 
   read(container: Container, options: LogsRequest): LogsStream {
-    if (logDriver(container) !== 'json-file')
+    if (logDriver(container.record) !== 'json-file')
       throw new NotImplementedError('configured logging driver does not support reading');
     if (!options.stdout && !options.stderr)
       throw new InvalidParameterError('You must choose at least one stream');

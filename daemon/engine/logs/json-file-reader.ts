@@ -31,6 +31,14 @@ export interface ReadLogsOptions {
   signal?: AbortSignal;
   /** Rotated files to look for (<path>.1 … <path>.maxFile-1); more are found if present. */
   maxFile?: number;
+  /** Where to begin instead of the oldest file's start. */
+  from?: LogStart;
+}
+
+/** A place in the log: an offset in the file with this inode (-1: none, read everything). */
+export interface LogStart {
+  ino: number;
+  offset: number;
 }
 
 const blockSize = 256 * 1024;
@@ -239,6 +247,13 @@ export async function* readJsonFileLogBatches(
   let current: FileHandle | undefined;
   let pending: Segment[] = [];
   try {
+    const from = options.from;
+    const first = from ? segments.findIndex((s) => s.ino === from.ino) : -1;
+    if (from && first >= 0) {
+      for (const s of segments.slice(0, first)) await s.file.close();
+      segments = segments.slice(first);
+      segments[0].start = from.offset;
+    }
     const tail = options.tail ?? -1;
     if (tail >= 0) {
       const kept = await applyTail(segments, tail);

@@ -123,6 +123,7 @@ const layers = [
       '@tanstack/*',
       'zustand',
       '@xterm/*',
+      'lucide-react',
       'vite',
     ],
   },

@@ -168,7 +168,11 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
         },
       },
       { name: 'disk-usage', hash: '#/disk', ready: (p) => p.locator('tr[data-kind=images]') },
-      { name: 'settings', hash: '#/settings', ready: heading('Settings') },
+      {
+        name: 'settings',
+        hash: '#/settings',
+        ready: (p) => p.getByTestId('usage').getByText('svcd', { exact: true }),
+      },
       {
         name: 'palette',
         hash: '#/containers',

@@ -151,7 +151,7 @@ export function ImageList() {
                   {explanation && remove.variables?.id === (name ?? i.Id) ? (
                     <button
                       className="danger"
-                      onClick={() => remove.mutate({ id: name ?? i.Id, force: true })}
+                      onClick={() => ui.open({ kind: 'remove', id: name ?? i.Id, last: true, force: true })}
                     >
                       Force remove
                     </button>
@@ -192,18 +192,21 @@ export function ImageList() {
       ) : null}
       {ui.dialog?.kind === 'remove' ? (
         <ConfirmDialog
-          title={`Remove ${ui.dialog.id.startsWith('sha256:') ? shortId(ui.dialog.id) : ui.dialog.id}?`}
-          action="Remove"
+          title={`${ui.dialog.force ? 'Force remove' : 'Remove'} ${ui.dialog.id.startsWith('sha256:') ? shortId(ui.dialog.id) : ui.dialog.id}?`}
+          action={ui.dialog.force ? 'Force remove' : 'Remove'}
           onConfirm={(
-            (id) => () =>
-              remove.mutate({ id, force: false })
-          )(ui.dialog.id)}
+            ({ id, force = false }) =>
+            () =>
+              remove.mutate({ id, force })
+          )(ui.dialog)}
           onClose={() => ui.open(undefined)}
         >
           <p>
-            {ui.dialog.last
-              ? 'The image and its layers that no other image shares are deleted.'
-              : 'Only this name is removed: the image keeps its other names.'}
+            {ui.dialog.force
+              ? 'The name goes although containers use the image: they keep it, listed by its ID, until they are removed.'
+              : ui.dialog.last
+                ? 'The image and its layers that no other image shares are deleted.'
+                : 'Only this name is removed: the image keeps its other names.'}
           </p>
         </ConfirmDialog>
       ) : null}

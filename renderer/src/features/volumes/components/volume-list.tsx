@@ -107,7 +107,9 @@ export function VolumeList() {
                   <td title={v.Mountpoint}>{v.Name}</td>
                   <td>{v.Options?.type ? `${v.Driver} (${v.Options.type})` : v.Driver}</td>
                   <td>{size === undefined || size < 0 ? '…' : bytes(size)}</td>
-                  <td>{users.get(v.Name)?.join(', ') ?? 'unused'}</td>
+                  <td className="truncate" title={users.get(v.Name)?.join(', ')}>
+                    {users.get(v.Name)?.join(', ') ?? 'unused'}
+                  </td>
                   <td>{v.CreatedAt ? new Date(v.CreatedAt).toLocaleString() : ''}</td>
                   <td>
                     <Button

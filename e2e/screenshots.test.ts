@@ -141,7 +141,7 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
       {
         name: 'container-stats',
         hash: `#/containers/${web}/stats`,
-        ready: (p) => p.locator('.time-chart svg'),
+        ready: (p) => p.locator('.time-chart .series[points*=" "]'),
       },
       {
         name: 'container-files',
@@ -196,5 +196,35 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
         },
       },
     ]);
+  });
+
+  test('the command palette reaches the actions each screen owns, confirmed as on the screen', async () => {
+    const page = session.page;
+    await page.goto(session.app.launchUrl + '#/containers');
+    await page.getByTestId('container-row').first().waitFor();
+    const palette = async (text: string) => {
+      await page.keyboard.press('Control+k');
+      const input = page.getByRole('dialog', { name: 'Command palette' }).getByLabel('Command');
+      await input.fill(text);
+      await page.getByRole('option').first().filter({ hasText: text }).waitFor();
+      await input.press('Enter');
+    };
+    await palette('shots-job: remove');
+    await page
+      .getByRole('dialog', { name: 'Remove shots-job?' })
+      .getByRole('button', { name: 'Cancel' })
+      .click();
+    await palette('Clean up everything');
+    const cleanup = page.getByRole('dialog', { name: 'Clean up everything?' });
+    assert.match(await cleanup.getByTestId('will-remove').innerText(), /1 stopped container: shots-job/);
+    await page.keyboard.press('Escape');
+    await palette('Prune unused volumes');
+    // Both containers use the one volume: nothing to prune, and the palette says so.
+    await page.getByTestId('toasts').getByText('No unused volumes to prune').waitFor();
+    await palette('Create volume');
+    await page.getByLabel('New volume name').and(page.locator(':focus')).waitFor();
+    // Cancelled everywhere: nothing was removed.
+    const left = (await engine('GET', '/containers/json?all=1')) as unknown[];
+    assert.equal(left.length, 2);
   });
 });

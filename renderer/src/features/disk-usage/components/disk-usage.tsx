@@ -5,6 +5,7 @@ import { Eraser, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { useIntentHandler } from '../../../app/ui/intent';
+import { toast } from '../../../app/toasts';
 import { useEngineUp } from '../../../app/use-desktop-state';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
@@ -30,7 +31,9 @@ export function DiskUsage() {
   const [pending, setPending] = useState<Section[] | undefined>();
   const list = df.data ? sections(df.data) : [];
   const all = df.data ? sections(df.data, true).filter(worthPruning) : [];
-  useIntentHandler('disk.cleanup', df.isSuccess, () => setPending(all));
+  useIntentHandler('disk.cleanup', df.isSuccess, () =>
+    all.length ? setPending(all) : toast('done', 'Nothing to clean up'),
+  );
   return (
     <section className="screen disk-usage">
       <header className="toolbar">

@@ -6,6 +6,7 @@ import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { useIntentHandler } from '../../../app/ui/intent';
+import { toast } from '../../../app/toasts';
 import { useEngineUp } from '../../../app/use-desktop-state';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
@@ -26,7 +27,11 @@ export function VolumeList() {
   const list = volumes.data?.Volumes ?? [];
   const unused = list.filter((v) => !users.has(v.Name)).map((v) => v.Name);
   useIntentHandler('volume.create', true, () => nameInput.current?.focus());
-  useIntentHandler('volume.prune', volumes.isSuccess, () => setPending({ kind: 'prune', names: unused }));
+  useIntentHandler('volume.prune', volumes.isSuccess, () =>
+    unused.length
+      ? setPending({ kind: 'prune', names: unused })
+      : toast('done', 'No unused volumes to prune'),
+  );
   const confirm = () => {
     if (pending?.kind === 'remove') remove.mutate(pending.name);
     if (pending?.kind === 'prune') prune.mutate();

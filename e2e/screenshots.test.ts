@@ -87,7 +87,7 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
       {
         name: 'empty-containers',
         hash: '#/containers',
-        ready: (p) => p.getByTestId('containers-empty').getByRole('button', { name: 'Run container…' }),
+        ready: (p) => p.getByTestId('containers-empty').getByRole('button', { name: 'Run a container…' }),
       },
       {
         name: 'empty-images',

@@ -147,7 +147,7 @@ export function ContainerList() {
               <Button
                 icon={Play}
                 variant="primary"
-                label="Run container…"
+                label="Run a container…"
                 onClick={() => ui.setRunOpen(true)}
               />
             }

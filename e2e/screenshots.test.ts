@@ -204,7 +204,9 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
     await page.getByTestId('container-row').first().waitFor();
     const palette = async (text: string) => {
       await page.keyboard.press('Control+k');
-      const input = page.getByRole('dialog', { name: 'Command palette' }).getByLabel('Command');
+      const input = page
+        .getByRole('dialog', { name: 'Command palette' })
+        .getByRole('textbox', { name: 'Command' });
       await input.fill(text);
       await page.getByRole('option').first().filter({ hasText: text }).waitFor();
       await input.press('Enter');

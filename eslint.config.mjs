@@ -124,6 +124,7 @@ const layers = [
       '@tanstack/*',
       'zustand',
       '@xterm/*',
+      'lucide-react',
       'vite',
     ],
   },

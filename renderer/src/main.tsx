@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './app/app';
 import { ApiError } from './api/gateway';
 import './app/styles.css';
+import './app/ui/ui.css';
 
 // Server state is refreshed by engine events, not by focus or intervals.
 const client = new QueryClient({

@@ -3,6 +3,8 @@ import { useEffect, useState } from 'react';
 import { navigate, SECTIONS, useRoute } from './router';
 import { EngineSwitcher } from '../features/engines/components/engine-switcher';
 import { EngineStatus } from './engine-status';
+import { SECTION_ICONS } from './ui/icons';
+import { PanelLeftClose, PanelLeftOpen } from 'lucide-react';
 
 const collapsedKey = 'svc-desktop.sidebar-collapsed';
 
@@ -37,22 +39,26 @@ export function Sidebar() {
           title={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
           onClick={() => setCollapsed((c) => !c)}
         >
-          {collapsed ? '»' : '«'}
+          {collapsed ? <PanelLeftOpen size={16} aria-hidden /> : <PanelLeftClose size={16} aria-hidden />}
         </button>
       </div>
       <EngineSwitcher />
       <ul>
-        {SECTIONS.map((s) => (
-          <li key={s.id}>
-            <a
-              href={`#/${s.id}`}
-              aria-current={section === s.id ? 'page' : undefined}
-              title={`${s.label} (Alt+${s.key})`}
-            >
-              {collapsed ? <abbr aria-label={s.label}>{s.label[0]}</abbr> : s.label}
-            </a>
-          </li>
-        ))}
+        {SECTIONS.map((s) => {
+          const Icon = SECTION_ICONS[s.id];
+          return (
+            <li key={s.id}>
+              <a
+                href={`#/${s.id}`}
+                aria-current={section === s.id ? 'page' : undefined}
+                title={`${s.label} (Alt+${s.key})`}
+              >
+                <Icon size={18} aria-hidden />
+                {collapsed ? <span className="sr-only">{s.label}</span> : s.label}
+              </a>
+            </li>
+          );
+        })}
       </ul>
       <EngineStatus />
     </nav>

@@ -8,8 +8,11 @@ export type ImageDialog =
   | { kind: 'load'; file?: File }
   | { kind: 'import' }
   | { kind: 'run'; image: string }
-  /** `last`: the name is the image's only one, so the image itself goes. */
-  | { kind: 'remove'; id: string; last: boolean }
+  /**
+   * `last`: the name is the image's only one, so the image itself goes. `force`: after the
+   * engine refused because containers use it; they lose their image.
+   */
+  | { kind: 'remove'; id: string; last: boolean; force?: boolean }
   | undefined;
 
 export const useImagesUi = create<{

@@ -11,6 +11,8 @@ import { FilesTab } from './files-tab';
 import { LogsTab } from './logs-tab';
 import { StatsTab } from './stats-tab';
 import { SummaryTab } from './summary-tab';
+import { ChevronRight, Play, RotateCw, Square, Trash2 } from 'lucide-react';
+import { Button } from '../../../app/ui/button';
 
 // xterm.js is a third of the bundle: it loads when a terminal is first opened.
 const TerminalView = lazy(() =>
@@ -46,7 +48,11 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
   return (
     <section className="screen detail">
       <header className="toolbar">
-        <a href="#/containers">Containers</a> /<h1>{name}</h1>
+        <a href="#/containers">Containers</a>
+        <ChevronRight size={16} aria-hidden className="muted" />
+        <h1 className="ellipsis" title={name}>
+          {name}
+        </h1>
         {busy ? <span className="badge state-busy">{busy}</span> : null}
         {c.data && !busy ? (
           <span
@@ -56,18 +62,25 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
           </span>
         ) : null}
         <span className="spacer" />
-        <button
+        <Button
+          icon={running ? Square : Play}
+          label={running ? 'Stop' : 'Start'}
           disabled={!!busy}
           onClick={() => bulk.mutate({ ids: [id], action: running ? 'stop' : 'start' })}
-        >
-          {running ? 'Stop' : 'Start'}
-        </button>
-        <button disabled={!!busy} onClick={() => bulk.mutate({ ids: [id], action: 'restart' })}>
-          Restart
-        </button>
-        <button className="danger" disabled={!!busy} onClick={() => setConfirming(true)}>
-          Remove
-        </button>
+        />
+        <Button
+          icon={RotateCw}
+          label="Restart"
+          disabled={!!busy}
+          onClick={() => bulk.mutate({ ids: [id], action: 'restart' })}
+        />
+        <Button
+          icon={Trash2}
+          variant="danger"
+          label="Remove"
+          disabled={!!busy}
+          onClick={() => setConfirming(true)}
+        />
       </header>
       {confirming ? (
         <ConfirmDialog

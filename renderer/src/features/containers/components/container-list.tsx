@@ -13,6 +13,11 @@ import { useBulkAction, useContainers } from '../queries';
 import { useContainersUi, usePending } from '../store';
 import { RunDialog } from './run-dialog';
 import { SearchBox } from '../../../app/search-box';
+import { Boxes, Play, RotateCw, ScrollText, Square, SquareTerminal, Trash2 } from 'lucide-react';
+import { Button } from '../../../app/ui/button';
+import { EmptyState } from '../../../app/ui/empty-state';
+import { EngineDown } from '../../../app/ui/engine-down';
+import { useIntentHandler } from '../../../app/ui/intent';
 
 const ROW = 44;
 
@@ -58,6 +63,7 @@ export function ContainerList() {
   const pending = usePending((p) => p.pending);
   const now = useNow();
   const [removing, setRemoving] = useState<string[]>();
+  useIntentHandler('container.remove', list.isSuccess, (id) => id && setRemoving([id]));
   const nameOf = (id: string) => {
     const c = list.data?.find((r) => r.Id === id);
     return c ? containerName(c.Names, c.Id) : shortId(id);
@@ -84,26 +90,28 @@ export function ContainerList() {
           Running only
         </label>
         <span className="spacer" />
-        <button onClick={() => ui.setRunOpen(true)} disabled={!up}>
-          Run container…
-        </button>
+        <Button
+          icon={Play}
+          variant="primary"
+          label="Run container…"
+          onClick={() => ui.setRunOpen(true)}
+          disabled={!up}
+        />
       </header>
       <div className="bulkbar" aria-label="Bulk actions">
         <span>{selected.length} selected</span>
-        <button disabled={!selected.length} onClick={() => act('start')}>
-          Start
-        </button>
-        <button disabled={!selected.length} onClick={() => act('stop')}>
-          Stop
-        </button>
-        <button disabled={!selected.length} onClick={() => act('restart')}>
-          Restart
-        </button>
-        <button className="danger" disabled={!selected.length} onClick={() => setRemoving(selected)}>
-          Remove
-        </button>
+        <Button icon={Play} label="Start" disabled={!selected.length} onClick={() => act('start')} />
+        <Button icon={Square} label="Stop" disabled={!selected.length} onClick={() => act('stop')} />
+        <Button icon={RotateCw} label="Restart" disabled={!selected.length} onClick={() => act('restart')} />
+        <Button
+          icon={Trash2}
+          variant="danger"
+          label="Remove"
+          disabled={!selected.length}
+          onClick={() => setRemoving(selected)}
+        />
       </div>
-      {!up ? <p className="muted">The engine is not up: see its state in the sidebar.</p> : null}
+      {!up ? <EngineDown /> : null}
       {list.isLoading ? <p className="muted">Loading containers…</p> : null}
       <ErrorMessage error={list.error} context="Could not list containers" />
       {failures.map((f) => (
@@ -126,69 +134,105 @@ export function ContainerList() {
         <span>Actions</span>
       </div>
       {list.isSuccess && rows.length === 0 ? (
-        <p className="muted" data-testid="containers-empty">
-          {list.data.length
-            ? 'No container matches the filters.'
-            : 'No containers yet. Run one with “Run container…”.'}
-        </p>
-      ) : null}
-      <VirtualList
-        label="Containers"
-        count={rows.length}
-        rowHeight={ROW}
-        renderRow={(i) => {
-          const c = rows[i];
-          const running = c.State === 'running';
-          const busy = pending.get(c.Id);
-          const clean = c.State === 'exited' && /^Exited \(0\)/.test(c.Status);
-          return (
-            <div className="containers-grid row" data-testid="container-row">
-              <input
-                type="checkbox"
-                aria-label={`Select ${containerName(c.Names, c.Id)}`}
-                checked={ui.selected.has(c.Id)}
-                onChange={() => ui.toggle(c.Id)}
+        list.data.length ? (
+          <p className="muted" data-testid="containers-empty">
+            No container matches the filters.
+          </p>
+        ) : (
+          <EmptyState
+            icon={Boxes}
+            title="No containers yet"
+            testId="containers-empty"
+            actions={
+              <Button
+                icon={Play}
+                variant="primary"
+                label="Run a container…"
+                onClick={() => ui.setRunOpen(true)}
               />
-              <a href={`#/containers/${c.Id}/summary`} className="name">
-                {containerName(c.Names, c.Id)}
-              </a>
-              <span
-                className={busy ? 'badge state-busy' : `badge state-${c.State}${clean ? ' exit-ok' : ''}`}
-              >
-                {busy ?? c.State}
-              </span>
-              <span className="ellipsis" title={c.Image} data-testid="container-image">
-                {/* The engine gives the image ID once the name no longer names the image. */}
-                {c.Image.startsWith('sha256:') ? shortId(c.Image) : c.Image}
-              </span>
-              <code className="ellipsis col-wide" title={c.Command}>
-                {c.Command}
-              </code>
-              <Ports c={c} />
-              <span>{ago(c.Created, now)}</span>
-              <span className="ellipsis">{statusAt(c.Status, list.dataUpdatedAt, now)}</span>
-              <span className="actions">
-                <button disabled={!!busy} onClick={() => act(running ? 'stop' : 'start', [c.Id])}>
-                  {running ? 'Stop' : 'Start'}
-                </button>
-                <button disabled={!!busy} onClick={() => act('restart', [c.Id])}>
-                  Restart
-                </button>
-                <button onClick={() => navigate('containers', c.Id, 'logs')}>Logs</button>
-                <button
-                  disabled={!running || !!busy}
-                  onClick={() => navigate('containers', c.Id, 'terminal')}
+            }
+          >
+            <p>Run one from an image; it shows up here with its logs, terminal, stats and files.</p>
+          </EmptyState>
+        )
+      ) : (
+        <VirtualList
+          label="Containers"
+          count={rows.length}
+          rowHeight={ROW}
+          renderRow={(i) => {
+            const c = rows[i];
+            const running = c.State === 'running';
+            const busy = pending.get(c.Id);
+            const clean = c.State === 'exited' && /^Exited \(0\)/.test(c.Status);
+            return (
+              <div className="containers-grid row" data-testid="container-row">
+                <input
+                  type="checkbox"
+                  aria-label={`Select ${containerName(c.Names, c.Id)}`}
+                  checked={ui.selected.has(c.Id)}
+                  onChange={() => ui.toggle(c.Id)}
+                />
+                <a href={`#/containers/${c.Id}/summary`} className="name">
+                  {containerName(c.Names, c.Id)}
+                </a>
+                <span
+                  className={busy ? 'badge state-busy' : `badge state-${c.State}${clean ? ' exit-ok' : ''}`}
                 >
-                  Terminal
-                </button>
-                <button className="danger" disabled={!!busy} onClick={() => setRemoving([c.Id])}>
-                  Remove
-                </button>
-              </span>
-            </div>
-          );
-        }}
-      />
+                  {busy ?? c.State}
+                </span>
+                <span className="ellipsis" title={c.Image} data-testid="container-image">
+                  {/* The engine gives the image ID once the name no longer names the image. */}
+                  {c.Image.startsWith('sha256:') ? shortId(c.Image) : c.Image}
+                </span>
+                <code className="ellipsis col-wide" title={c.Command}>
+                  {c.Command}
+                </code>
+                <Ports c={c} />
+                <span>{ago(c.Created, now)}</span>
+                <span className="ellipsis">{statusAt(c.Status, list.dataUpdatedAt, now)}</span>
+                <span className="actions">
+                  <Button
+                    iconOnly
+                    icon={running ? Square : Play}
+                    label={running ? 'Stop' : 'Start'}
+                    disabled={!!busy}
+                    onClick={() => act(running ? 'stop' : 'start', [c.Id])}
+                  />
+                  <Button
+                    iconOnly
+                    icon={RotateCw}
+                    label="Restart"
+                    disabled={!!busy}
+                    onClick={() => act('restart', [c.Id])}
+                  />
+                  <Button
+                    iconOnly
+                    icon={ScrollText}
+                    label="Logs"
+                    onClick={() => navigate('containers', c.Id, 'logs')}
+                  />
+                  <Button
+                    iconOnly
+                    icon={SquareTerminal}
+                    label="Terminal"
+                    disabled={!running || !!busy}
+                    onClick={() => navigate('containers', c.Id, 'terminal')}
+                  />
+                  <Button
+                    iconOnly
+                    icon={Trash2}
+                    variant="danger"
+                    label="Remove"
+                    disabled={!!busy}
+                    onClick={() => setRemoving([c.Id])}
+                  />
+                </span>
+              </div>
+            );
+          }}
+        />
+      )}
       {ui.runOpen ? <RunDialog onClose={() => ui.setRunOpen(false)} /> : null}
       {removing ? (
         <ConfirmDialog

@@ -1,6 +1,12 @@
 // Disk usage: what containers, images, volumes and the build cache take, what a prune would free,
 // a prune per kind and "Clean up everything", each confirmed with the exact objects named.
 import { useState } from 'react';
+import { Eraser, Trash2 } from 'lucide-react';
+import { Button } from '../../../app/ui/button';
+import { EngineDown } from '../../../app/ui/engine-down';
+import { useIntentHandler } from '../../../app/ui/intent';
+import { toast } from '../../../app/toasts';
+import { useEngineUp } from '../../../app/use-desktop-state';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes, plural } from '../../../app/format';
@@ -21,22 +27,27 @@ function worthPruning(s: Section): boolean {
 export function DiskUsage() {
   const df = useDiskUsage();
   const prune = usePrune();
+  const up = useEngineUp();
   const [pending, setPending] = useState<Section[] | undefined>();
   const list = df.data ? sections(df.data) : [];
   const all = df.data ? sections(df.data, true).filter(worthPruning) : [];
+  useIntentHandler('disk.cleanup', df.isSuccess, () =>
+    all.length ? setPending(all) : toast('done', 'Nothing to clean up'),
+  );
   return (
     <section className="screen disk-usage">
       <header className="toolbar">
         <h1>Disk usage</h1>
         <span className="spacer" />
-        <button
-          className="danger"
+        <Button
+          icon={Trash2}
+          variant="danger"
+          label="Clean up everything"
           disabled={all.length === 0 || prune.isPending}
           onClick={() => setPending(all)}
-        >
-          Clean up everything
-        </button>
+        />
       </header>
+      {up ? null : <EngineDown />}
       <ErrorMessage error={df.error} context="Could not read the disk usage" />
       <ErrorMessage error={prune.error} />
       {prune.data && (
@@ -64,9 +75,12 @@ export function DiskUsage() {
               <td>{bytes(s.size)}</td>
               <td>{bytes(s.reclaimable)}</td>
               <td>
-                <button disabled={!worthPruning(s) || prune.isPending} onClick={() => setPending([s])}>
-                  {labels[s.kind].action}
-                </button>
+                <Button
+                  icon={Eraser}
+                  label={labels[s.kind].action}
+                  disabled={!worthPruning(s) || prune.isPending}
+                  onClick={() => setPending([s])}
+                />
               </td>
             </tr>
           ))}

@@ -7,6 +7,8 @@ import { useImages } from '../../images/queries';
 import { VirtualList } from '../../../app/virtual-list';
 import { useTimeline } from '../queries';
 import { useEventsUi } from '../store';
+import { Activity } from 'lucide-react';
+import { EmptyState } from '../../../app/ui/empty-state';
 
 /**
  * The engine names an untagged or deleted image by its ID, as dockerd does; the timeline says
@@ -56,24 +58,27 @@ export function EventTimeline() {
         </span>
       </header>
       {events.length === 0 ? (
-        <p className="muted">No events yet: they appear here as the engine reports them.</p>
-      ) : null}
-      <VirtualList
-        label="Events"
-        count={events.length}
-        rowHeight={28}
-        renderRow={(i) => {
-          const e = events[i];
-          return (
-            <div className="event-row">
-              <time>{new Date(e.time * 1000).toLocaleTimeString()}</time>
-              <span className={`badge type-${e.Type}`}>{e.Type}</span>
-              <strong>{e.Action}</strong>
-              <span className="ellipsis">{named.get(e) ?? e.Actor.Attributes?.name ?? e.Actor.ID}</span>
-            </div>
-          );
-        }}
-      />
+        <EmptyState icon={Activity} title="No events yet" testId="events-empty">
+          <p>Starting, stopping, pulling or removing anything adds a row here as the engine reports it.</p>
+        </EmptyState>
+      ) : (
+        <VirtualList
+          label="Events"
+          count={events.length}
+          rowHeight={28}
+          renderRow={(i) => {
+            const e = events[i];
+            return (
+              <div className="event-row">
+                <time>{new Date(e.time * 1000).toLocaleTimeString()}</time>
+                <span className={`badge type-${e.Type}`}>{e.Type}</span>
+                <strong>{e.Action}</strong>
+                <span className="ellipsis">{named.get(e) ?? e.Actor.Attributes?.name ?? e.Actor.ID}</span>
+              </div>
+            );
+          }}
+        />
+      )}
     </section>
   );
 }

@@ -14,6 +14,10 @@ import { useImagesUi } from '../store';
 import { ArchiveDialog } from './archive-dialog';
 import { ProgressDialog, splitTag } from './progress-dialog';
 import { SearchBox } from '../../../app/search-box';
+import { Download, FileArchive, FileInput, History, Layers, Play, Tag, Trash2, Upload } from 'lucide-react';
+import { Button } from '../../../app/ui/button';
+import { EmptyState } from '../../../app/ui/empty-state';
+import { EngineDown } from '../../../app/ui/engine-down';
 
 export function ImageList() {
   const ui = useImagesUi();
@@ -34,15 +38,15 @@ export function ImageList() {
   const explanation = explainRemoveError(remove.error);
   const getImage = (
     <>
-      <button onClick={() => ui.open({ kind: 'load' })} disabled={!up}>
-        Load…
-      </button>
-      <button onClick={() => ui.open({ kind: 'import' })} disabled={!up}>
-        Import…
-      </button>
-      <button onClick={() => ui.open({ kind: 'pull' })} disabled={!up}>
-        Pull…
-      </button>
+      <Button icon={FileArchive} label="Load…" onClick={() => ui.open({ kind: 'load' })} disabled={!up} />
+      <Button icon={FileInput} label="Import…" onClick={() => ui.open({ kind: 'import' })} disabled={!up} />
+      <Button
+        icon={Download}
+        variant="primary"
+        label="Pull…"
+        onClick={() => ui.open({ kind: 'pull' })}
+        disabled={!up}
+      />
     </>
   );
   return (
@@ -67,89 +71,110 @@ export function ImageList() {
         <span className="spacer" />
         {getImage}
       </header>
+      {up ? null : <EngineDown />}
       <ErrorMessage error={images.error} context="Could not list images" />
       <ErrorMessage error={remove.error} context="Could not remove the image" />
       {explanation ? <p className="hint">{explanation}</p> : null}
-      <table className="table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th className="col-wide">Id</th>
-            <th>Size</th>
-            <th>Created</th>
-            <th>Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(({ image: i, name }) => (
-            <tr key={`${i.Id} ${name ?? ''}`}>
-              <td>
-                {name ?? '<none>'}{' '}
-                {users.get(i.Id) ? (
-                  <span
-                    className="badge in-use"
-                    title={`${users.get(i.Id)} container${users.get(i.Id) === 1 ? '' : 's'} use this image`}
-                  >
-                    in use
-                  </span>
-                ) : null}
-              </td>
-              <td className="col-wide">
-                <code>{shortId(i.Id)}</code>
-              </td>
-              <td>{bytes(i.Size)}</td>
-              <td>{ago(i.Created)}</td>
-              <td className="actions">
-                <button onClick={() => ui.open({ kind: 'run', image: name ?? i.Id })} disabled={!up}>
-                  Run…
-                </button>
-                <button onClick={() => ui.showHistory(i.Id)}>History</button>
-                <button onClick={() => ui.open({ kind: 'tag', id: i.Id })}>Tag…</button>
-                <button disabled={!name} onClick={() => name && ui.open({ kind: 'push', name })}>
-                  Push…
-                </button>
-                <a
-                  className="button"
-                  href={engine.saveUrl(name ?? i.Id)}
-                  download={`${(name ?? shortId(i.Id)).replace(/[/:]/g, '_')}.tar`}
-                  title="Save the image to a file, as docker save"
-                >
-                  Save
-                </a>
-                <button
-                  className="danger"
-                  onClick={() =>
-                    ui.open({
-                      kind: 'remove',
-                      id: name ?? i.Id,
-                      last: !name || (i.RepoTags?.length ?? 0) <= 1,
-                    })
-                  }
-                  title={
-                    name ? `Remove the name ${name} (the image goes with its last name)` : 'Remove the image'
-                  }
-                >
-                  Remove
-                </button>
-                {explanation && remove.variables?.id === (name ?? i.Id) ? (
-                  <button className="danger" onClick={() => remove.mutate({ id: name ?? i.Id, force: true })}>
-                    Force remove
-                  </button>
-                ) : null}
-              </td>
+      {rows.length === 0 ? null : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th className="col-wide">Id</th>
+              <th>Size</th>
+              <th>Created</th>
+              <th>Actions</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map(({ image: i, name }) => (
+              <tr key={`${i.Id} ${name ?? ''}`}>
+                <td className="truncate" title={name}>
+                  {name ?? '<none>'}{' '}
+                  {users.get(i.Id) ? (
+                    <span
+                      className="badge in-use"
+                      title={`${users.get(i.Id)} container${users.get(i.Id) === 1 ? '' : 's'} use this image`}
+                    >
+                      in use
+                    </span>
+                  ) : null}
+                </td>
+                <td className="col-wide">
+                  <code>{shortId(i.Id)}</code>
+                </td>
+                <td>{bytes(i.Size)}</td>
+                <td>{ago(i.Created)}</td>
+                <td className="actions">
+                  <Button
+                    icon={Play}
+                    label="Run…"
+                    onClick={() => ui.open({ kind: 'run', image: name ?? i.Id })}
+                    disabled={!up}
+                  />
+                  <Button iconOnly icon={History} label="History" onClick={() => ui.showHistory(i.Id)} />
+                  <Button
+                    iconOnly
+                    icon={Tag}
+                    label="Tag…"
+                    onClick={() => ui.open({ kind: 'tag', id: i.Id })}
+                  />
+                  <Button
+                    iconOnly
+                    icon={Upload}
+                    label="Push…"
+                    disabled={!name}
+                    onClick={() => name && ui.open({ kind: 'push', name })}
+                  />
+                  <a
+                    className="button"
+                    href={engine.saveUrl(name ?? i.Id)}
+                    download={`${(name ?? shortId(i.Id)).replace(/[/:]/g, '_')}.tar`}
+                    title="Save the image to a file, as docker save"
+                    aria-label="Save"
+                  >
+                    <Download size={16} aria-hidden />
+                  </a>
+                  <Button
+                    iconOnly
+                    icon={Trash2}
+                    variant="danger"
+                    label="Remove"
+                    onClick={() =>
+                      ui.open({
+                        kind: 'remove',
+                        id: name ?? i.Id,
+                        last: !name || (i.RepoTags?.length ?? 0) <= 1,
+                      })
+                    }
+                  />
+                  {explanation && remove.variables?.id === (name ?? i.Id) ? (
+                    <button
+                      className="danger"
+                      onClick={() => ui.open({ kind: 'remove', id: name ?? i.Id, last: true, force: true })}
+                    >
+                      Force remove
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       {images.isSuccess && rows.length === 0 ? (
-        <div className="empty" data-testid="images-empty">
-          <p>
-            {ui.search
-              ? 'No image matches the search.'
-              : 'No images yet. Load an archive made by docker save (or drop it here), import a root filesystem tar, or pull from a registry.'}
+        ui.search ? (
+          <p className="muted" data-testid="images-empty">
+            No image matches the search.
           </p>
-          {ui.search ? null : <div className="toolbar">{getImage}</div>}
-        </div>
+        ) : (
+          <EmptyState icon={Layers} title="No images yet" testId="images-empty" actions={getImage}>
+            <p>
+              Load an archive made by docker save (or drop it here), import a root filesystem tar, or pull
+              from a registry.
+            </p>
+          </EmptyState>
+        )
       ) : null}
       {ui.dialog?.kind === 'pull' ? <ProgressDialog mode="pull" onClose={() => ui.open(undefined)} /> : null}
       {ui.dialog?.kind === 'push' ? (
@@ -167,18 +192,21 @@ export function ImageList() {
       ) : null}
       {ui.dialog?.kind === 'remove' ? (
         <ConfirmDialog
-          title={`Remove ${ui.dialog.id.startsWith('sha256:') ? shortId(ui.dialog.id) : ui.dialog.id}?`}
-          action="Remove"
+          title={`${ui.dialog.force ? 'Force remove' : 'Remove'} ${ui.dialog.id.startsWith('sha256:') ? shortId(ui.dialog.id) : ui.dialog.id}?`}
+          action={ui.dialog.force ? 'Force remove' : 'Remove'}
           onConfirm={(
-            (id) => () =>
-              remove.mutate({ id, force: false })
-          )(ui.dialog.id)}
+            ({ id, force = false }) =>
+            () =>
+              remove.mutate({ id, force })
+          )(ui.dialog)}
           onClose={() => ui.open(undefined)}
         >
           <p>
-            {ui.dialog.last
-              ? 'The image and its layers that no other image shares are deleted.'
-              : 'Only this name is removed: the image keeps its other names.'}
+            {ui.dialog.force
+              ? 'The name goes although containers use the image: they keep it, listed by its ID, until they are removed.'
+              : ui.dialog.last
+                ? 'The image and its layers that no other image shares are deleted.'
+                : 'Only this name is removed: the image keeps its other names.'}
           </p>
         </ConfirmDialog>
       ) : null}

@@ -2,20 +2,25 @@
 import { ErrorMessage } from '../../../app/error-message';
 import { shortId } from '../../../app/format';
 import { useNetworks } from '../queries';
+import { Network } from 'lucide-react';
+import { EngineDown } from '../../../app/ui/engine-down';
+import { useEngineUp } from '../../../app/use-desktop-state';
 
 export function NetworkList() {
   const networks = useNetworks();
+  const up = useEngineUp();
   return (
     <section className="screen">
       <header className="toolbar">
         <h1>Networks</h1>
       </header>
+      {up ? null : <EngineDown />}
       <ErrorMessage error={networks.error} context="Could not list networks" />
       <div className="cards">
         {(networks.data ?? []).map((n) => (
           <article key={n.Id} className="card">
             <h2>
-              {n.Name} <span className="muted">{n.Driver}</span>
+              <Network size={16} aria-hidden /> {n.Name} <span className="muted">{n.Driver}</span>
             </h2>
             <p className="muted">
               {shortId(n.Id)} · {(n.IPAM?.Config ?? []).map((c) => c.Subnet).join(', ') || 'no subnet'}

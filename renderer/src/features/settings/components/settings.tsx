@@ -100,6 +100,13 @@ function UsageTable({ usage }: { usage: Record<string, ProcUsage | undefined> })
         </tr>
       </thead>
       <tbody>
+        {Object.keys(usage).length === 0 ? (
+          <tr>
+            <td colSpan={4} className="muted">
+              Measuring…
+            </td>
+          </tr>
+        ) : null}
         {Object.entries(usage).map(([k, u]) => (
           <tr key={k}>
             <td>{k === 'app' ? 'Svc Desktop (main)' : k}</td>

@@ -1,6 +1,13 @@
 // Volumes: list with size and the containers using each; create, remove and prune, each
 // destructive action confirmed in the app with the exact volume named.
-import { useState } from 'react';
+import { useRef, useState } from 'react';
+import { Eraser, HardDrive, Plus, Trash2 } from 'lucide-react';
+import { Button } from '../../../app/ui/button';
+import { EmptyState } from '../../../app/ui/empty-state';
+import { EngineDown } from '../../../app/ui/engine-down';
+import { useIntentHandler } from '../../../app/ui/intent';
+import { toast } from '../../../app/toasts';
+import { useEngineUp } from '../../../app/use-desktop-state';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes, plural } from '../../../app/format';
@@ -14,9 +21,17 @@ export function VolumeList() {
   const users = useVolumeUsers();
   const { create, remove, prune } = useVolumeMutations();
   const [name, setName] = useState('');
+  const up = useEngineUp();
+  const nameInput = useRef<HTMLInputElement>(null);
   const [pending, setPending] = useState<Pending | undefined>();
   const list = volumes.data?.Volumes ?? [];
   const unused = list.filter((v) => !users.has(v.Name)).map((v) => v.Name);
+  useIntentHandler('volume.create', true, () => nameInput.current?.focus());
+  useIntentHandler('volume.prune', volumes.isSuccess, () =>
+    unused.length
+      ? setPending({ kind: 'prune', names: unused })
+      : toast('done', 'No unused volumes to prune'),
+  );
   const confirm = () => {
     if (pending?.kind === 'remove') remove.mutate(pending.name);
     if (pending?.kind === 'prune') prune.mutate();
@@ -26,19 +41,27 @@ export function VolumeList() {
       <header className="toolbar">
         <h1>Volumes</h1>
         <span className="spacer" />
-        <form onSubmit={(e) => (e.preventDefault(), create.mutate(name, { onSuccess: () => setName('') }))}>
+        <form
+          className="toolbar"
+          onSubmit={(e) => (e.preventDefault(), create.mutate(name, { onSuccess: () => setName('') }))}
+        >
           <input
+            ref={nameInput}
             aria-label="New volume name"
             placeholder="name (optional)"
             value={name}
             onChange={(e) => setName(e.target.value)}
           />
-          <button type="submit">Create volume</button>
+          <Button type="submit" icon={Plus} variant="primary" label="Create volume" disabled={!up} />
         </form>
-        <button disabled={unused.length === 0} onClick={() => setPending({ kind: 'prune', names: unused })}>
-          Prune unused
-        </button>
+        <Button
+          icon={Eraser}
+          label="Prune unused"
+          disabled={unused.length === 0}
+          onClick={() => setPending({ kind: 'prune', names: unused })}
+        />
       </header>
+      {up ? null : <EngineDown />}
       <ErrorMessage error={volumes.error} context="Could not list volumes" />
       <ErrorMessage error={create.error ?? remove.error ?? prune.error} />
       {prune.data && (
@@ -53,39 +76,61 @@ export function VolumeList() {
         </p>
       ))}
       {volumes.isSuccess && list.length === 0 && (
-        <p className="hint">No volumes yet: create one here, or run a container with a volume.</p>
+        <EmptyState
+          icon={HardDrive}
+          title="No volumes yet"
+          testId="volumes-empty"
+          actions={
+            <Button
+              icon={Plus}
+              variant="primary"
+              label="New volume…"
+              onClick={() => nameInput.current?.focus()}
+            />
+          }
+        >
+          <p>A volume keeps data beyond a container. Create one by name, or run a container with one.</p>
+        </EmptyState>
       )}
-      <table className="table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Driver</th>
-            <th>Size</th>
-            <th>Used by</th>
-            <th>Created</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((v) => {
-            const size = sizes.data?.get(v.Name);
-            return (
-              <tr key={v.Name} data-volume={v.Name}>
-                <td title={v.Mountpoint}>{v.Name}</td>
-                <td>{v.Options?.type ? `${v.Driver} (${v.Options.type})` : v.Driver}</td>
-                <td>{size === undefined || size < 0 ? '…' : bytes(size)}</td>
-                <td>{users.get(v.Name)?.join(', ') ?? 'unused'}</td>
-                <td>{v.CreatedAt ? new Date(v.CreatedAt).toLocaleString() : ''}</td>
-                <td>
-                  <button className="danger" onClick={() => setPending({ kind: 'remove', name: v.Name })}>
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      {list.length === 0 ? null : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Driver</th>
+              <th>Size</th>
+              <th>Used by</th>
+              <th>Created</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((v) => {
+              const size = sizes.data?.get(v.Name);
+              return (
+                <tr key={v.Name} data-volume={v.Name}>
+                  <td title={v.Mountpoint}>{v.Name}</td>
+                  <td>{v.Options?.type ? `${v.Driver} (${v.Options.type})` : v.Driver}</td>
+                  <td>{size === undefined || size < 0 ? '…' : bytes(size)}</td>
+                  <td className="truncate" title={users.get(v.Name)?.join(', ')}>
+                    {users.get(v.Name)?.join(', ') ?? 'unused'}
+                  </td>
+                  <td>{v.CreatedAt ? new Date(v.CreatedAt).toLocaleString() : ''}</td>
+                  <td>
+                    <Button
+                      iconOnly
+                      icon={Trash2}
+                      variant="danger"
+                      label="Remove"
+                      onClick={() => setPending({ kind: 'remove', name: v.Name })}
+                    />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
       {pending && (
         <ConfirmDialog
           title={pending.kind === 'remove' ? `Remove volume ${pending.name}?` : 'Prune unused volumes?'}

@@ -1,0 +1,232 @@
+// Screenshots of every screen, in light and dark (the system setting, which the app follows) at
+// 1440×900 and 1024×700, with real data from the real svcd and registry: saved under
+// test-artifacts/screenshots/ for people to look at. What a machine can tell is asserted too: each
+// screen shows its content and the page never scrolls sideways.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { engineCaller, pullBusybox, type EngineCall } from './engine-calls';
+import { missingPrerequisite, root, startSession, type Session } from './web-mode-fixture';
+
+const dir = join(root, 'test-artifacts', 'screenshots');
+const looks = [
+  { scheme: 'light', width: 1440, height: 900 },
+  { scheme: 'dark', width: 1440, height: 900 },
+  { scheme: 'light', width: 1024, height: 700 },
+  { scheme: 'dark', width: 1024, height: 700 },
+] as const;
+
+interface Screen {
+  name: string;
+  hash: string;
+  /** What the screen shows once its data is in. */
+  ready: (page: Page) => Locator;
+  /** Opens something over the screen (a dialog, the palette) before the shot. */
+  then?: (page: Page) => Promise<void>;
+}
+
+describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
+  let session: Session;
+  let engine: EngineCall;
+
+  /** Opens each screen in each look, checks it fits, and saves it as <name>-<scheme>-<w>x<h>.png. */
+  async function shoot(screens: Screen[]): Promise<void> {
+    // Every screen is shot before the test fails, so the pictures show what is too wide.
+    const tooWide: string[] = [];
+    for (const look of looks) {
+      const context = await session.browser.newContext({
+        viewport: { width: look.width, height: look.height },
+        colorScheme: look.scheme,
+      });
+      try {
+        const page = await context.newPage();
+        await page.goto(session.app.launchUrl);
+        await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+        for (const s of screens) {
+          await page.evaluate(`location.hash = ${JSON.stringify(s.hash)}`);
+          await s.ready(page).first().waitFor();
+          await s.then?.(page);
+          assert.equal(
+            await page.evaluate('document.documentElement.dataset.theme'),
+            look.scheme,
+            `${s.name}: the theme follows the system's ${look.scheme} setting`,
+          );
+          await page.screenshot({
+            path: join(dir, `${s.name}-${look.scheme}-${look.width}x${look.height}.png`),
+          });
+          // How far the page and the screen scroll sideways: neither may.
+          const overflow = (await page.evaluate(`(() => {
+            const main = document.querySelector('main');
+            const doc = document.documentElement;
+            return Math.max(doc.scrollWidth - doc.clientWidth, main.scrollWidth - main.clientWidth);
+          })()`)) as number;
+          if (overflow > 0) tooWide.push(`${s.name} at ${look.width}px by ${overflow}px`);
+          if (s.then) await page.keyboard.press('Escape');
+        }
+      } finally {
+        await context.close();
+      }
+    }
+    assert.deepEqual(tooWide, [], 'screens that scroll sideways');
+  }
+
+  before(async () => {
+    mkdirSync(dir, { recursive: true });
+    session = await startSession();
+    engine = engineCaller(session.app);
+  });
+
+  after(async () => {
+    await session?.stop();
+  });
+
+  test('empty states lead somewhere', async () => {
+    await shoot([
+      {
+        name: 'empty-containers',
+        hash: '#/containers',
+        ready: (p) => p.getByTestId('containers-empty').getByRole('button', { name: 'Run a container…' }),
+      },
+      {
+        name: 'empty-images',
+        hash: '#/images',
+        ready: (p) => p.getByTestId('images-empty').getByRole('button', { name: 'Pull…' }),
+      },
+      {
+        name: 'empty-volumes',
+        hash: '#/volumes',
+        ready: (p) => p.getByTestId('volumes-empty').getByRole('button', { name: 'New volume…' }),
+      },
+    ]);
+  });
+
+  test('every screen with data', async () => {
+    const image = await pullBusybox(session.app);
+    await engine('POST', '/volumes/create', { Name: 'shots-data' });
+    const run = async (name: string, cmd: string[]) => {
+      const { Id } = (await engine('POST', `/containers/create?name=${name}`, {
+        Image: image,
+        Cmd: cmd,
+        Labels: { app: 'shots' },
+        HostConfig: { NetworkMode: 'none', Binds: ['shots-data:/data'] },
+      })) as { Id: string };
+      await engine('POST', `/containers/${Id}/start`);
+      return Id;
+    };
+    const web = await run('shots-web-server-with-a-rather-long-name', [
+      'sh',
+      '-c',
+      'i=0; while [ $i -lt 60 ]; do echo "request $i served in $((i % 7)) ms"; i=$((i+1)); done; echo warn >&2; sleep 600',
+    ]);
+    const job = await run('shots-job', ['sh', '-c', 'echo done > /data/out']);
+    await engine('POST', `/containers/${job}/wait`);
+    const repo = 'e2e/busybox';
+    const heading = (name: string) => (p: Page) => p.getByRole('heading', { name });
+    await shoot([
+      { name: 'containers', hash: '#/containers', ready: (p) => p.getByTestId('container-row') },
+      {
+        name: 'container-summary',
+        hash: `#/containers/${web}/summary`,
+        ready: (p) =>
+          p.getByRole('tabpanel').getByText('sleep 600').or(p.getByRole('tabpanel').getByText('Image')),
+      },
+      {
+        name: 'container-logs',
+        hash: `#/containers/${web}/logs`,
+        ready: (p) => p.getByText('request 59 served'),
+      },
+      { name: 'container-terminal', hash: `#/containers/${web}/terminal`, ready: (p) => p.locator('.xterm') },
+      {
+        name: 'container-stats',
+        hash: `#/containers/${web}/stats`,
+        ready: (p) => p.locator('.time-chart .series[points*=" "]'),
+      },
+      {
+        name: 'container-files',
+        hash: `#/containers/${web}/files`,
+        ready: (p) => p.getByRole('button', { name: 'data/' }),
+      },
+      { name: 'images', hash: '#/images', ready: (p) => p.getByRole('cell', { name: new RegExp(repo) }) },
+      {
+        name: 'registry',
+        hash: `#/registry/${encodeURIComponent(repo)}/1.0`,
+        ready: (p) => p.getByText(/sha256:/),
+      },
+      { name: 'networks', hash: '#/networks', ready: (p) => p.getByRole('heading', { name: /bridge/ }) },
+      { name: 'volumes', hash: '#/volumes', ready: (p) => p.getByRole('cell', { name: 'shots-data' }) },
+      {
+        name: 'events',
+        hash: '#/events',
+        ready: heading('Events'),
+        // The timeline starts when the page opens: something happens while it is open.
+        then: async (p) => {
+          await engine('POST', '/volumes/create', { Name: 'shots-event' });
+          await engine('DELETE', '/volumes/shots-event');
+          await p.getByText('shots-event').first().waitFor();
+        },
+      },
+      { name: 'disk-usage', hash: '#/disk', ready: (p) => p.locator('tr[data-kind=images]') },
+      {
+        name: 'settings',
+        hash: '#/settings',
+        ready: (p) => p.getByTestId('usage').getByText('svcd', { exact: true }),
+      },
+      {
+        name: 'palette',
+        hash: '#/containers',
+        ready: (p) => p.getByTestId('container-row'),
+        then: async (p) => {
+          await p.keyboard.press('Control+k');
+          await p.getByRole('dialog', { name: 'Command palette' }).waitFor();
+        },
+      },
+      {
+        name: 'dialog-remove',
+        hash: '#/containers',
+        ready: (p) => p.getByTestId('container-row'),
+        then: async (p) => {
+          await p
+            .getByTestId('container-row')
+            .filter({ hasText: 'shots-job' })
+            .getByRole('button', { name: 'Remove' })
+            .click();
+          await p.getByRole('dialog', { name: 'Remove shots-job?' }).waitFor();
+        },
+      },
+    ]);
+  });
+
+  test('the command palette reaches the actions each screen owns, confirmed as on the screen', async () => {
+    const page = session.page;
+    await page.goto(session.app.launchUrl + '#/containers');
+    await page.getByTestId('container-row').first().waitFor();
+    const palette = async (text: string) => {
+      await page.keyboard.press('Control+k');
+      const input = page
+        .getByRole('dialog', { name: 'Command palette' })
+        .getByRole('textbox', { name: 'Command' });
+      await input.fill(text);
+      await page.getByRole('option').first().filter({ hasText: text }).waitFor();
+      await input.press('Enter');
+    };
+    await palette('shots-job: remove');
+    await page
+      .getByRole('dialog', { name: 'Remove shots-job?' })
+      .getByRole('button', { name: 'Cancel' })
+      .click();
+    await palette('Clean up everything');
+    const cleanup = page.getByRole('dialog', { name: 'Clean up everything?' });
+    assert.match(await cleanup.getByTestId('will-remove').innerText(), /1 stopped container: shots-job/);
+    await page.keyboard.press('Escape');
+    await palette('Prune unused volumes');
+    // Both containers use the one volume: nothing to prune, and the palette says so.
+    await page.getByTestId('toasts').getByText('No unused volumes to prune').waitFor();
+    await palette('Create volume');
+    await page.getByLabel('New volume name').and(page.locator(':focus')).waitFor();
+    // Cancelled everywhere: nothing was removed.
+    const left = (await engine('GET', '/containers/json?all=1')) as unknown[];
+    assert.equal(left.length, 2);
+  });
+});

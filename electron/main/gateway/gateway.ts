@@ -9,6 +9,7 @@ import { checkAccess, checkHost, type Allowed } from './access';
 import { handleDesktopApi, type ServiceControl, type SettingsStore } from './desktop-api';
 import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
 import { proxyHttp } from './http-proxy';
+import { LOG_FILE_PATH, sendLogFile } from './log-download';
 import { refuseUpgrade, sendError } from './responses';
 import { serveStatic } from './static-files';
 import { routeOf, type Upstreams } from './upstream';
@@ -52,6 +53,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const verdict = checkAccess(req, token, allowed);
     if (!verdict.ok) return sendError(res, verdict.status, verdict.message);
     if (isApi) return handleDesktopApi(req, res, options.services, options.settings);
+    const logFile = req.method === 'GET' ? LOG_FILE_PATH.exec(pathname) : null;
+    if (logFile) return void sendLogFile(req, res, options.engineSocket, decodeURIComponent(logFile[1]));
     proxyHttp(req, res, route!, options, agent);
   });
 

@@ -13,6 +13,7 @@ import { desktopSuite } from './desktop';
 import { streamsSuite } from './streams';
 import { buildSuite } from './build';
 import { networksSuite } from './networks';
+import { logsSuite } from './logs';
 
 const suites: Record<string, BenchSuite> = {
   registry: registrySuite,
@@ -22,6 +23,7 @@ const suites: Record<string, BenchSuite> = {
   desktop: desktopSuite,
   build: buildSuite,
   networks: networksSuite,
+  logs: logsSuite,
 };
 
 function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; only?: string[] } {

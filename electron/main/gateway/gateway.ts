@@ -10,6 +10,7 @@ import { checkAccess, checkHost, type Allowed } from './access';
 import { handleDesktopApi, type ServiceControl, type SettingsStore } from './desktop-api';
 import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
 import { proxyHttp } from './http-proxy';
+import { LOG_FILE_PATH, sendLogFile } from './log-download';
 import { refuseUpgrade, sendError } from './responses';
 import { serveStatic } from './static-files';
 import { engineTarget, routeOf, type Upstreams } from './upstream';
@@ -55,6 +56,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (isApi) return handleDesktopApi(req, res, options);
     if (route!.target === 'added' && !engineTarget(route!, options))
       return sendError(res, 404, `no such engine: ${route!.engineId}`);
+    const logFile =
+      req.method === 'GET' && route!.target !== 'registry'
+        ? LOG_FILE_PATH.exec(pathname.slice(route!.prefix.length))
+        : null;
+    if (logFile) return void sendLogFile(req, res, route!, options, decodeURIComponent(logFile[1]));
     proxyHttp(req, res, route!, options, agent);
   });
 

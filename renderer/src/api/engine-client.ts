@@ -15,6 +15,7 @@ import type {
   ImageSearchResult,
   ImageSummary,
   InfoResponse,
+  StatsSample,
   NetworkSummary,
   SystemDfResponse,
   VersionResponse,
@@ -59,13 +60,20 @@ export const engine = {
       tail: string;
       follow: boolean;
       timestamps: boolean;
-      since?: number;
+      since?: number | string;
+      until?: string;
       stdout?: boolean;
       stderr?: boolean;
     },
     signal: AbortSignal,
   ) =>
     request(`${E()}/containers/${enc(id)}/logs${query({ stdout: true, stderr: true, ...opts })}`, { signal }),
+  /** The full log as a file, streamed by the gateway without the stdcopy framing. */
+  logFileUrl: (id: string, timestamps: boolean) =>
+    withToken(`${E()}/containers/${enc(id)}/log-file${query({ timestamps: timestamps ? 1 : 0 })}`),
+  /** One sample now, without waiting for a second one (precpu is left empty). */
+  statsOnce: (id: string) =>
+    getJson<StatsSample>(`${E()}/containers/${enc(id)}/stats${query({ stream: false, 'one-shot': true })}`),
   stats: (id: string, signal: AbortSignal) =>
     request(`${E()}/containers/${enc(id)}/stats${query({ stream: 1 })}`, { signal }),
   archive: (id: string, path: string, signal?: AbortSignal) =>

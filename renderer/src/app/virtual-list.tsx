@@ -9,7 +9,9 @@ interface Props {
   follow?: boolean;
   /** Scrolls so this row is visible (search results). */
   scrollToIndex?: number;
-  onUserScroll?: (atEnd: boolean) => void;
+  /** Rows put in front of the first so far: the view keeps showing the same rows. */
+  prepended?: number;
+  onUserScroll?: (atEnd: boolean, atTop: boolean) => void;
   className?: string;
   label: string;
 }
@@ -22,6 +24,7 @@ export function VirtualList({
   renderRow,
   follow,
   scrollToIndex,
+  prepended = 0,
   onUserScroll,
   className,
   label,
@@ -41,6 +44,13 @@ export function VirtualList({
     if (follow && ref.current) ref.current.scrollTop = count * rowHeight;
   }, [follow, count, rowHeight]);
 
+  const shown = useRef(prepended);
+  useLayoutEffect(() => {
+    const added = prepended - shown.current;
+    shown.current = prepended;
+    if (added > 0 && ref.current) ref.current.scrollTop += added * rowHeight;
+  }, [prepended, rowHeight]);
+
   useEffect(() => {
     if (scrollToIndex === undefined || !ref.current) return;
     ref.current.scrollTop = Math.max(0, scrollToIndex * rowHeight - height / 2);
@@ -49,7 +59,7 @@ export function VirtualList({
   const onScroll = useCallback(() => {
     const el = ref.current!;
     setTop(el.scrollTop);
-    onUserScroll?.(el.scrollTop + el.clientHeight >= el.scrollHeight - rowHeight);
+    onUserScroll?.(el.scrollTop + el.clientHeight >= el.scrollHeight - rowHeight, el.scrollTop === 0);
   }, [onUserScroll, rowHeight]);
 
   const first = Math.max(0, Math.floor(top / rowHeight) - OVERSCAN);

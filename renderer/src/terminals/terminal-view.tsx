@@ -1,6 +1,7 @@
-// A shell in the container: exec create (Tty), then a WebSocket the gateway bridges to the
-// hijacked exec start. Resize goes to the exec; Ctrl+Shift+C / Ctrl+Shift+V copy and paste;
-// when the container comes back after a restart the terminal reconnects by itself.
+// Shells in the container, several at once in tabs: exec create (Tty), then a WebSocket the
+// gateway bridges to the hijacked exec start. Resize goes to the exec; Ctrl+Shift+C /
+// Ctrl+Shift+V copy and paste; when the container comes back after a restart (a new start time)
+// each terminal reconnects by itself.
 import { useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Terminal } from '@xterm/xterm';
@@ -26,24 +27,93 @@ function useShells(containerId: string, running: boolean) {
   });
 }
 
-export function TerminalView({ containerId, running }: { containerId: string; running: boolean }) {
+interface Target {
+  containerId: string;
+  running: boolean;
+  /** The container's start time: a new one means it restarted and the shell must be new too. */
+  startedAt: string;
+}
+
+export function TerminalView(target: Target) {
+  const shells = useShells(target.containerId, target.running);
+  const [chosen, setShell] = useState<string>();
+  const shell = chosen ?? shells.data?.[0];
+  const [sessions, setSessions] = useState<{ key: number; shell: string }[]>([]);
+  const [active, setActive] = useState(0);
+  const next = useRef(1);
+  const open = (s: string) => {
+    const key = next.current++;
+    setSessions((list) => [...list, { key, shell: s }]);
+    setActive(key);
+  };
+  const close = (key: number) => {
+    const rest = sessions.filter((t) => t.key !== key);
+    setSessions(rest);
+    if (key === active) setActive(rest.at(-1)?.key ?? 0);
+  };
+  // The first terminal opens with the first shell found.
+  useEffect(() => {
+    if (shell && next.current === 1) open(shell);
+  }, [shell]);
+
+  return (
+    <div className="terminal">
+      <div className="toolbar">
+        <label>
+          Shell{' '}
+          <select value={shell ?? ''} onChange={(e) => setShell(e.target.value)} aria-label="Shell">
+            {(shells.data ?? []).map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <button onClick={() => shell && open(shell)} disabled={!shell}>
+          New terminal
+        </button>
+        <span className="muted">Ctrl+Shift+C copy · Ctrl+Shift+V paste</span>
+        {shells.isSuccess && !shell ? (
+          <span role="status">No shell in the container (looked for {SHELLS.join(', ')}).</span>
+        ) : null}
+        {!target.running ? (
+          <span role="status">The container is not running. The terminal reconnects when it starts.</span>
+        ) : null}
+      </div>
+      <div role="tablist" aria-label="Terminals" className="tabs">
+        {sessions.map((t, i) => (
+          <span key={t.key} className="term-tab">
+            <button role="tab" aria-selected={t.key === active} onClick={() => setActive(t.key)}>
+              {i + 1}: {t.shell}
+            </button>
+            <button aria-label={`Close terminal ${i + 1}`} onClick={() => close(t.key)}>
+              ×
+            </button>
+          </span>
+        ))}
+      </div>
+      {sessions.map((t) => (
+        <TerminalSession key={t.key} {...target} shell={t.shell} visible={t.key === active} />
+      ))}
+    </div>
+  );
+}
+
+/** One shell; it stays connected while another terminal's tab is shown. */
+function TerminalSession({
+  containerId,
+  running,
+  startedAt,
+  shell,
+  visible,
+}: Target & { shell: string; visible: boolean }) {
   const host = useRef<HTMLDivElement>(null);
   const [phase, setPhase] = useState<Phase>('connecting');
   const [message, setMessage] = useState('');
   const [attempt, setAttempt] = useState(0);
-  const shells = useShells(containerId, running);
-  const [chosen, setShell] = useState<string>();
-  const shell = chosen ?? shells.data?.[0];
 
   useEffect(() => {
     if (!running) {
       setPhase('closed');
-      setMessage('The container is not running. The terminal reconnects when it starts.');
-      return;
-    }
-    if (!shell) {
-      setPhase('closed');
-      setMessage(shells.isSuccess ? `No shell in the container (looked for ${SHELLS.join(', ')}).` : '');
+      setMessage('');
       return;
     }
     const term = new Terminal({ cursorBlink: true, convertEol: false, fontSize: 13, scrollback: 10_000 });
@@ -105,21 +175,12 @@ export function TerminalView({ containerId, running }: { containerId: string; ru
       ro.disconnect();
       term.dispose();
     };
-  }, [containerId, running, attempt, shell, shells.isSuccess]);
+  }, [containerId, running, startedAt, attempt, shell]);
 
   return (
-    <div className="terminal">
+    <div className="terminal-session" hidden={!visible}>
       <div className="toolbar">
-        <label>
-          Shell{' '}
-          <select value={shell ?? ''} onChange={(e) => setShell(e.target.value)} aria-label="Shell">
-            {(shells.data ?? []).map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
         <span className={`badge term-${phase}`}>{phase}</span>
-        <span className="muted">Ctrl+Shift+C copy · Ctrl+Shift+V paste</span>
         {message ? <span role="status">{message}</span> : null}
         <span className="spacer" />
         <button onClick={() => setAttempt((n) => n + 1)} disabled={!running}>

@@ -7,6 +7,7 @@ import {
   Library,
   Network,
   PieChart,
+  Server,
   Settings,
   type LucideIcon,
 } from 'lucide-react';
@@ -21,4 +22,5 @@ export const SECTION_ICONS: Record<Section, LucideIcon> = {
   events: Activity,
   disk: PieChart,
   settings: Settings,
+  'all-engines': Server,
 };

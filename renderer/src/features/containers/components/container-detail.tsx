@@ -6,6 +6,7 @@ import { ErrorMessage } from '../../../app/error-message';
 import { containerName } from '../../../app/format';
 import { navigate } from '../../../app/router';
 import { useBulkAction, useContainer } from '../queries';
+import { useStatsStream } from '../stats-feed';
 import { usePending } from '../store';
 import { FilesTab } from './files-tab';
 import { LogsTab } from './logs-tab';
@@ -29,6 +30,7 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
   const tty = c.data?.Config.Tty ?? false;
   const busy = usePending((p) => p.pending.get(id));
   const [confirming, setConfirming] = useState(false);
+  useStatsStream(id, running);
   const name = c.data ? containerName([c.data.Name], id) : id;
   if (c.error instanceof ApiError && c.error.status === 404) {
     return (
@@ -105,10 +107,10 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
       </div>
       <div className="tabpanel" role="tabpanel">
         {c.data && current === 'summary' ? <SummaryTab c={c.data} /> : null}
-        {c.data && current === 'logs' ? <LogsTab id={id} tty={tty} /> : null}
+        {c.data && current === 'logs' ? <LogsTab id={id} tty={tty} created={c.data.Created} /> : null}
         {c.data && current === 'terminal' ? (
           <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
-            <TerminalView containerId={id} running={running} />
+            <TerminalView containerId={id} running={running} startedAt={c.data.State.StartedAt} />
           </Suspense>
         ) : null}
         {c.data && current === 'stats' ? <StatsTab id={id} running={running} /> : null}

@@ -11,7 +11,9 @@ import { useEngineUp } from '../../../app/use-desktop-state';
 import { VirtualList } from '../../../app/virtual-list';
 import { useBulkAction, useContainers } from '../queries';
 import { useContainersUi, usePending } from '../store';
+import { useStatsPolling } from '../stats-feed';
 import { RunDialog } from './run-dialog';
+import { UsageCell } from './usage-cell';
 import { SearchBox } from '../../../app/search-box';
 import { Boxes, Play, RotateCw, ScrollText, Square, SquareTerminal, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
@@ -56,6 +58,8 @@ export function ContainerList() {
     () => (list.data ?? []).filter((c) => matches(c, ui.search, ui.label)),
     [list.data, ui.search, ui.label],
   );
+  // One shared stats timer for every running container listed, not a stream per row.
+  useStatsPolling(useMemo(() => rows.filter((c) => c.State === 'running').map((c) => c.Id), [rows]));
   const selected = [...ui.selected].filter((id) => rows.some((r) => r.Id === id));
   const act = (action: 'start' | 'stop' | 'restart' | 'remove', ids = selected) =>
     bulk.mutate({ ids, action });
@@ -131,6 +135,7 @@ export function ContainerList() {
         <span className="col-wide">Ports</span>
         <span>Created</span>
         <span>Status</span>
+        <span>CPU · RAM</span>
         <span>Actions</span>
       </div>
       {list.isSuccess && rows.length === 0 ? (
@@ -191,6 +196,7 @@ export function ContainerList() {
                 <Ports c={c} />
                 <span>{ago(c.Created, now)}</span>
                 <span className="ellipsis">{statusAt(c.Status, list.dataUpdatedAt, now)}</span>
+                <UsageCell id={c.Id} running={running} />
                 <span className="actions">
                   <Button
                     iconOnly

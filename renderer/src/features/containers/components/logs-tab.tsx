@@ -1,15 +1,19 @@
 // Logs without a cap: lines live outside React state and only the visible rows render; follow
-// appends in animation frames; search jumps between matches; download fetches the full log.
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+// appends in animation frames; older pages load in front (a since/until window ending at the
+// first line's time);
+// search jumps between matches; download streams the full log through the gateway.
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { engine } from '../../../api/engine-client';
 import { demuxer } from '../../../api/stdcopy';
 import { ErrorMessage } from '../../../app/error-message';
 import { plural } from '../../../app/format';
-import { saveFile } from '../../../app/save-file';
 import { VirtualList } from '../../../app/virtual-list';
+import { apiTime, LogStore, MatchIndex, MS, shownText } from '../log-store';
 
 const ROW = 18;
 const TAILS = ['1000', '10000', '100000', 'all'];
+/** About how many lines a page back from the first loaded line brings. */
+const PAGE = 10_000;
 /** A time window narrows what is loaded before any line limit applies (seconds back; 0 = all). */
 const WINDOWS: [number, string][] = [
   [0, 'any time'],
@@ -45,7 +49,7 @@ async function readChunks(
   }
 }
 
-export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
+export function LogsTab({ id, tty, created }: { id: string; tty: boolean; created: string }) {
   const [tail, setTail] = useState('1000');
   const [windowS, setWindowS] = useState(0);
   const [follow, setFollow] = useState(true);
@@ -54,17 +58,36 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
   const [search, setSearch] = useState('');
   const [matchIndex, setMatchIndex] = useState(0);
   const [error, setError] = useState<unknown>();
-  const [downloading, setDownloading] = useState(false);
-  const lines = useRef<string[]>([]);
-  /** Which lines came on stderr, by index. */
-  const errLines = useRef(new Set<number>());
-  const partial = useRef<Record<Stream, string>>({ stdout: '', stderr: '' });
-  const [version, setVersion] = useState(0);
+  /** A page back came short: the first line loaded is the log's first. */
+  const [exhausted, setExhausted] = useState(false);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  /** Lines put in front so far: the list keeps its place when it grows there. */
+  const [prepended, setPrepended] = useState(0);
+  const store = useRef(new LogStore());
+  const index = useRef(new MatchIndex());
+  const [, setVersion] = useState(0);
+  // The engine is always asked for timestamps: they bound the next page back, and the toggle
+  // only changes what is shown.
+  const request = useCallback(
+    (opts: { tail: string; follow: boolean; since?: string; until?: string }, signal: AbortSignal) =>
+      engine.logs(
+        id,
+        {
+          since: windowS ? Math.floor(Date.now() / 1000) - windowS : undefined,
+          ...opts,
+          timestamps: true,
+          stdout: streams !== 'stderr',
+          stderr: streams !== 'stdout',
+        },
+        signal,
+      ),
+    [id, windowS, streams],
+  );
 
   useEffect(() => {
-    lines.current = [];
-    errLines.current = new Set();
-    partial.current = { stdout: '', stderr: '' };
+    store.current = new LogStore();
+    setPrepended(0);
+    setExhausted(false);
     setVersion((v) => v + 1);
     setError(undefined);
     const abort = new AbortController();
@@ -73,28 +96,11 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
       frame = 0;
       setVersion((v) => v + 1);
     };
-    engine
-      .logs(
-        id,
-        {
-          tail,
-          follow: true,
-          timestamps,
-          since: windowS ? Math.floor(Date.now() / 1000) - windowS : undefined,
-          stdout: streams !== 'stderr',
-          stderr: streams !== 'stdout',
-        },
-        abort.signal,
-      )
+    const lines = store.current;
+    request({ tail, follow: true }, abort.signal)
       .then((res) =>
         readChunks(res, tty, (stream, t) => {
-          // A TTY's output ends lines with CRLF.
-          const parts = (partial.current[stream] + t).split(/\r?\n/);
-          partial.current[stream] = parts.pop() ?? '';
-          for (const p of parts) {
-            if (stream === 'stderr') errLines.current.add(lines.current.length);
-            lines.current.push(p);
-          }
+          lines.append(stream, t);
           if (!frame) frame = requestAnimationFrame(flush);
         }),
       )
@@ -105,43 +111,60 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
       abort.abort();
       cancelAnimationFrame(frame);
     };
-  }, [id, tail, timestamps, tty, windowS, streams]);
+  }, [request, tail, tty]);
 
-  const matches = useMemo(() => {
-    if (!search) return [];
-    const needle = search.toLowerCase();
-    const out: number[] = [];
-    lines.current.forEach((l, i) => l.toLowerCase().includes(needle) && out.push(i));
-    return out;
-    // `version` says the lines changed.
-  }, [search, version]);
-
-  const download = useCallback(async () => {
-    setDownloading(true);
+  const loadOlder = useCallback(async () => {
+    const lines = store.current;
+    if (loadingOlder) return;
+    setLoadingOlder(true);
     try {
-      const res = await engine.logs(
-        id,
-        { tail: 'all', follow: false, timestamps },
-        new AbortController().signal,
-      );
-      const demux = demuxer(tty);
-      const parts: BlobPart[] = [];
-      const reader = res.body!.getReader();
-      for (let r = await reader.read(); !r.done; r = await reader.read()) {
-        for (const c of demux(r.value)) parts.push(c.data as BlobPart);
+      // Nothing is older than the container, or than the chosen time window.
+      const floor = BigInt(Math.max(Date.parse(created), windowS ? Date.now() - windowS * 1000 : 0)) * MS;
+      const now = BigInt(Date.now()) * MS;
+      let added = 0;
+      let reached = false;
+      // A window with nothing in it is widened until it finds lines or reaches the floor.
+      for (let widen = 1n; !added && !reached; widen *= 8n) {
+        const range = lines.olderWindow(PAGE, floor, widen, now);
+        if (!range) break;
+        const page = new LogStore();
+        const res = await request(
+          { tail: 'all', follow: false, since: apiTime(range.since), until: apiTime(range.until) },
+          new AbortController().signal,
+        );
+        await readChunks(res, tty, (stream, t) => page.append(stream, t));
+        if (store.current !== lines) return;
+        added = lines.prepend(page);
+        reached = range.since === floor;
       }
-      saveFile(parts, `${id.slice(0, 12)}.log`, 'text/plain');
+      setExhausted(reached || !added);
+      setPrepended((n) => n + added);
+      setVersion((v) => v + 1);
     } catch (err) {
       setError(err);
     } finally {
-      setDownloading(false);
+      setLoadingOlder(false);
     }
-  }, [id, tty, timestamps]);
+  }, [request, tty, loadingOlder, created, windowS]);
+
+  // Read on every render (each batch of lines renders once); only new lines are searched.
+  const matches = index.current.update(store.current.texts, search, timestamps);
+
+  const download = () => {
+    const a = document.createElement('a');
+    a.href = engine.logFileUrl(id, timestamps);
+    a.download = '';
+    a.click();
+  };
 
   const jump = (d: number) =>
     matches.length && setMatchIndex((i) => (i + d + matches.length) % matches.length);
-  const count = lines.current.length;
+  const count = store.current.count;
   const target = matches.length ? matches[Math.min(matchIndex, matches.length - 1)] : undefined;
+  // The engine counts the tail over both streams before it leaves one out, so with one stream
+  // shown fewer lines than the tail say nothing about older ones.
+  const hasOlder =
+    tail !== 'all' && !exhausted && (prepended > 0 || count >= Number(tail) || streams !== 'both');
 
   return (
     <div className="logs">
@@ -194,20 +217,26 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
           onChange={(e) => (setSearch(e.target.value), setMatchIndex(0), setFollow(false))}
           onKeyDown={(e) => e.key === 'Enter' && jump(e.shiftKey ? -1 : 1)}
         />
-        <span className="muted">
-          {search ? `${matches.length ? matchIndex + 1 : 0} of ${matches.length} matches · ` : ''}
-          {plural(count, 'line')} loaded
-          {tail !== 'all' && count >= Number(tail)
-            ? ` (the last ${Number(tail).toLocaleString()}; older lines not loaded)`
+        <button onClick={() => jump(-1)} disabled={!matches.length} aria-label="Previous match">
+          ↑
+        </button>
+        <button onClick={() => jump(1)} disabled={!matches.length} aria-label="Next match">
+          ↓
+        </button>
+        <span className="muted" data-testid="log-status">
+          {search
+            ? `${matches.length ? matchIndex + 1 : 0} of ${plural(matches.length, 'match', 'matches')} · `
             : ''}
+          {plural(count, 'line')} loaded
+          {hasOlder ? ' (older lines not loaded yet)' : ''}
         </span>
-        {tail !== 'all' && count >= Number(tail) ? (
-          <button onClick={() => setTail('all')}>Load all</button>
+        {hasOlder ? (
+          <button onClick={() => void loadOlder()} disabled={loadingOlder}>
+            {loadingOlder ? 'Loading…' : 'Load older lines'}
+          </button>
         ) : null}
         <span className="spacer" />
-        <button onClick={download} disabled={downloading}>
-          {downloading ? 'Downloading…' : 'Download full log'}
-        </button>
+        <button onClick={download}>Download full log</button>
       </div>
       <ErrorMessage error={error} context="Logs" />
       <VirtualList
@@ -216,14 +245,19 @@ export function LogsTab({ id, tty }: { id: string; tty: boolean }) {
         count={count}
         rowHeight={ROW}
         follow={follow}
+        prepended={prepended}
         scrollToIndex={follow ? undefined : target}
-        onUserScroll={(atEnd) => !atEnd && follow && setFollow(false)}
+        onUserScroll={(atEnd, atTop) => {
+          if (!atEnd && follow) setFollow(false);
+          // Paging backwards: reaching the top brings the page before it.
+          if (atTop && hasOlder) void loadOlder();
+        }}
         renderRow={(i) => (
           <LogLine
-            text={lines.current[i]}
+            text={shownText(store.current.texts[i], timestamps)}
             search={search}
             current={i === target}
-            stderr={errLines.current.has(i)}
+            stderr={store.current.stderr[i]}
           />
         )}
       />

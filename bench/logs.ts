@@ -1,0 +1,127 @@
+// The logs view at scale in web mode, in Debian's Chromium: a container that logged 1,000,000
+// lines; time to the first screen of its logs tab, time to all of them loaded, the frame times
+// of scrolling through them (p95; 16.7 ms is 60 frames a second) and the renderer's JS heap
+// with them loaded. No peer: Docker Engine has no UI to compare with.
+import type { Page } from 'playwright-core';
+import { engineCaller, pullBusybox } from '../e2e/engine-calls';
+import { launchChromium, missingPrerequisite, startWebApp, waitForServices } from '../e2e/web-mode-fixture';
+import { pollUntil } from '../daemon/testing/poll';
+import type { BenchRow, BenchSuite } from './types';
+
+const LINES = 1_000_000;
+const FRAMES = 300;
+
+async function loadedLines(page: Page): Promise<number> {
+  const m = /([\d,]+) lines? loaded/.exec(await page.getByTestId('log-status').innerText());
+  return m ? Number(m[1].replace(/,/g, '')) : -1;
+}
+
+/** Intervals between animation frames while the list scrolls a screenful per frame, up. */
+function scrollFrames(page: Page): Promise<number[]> {
+  return page.getByRole('list', { name: 'Log lines' }).evaluate(
+    (el, frames) =>
+      new Promise<number[]>((resolve) => {
+        // (Runs in the page; the bench is compiled without the DOM's types.)
+        const raf = (
+          globalThis as unknown as { requestAnimationFrame(cb: () => void): number }
+        ).requestAnimationFrame.bind(globalThis);
+        const times: number[] = [];
+        let last = performance.now();
+        const step = () => {
+          const now = performance.now();
+          times.push(now - last);
+          last = now;
+          el.scrollTop = Math.max(0, el.scrollTop - el.clientHeight);
+          if (times.length <= frames) raf(step);
+          else resolve(times.slice(1));
+        };
+        raf(step);
+      }),
+    FRAMES,
+  );
+}
+
+function p95(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))];
+}
+
+export const logsSuite: BenchSuite = {
+  name: 'logs',
+  async run() {
+    const missing = missingPrerequisite();
+    if (missing) {
+      process.stderr.write(`bench logs: skipped, ${missing}\n`);
+      return [];
+    }
+    const app = await startWebApp();
+    try {
+      await waitForServices(app);
+      const engine = engineCaller(app);
+      const image = await pullBusybox(app);
+      const { Id } = (await engine('POST', '/containers/create?name=bench-logs', {
+        Image: image,
+        Cmd: ['sh', '-c', `seq 1 ${LINES}; echo done; while :; do sleep 60; done`],
+      })) as { Id: string };
+      await engine('POST', `/containers/${Id}/start`);
+      await pollUntil(
+        'the million lines logged',
+        async () => {
+          const res = await fetch(`${app.base}/engine/containers/${Id}/logs?stdout=1&tail=1`, {
+            headers: { authorization: `Bearer ${app.token}` },
+          });
+          return (await res.text()).includes('done') ? true : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 500 },
+      );
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+        const t0 = performance.now();
+        await page.goto(`${app.launchUrl}#/containers/${Id}/logs`);
+        await page.locator('.log-lines .line').first().waitFor({ timeout: 60_000 });
+        const firstScreen = performance.now() - t0;
+
+        const t1 = performance.now();
+        await page.getByLabel('Lines to load').selectOption('all');
+        await pollUntil(
+          'all lines in the view',
+          async () => ((await loadedLines(page)) > LINES ? true : undefined),
+          { timeoutMs: 300_000, intervalMs: 250 },
+        );
+        const allLoaded = performance.now() - t1;
+        await page.getByLabel('Follow').uncheck();
+        const frames = await scrollFrames(page);
+
+        const cdp = await page.context().newCDPSession(page);
+        await cdp.send('HeapProfiler.collectGarbage');
+        // Metrics read zero until the domain is enabled.
+        await cdp.send('Performance.enable');
+        const { metrics } = await cdp.send('Performance.getMetrics');
+        const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
+        const rows: BenchRow[] = [
+          { name: 'logs 1M lines: first screen', unit: 'ms', ours: firstScreen, higherIsBetter: false },
+          { name: 'logs 1M lines: all loaded', unit: 'ms', ours: allLoaded, higherIsBetter: false },
+          {
+            name: 'logs 1M lines: scroll frame p95',
+            unit: 'ms',
+            ours: p95(frames),
+            higherIsBetter: false,
+            target: '<= 16.7',
+          },
+          {
+            name: 'logs 1M lines: renderer JS heap',
+            unit: 'MB',
+            ours: heap / 1024 / 1024,
+            higherIsBetter: false,
+          },
+        ];
+        return rows;
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      await app.stop();
+    }
+  },
+};

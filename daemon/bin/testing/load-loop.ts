@@ -34,10 +34,25 @@ export class LoadLoop {
     }
   }
 
-  /** Lets the current iteration finish (it settles whatever it left uncertain), then stops. */
-  async stop(): Promise<void> {
+  /**
+   * Lets the current iteration finish (it settles whatever it left uncertain), then stops. An
+   * iteration still under way after `boundMs` is a hang, reported rather than waited for: the
+   * run's cleanup must go on.
+   */
+  async stop(boundMs = 180_000): Promise<void> {
     this.stopping = true;
-    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`${this.name}: an iteration did not end within ${boundMs / 1000} s`)),
+        boundMs,
+      );
+    });
+    try {
+      await Promise.race([this.running, bound]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   throwIfFailed(): void {

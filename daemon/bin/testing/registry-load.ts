@@ -16,6 +16,7 @@ import { LoadLoop, untilAnswered } from './load-loop';
 
 const CHUNK = 16 * 1024;
 const BLOB_REPO = 'soak/blobs';
+const MAX_RESUMES = 5;
 
 /** An upload's next offset as the registry reports it (GET on the upload), or 404. */
 async function uploadOffset(location: string): Promise<number | 'gone' | undefined> {
@@ -68,7 +69,7 @@ export class BlobUploads {
       return false; // not accepted: nothing to resume
     }
     let sent = 0;
-    let faulted = false;
+    let faults = 0;
     for (;;) {
       try {
         while (sent < data.length) {
@@ -79,8 +80,12 @@ export class BlobUploads {
         const put = await http(withDigest(location, digest), { method: 'PUT' });
         if (put.status !== 201) throw new Error(`put: ${put.status} ${put.text()}`);
         break;
-      } catch {
-        faulted = true;
+      } catch (err) {
+        // Each kill costs an upload one fault; more than a few means resuming itself fails.
+        if (++faults > MAX_RESUMES) {
+          this.problems.push(`upload ${location} not resumable: ${(err as Error).message}`);
+          return false;
+        }
         const offset = await untilAnswered(`upload ${location}`, () => uploadOffset(location));
         if (offset === 'gone') {
           // A PUT that completed before the kill took the upload with it; anything else is lost.
@@ -96,9 +101,9 @@ export class BlobUploads {
         sent = offset;
       }
     }
-    if (faulted) this.resumed++;
+    if (faults > 0) this.resumed++;
     this.completed.push(digest);
-    return !faulted;
+    return faults === 0;
   }
 
   /**

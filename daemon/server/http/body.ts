@@ -1,9 +1,12 @@
 // Request bodies: JSON with a size cap and clear 400s, as every create/update endpoint needs.
 import type { IncomingMessage } from 'node:http';
+import { PassThrough, type Readable } from 'node:stream';
 import { InvalidParameterError } from '../../api/errors';
 import { parseJsonBounded } from '../../lib/json-bounded';
 
 const maxJsonBody = 16 * 1024 * 1024;
+/** How much of a body nobody wants any more is read and dropped before the connection is cut. */
+const maxDiscarded = 256 * 1024 * 1024;
 
 /** Bodies of upgraded requests: node leaves them on the socket, so the server reads them first. */
 const upgradeBodies = new WeakMap<IncomingMessage, Buffer>();
@@ -12,17 +15,55 @@ export function setUpgradeBody(req: IncomingMessage, body: Buffer): void {
   upgradeBodies.set(req, body);
 }
 
-export async function readBody(req: IncomingMessage, limit = maxJsonBody): Promise<Buffer> {
+/**
+ * Reads what is left of a body svcd no longer wants (it answered an error before the end), so
+ * the client can send it all and then read the answer: closing a socket with unread data resets
+ * the connection, and the client would see the reset instead of the error. Past the bound the
+ * connection is cut after all.
+ */
+export function discardRest(req: IncomingMessage): void {
+  if (req.complete || req.destroyed) return;
+  let left = maxDiscarded;
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) req.destroy();
+  });
+  req.resume();
+}
+
+/**
+ * The body as a stream of its own for an engine call that may fail, and destroy its source, while
+ * the body is still coming: the request stays whole, so the error can still be answered.
+ */
+export function bodyStream(req: IncomingMessage): Readable {
+  const body = new PassThrough();
+  req.pipe(body);
+  req.once('close', () => {
+    if (!req.complete) body.destroy(new Error('the client closed the connection before the body ended'));
+  });
+  body.once('close', () => {
+    req.unpipe(body);
+    discardRest(req);
+  });
+  return body;
+}
+
+export function readBody(req: IncomingMessage, limit = maxJsonBody): Promise<Buffer> {
   const parked = upgradeBodies.get(req);
-  if (parked) return parked;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new InvalidParameterError(`request body larger than ${limit} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  if (parked) return Promise.resolve(parked);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off('data', onData).off('end', onEnd);
+      discardRest(req);
+      reject(new InvalidParameterError(`request body larger than ${limit} bytes`));
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    req.on('data', onData).once('end', onEnd).once('error', reject);
+  });
 }
 
 /**

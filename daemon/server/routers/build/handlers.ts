@@ -1,6 +1,7 @@
 import { InvalidParameterError } from '../../../api/errors';
 import { supports } from '../../../api/versions';
 import { parseJsonBounded } from '../../../lib/json-bounded';
+import { bodyStream } from '../../http/body';
 import type { Query } from '../../http/query';
 import { sendJson } from '../../http/respond';
 import type { Handler } from '../../router';
@@ -45,7 +46,7 @@ export function buildHandlers(backend: BuildBackend): Record<Name, Handler> {
       const int = (name: string) => query.int(name, 0)!;
       await jsonStream(res, (emit) =>
         backend.build({
-          body: req,
+          body: bodyStream(req),
           remote: query.string('remote') || undefined,
           instructionsFile: query.string('svcfile') || query.string('dockerfile') || undefined,
           tags: query.all('t').filter((t) => t !== ''),

@@ -13,7 +13,7 @@ import type {
 } from '../../../api/container-types';
 import { InvalidParameterError } from '../../../api/errors';
 import { createBehaviours, supports } from '../../../api/versions';
-import { readJson } from '../../http/body';
+import { bodyStream, readJson } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
 import type { Handler } from '../../router';
 import type { ContainersBackend } from './backend';
@@ -189,7 +189,7 @@ export function containersHandlers(b: ContainersBackend): Record<string, Handler
     },
 
     archivePut: async ({ req, res, params, query }) => {
-      await b.archivePut(params.id, requiredPath(query.string('path')), req, {
+      await b.archivePut(params.id, requiredPath(query.string('path')), bodyStream(req), {
         noOverwriteDirNonDir: query.bool('noOverwriteDirNonDir'),
         copyUIDGID: query.bool('copyUIDGID'),
       });

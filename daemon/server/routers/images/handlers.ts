@@ -3,7 +3,7 @@ import { authConfigShape } from '../../../api/auth-body-shape';
 import { InvalidParameterError } from '../../../api/errors';
 import { checkBodyShape } from '../../../lib/body-shape';
 import { supports } from '../../../api/versions';
-import { readJson } from '../../http/body';
+import { bodyStream, readJson } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
 import type { Handler, RequestContext } from '../../router';
 import { jsonStream } from '../../streams/json-stream';
@@ -66,7 +66,7 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
       } else if (fromSrc) {
         await jsonStream(res, async (emit) => {
           const id = await backend.importImage({
-            body: fromSrc === '-' ? req : undefined,
+            body: fromSrc === '-' ? bodyStream(req) : undefined,
             fromSrc,
             repo: query.string('repo') || undefined,
             tag: query.string('tag') || undefined,
@@ -84,7 +84,11 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
     },
 
     load: async ({ req, res, query, signal }) => {
-      await jsonStream(res, (emit) => backend.load(req, { quiet: query.bool('quiet'), emit, signal }), true);
+      await jsonStream(
+        res,
+        (emit) => backend.load(bodyStream(req), { quiet: query.bool('quiet'), emit, signal }),
+        true,
+      );
     },
 
     saveMany: async (ctx) => {

@@ -1,6 +1,7 @@
 // Starts the app as `npm start` does in web mode (build/electron/main/launch.js --web) on temp
 // data roots, with the real svcd and svc-registry from build/, and stops it afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -87,6 +88,9 @@ export async function startWebApp(): Promise<WebApp> {
       join(dir, 'data'),
       '--engine-socket',
       join(dir, 'svcd.sock'),
+      // A bridge of its own: suites running side by side must not share svc0.
+      '--engine-bridge',
+      `svce${randomBytes(4).toString('hex')}`,
       '--registry-port',
       String(registryPort),
     ],

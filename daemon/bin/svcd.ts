@@ -183,6 +183,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     client,
     dataRoot,
     runcRoot: containerd.runcRoot,
+    containerdState: containerd.state,
     events,
     host: hostFacts,
     defaultSeccomp,

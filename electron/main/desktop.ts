@@ -26,7 +26,10 @@ export interface Desktop {
   stop(): Promise<void>;
 }
 
-/** Options from the command line (--data-dir, --engine-socket, --registry-port, --port) and env. */
+/**
+ * Options from the command line (--data-dir, --engine-socket, --engine-bridge, --registry-port,
+ * --port) and env.
+ */
 export function desktopOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): DesktopOptions {
   const arg = (name: string) => {
     const i = argv.indexOf(`--${name}`);
@@ -36,6 +39,7 @@ export function desktopOptionsFrom(argv: string[], env: NodeJS.ProcessEnv): Desk
   return {
     dataDir: arg('data-dir') ?? env.SVC_DESKTOP_DATA_DIR,
     engineSocket: arg('engine-socket') ?? env.SVC_DESKTOP_ENGINE_SOCKET,
+    engineBridge: arg('engine-bridge') ?? env.SVC_DESKTOP_ENGINE_BRIDGE,
     registryPort: num(arg('registry-port') ?? env.SVC_DESKTOP_REGISTRY_PORT),
     port: num(arg('port') ?? env.SVC_DESKTOP_PORT),
   };

@@ -25,7 +25,6 @@ import type {
 import { ConflictError, InvalidParameterError, NotFoundError, NotImplementedError } from '../../api/errors';
 import { validateContainerName } from '../../runtime/oci-spec/container-name';
 import { Container } from './container';
-import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 
 import { applyLegacyHostConfig, createContainer, initShared } from './container-create';
 import { ContainerLifecycle } from './container-lifecycle';
@@ -235,8 +234,6 @@ export class ContainersService {
           if (!idle(c)) return;
           this.ctx.log.info('removing a task of a container not recorded as running', { id: c.id });
           await this.lifecycle.deleteStaleTask(c);
-          if (runcState.has(c.id))
-            await runcState.remove(c.id, containerCgroupPath(c.id, c.record.HostConfig));
         })
         .catch((err: Error) => this.ctx.log.warn('stray task not removed', { id: c.id, error: err.message }));
     }

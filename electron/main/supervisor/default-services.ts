@@ -14,6 +14,8 @@ export interface DesktopPaths {
   dataDir?: string;
   /** Default: svcd's own default socket, so an already-running svcd is found and adopted. */
   engineSocket?: string;
+  /** svcd's default bridge; default its own (svc0). A second app on one host needs another. */
+  engineBridge?: string;
   /** Default 5000, the registry's usual port. */
   registryPort?: number;
 }
@@ -52,6 +54,7 @@ export function desktopServices(paths: DesktopPaths): ServiceSpec[] {
         join(dataDir, 'engine'),
         '--host',
         `unix://${socket}`,
+        ...(paths.engineBridge ? ['--bridge', paths.engineBridge] : []),
       ],
       cwd: paths.root,
       env,

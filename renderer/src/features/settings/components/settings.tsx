@@ -1,4 +1,4 @@
-// Settings and diagnostics: theme; each supervised server's state, restarts and log; the app's
+// Settings and diagnostics: theme; the engine mode; each supervised server's state, restarts and log; the app's
 // and the servers' own CPU and memory; the engine's version and info.
 import { useRef, useState } from 'react';
 import { desktop, type ProcUsage, type ServiceState } from '../../../api/desktop-client';
@@ -8,6 +8,7 @@ import { useTheme, type ThemeChoice } from '../../../app/theme';
 import { useService } from '../../../app/use-desktop-state';
 import { EngineSettings } from '../../engines/components/engine-settings';
 import { useDesktopSettings, useEngineInfo, useServiceLog, useUsage } from '../queries';
+import { EngineModeSettings } from './engine-mode';
 
 export function Settings() {
   const { theme, setTheme } = useTheme();
@@ -41,6 +42,7 @@ export function Settings() {
         </label>
         <ErrorMessage error={prefs.query.error ?? prefs.update.error} />
       </fieldset>
+      <EngineModeSettings />
       <EngineSettings />
       <DockerHost />
       <h2>Resource use</h2>

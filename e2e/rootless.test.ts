@@ -1,0 +1,106 @@
+// The desktop app as a person starts it: web mode run by an unprivileged user (the rootless test
+// user, with its own HOME and XDG_RUNTIME_DIR), which brings up its own rootless svcd. In
+// Chromium: Settings say which engine and why, the run dialog starts a container, its logs show,
+// and a terminal gets a shell in it that runs a command.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { importBusybox } from '../daemon/engine/images/testing/busybox-image';
+import { engineRequest } from '../daemon/testing/engine-client';
+import { pollUntil } from '../daemon/testing/poll';
+import { rootlessSkipReason } from '../daemon/testing/rootless-harness';
+import { missingPrerequisite, startSession, type Session } from './web-mode-fixture';
+
+const NAME = 'e2e-rootless';
+
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) =>
+  pollUntil(what, probe, { timeoutMs, intervalMs: 200 });
+
+describe(
+  'web mode as a normal user, on its rootless engine',
+  { skip: missingPrerequisite() ?? rootlessSkipReason() },
+  () => {
+    let session: Session;
+    let page: Page;
+    const tab = (name: string) => page.getByRole('tab', { name }).click();
+
+    before(async () => {
+      session = await startSession({ rootless: true });
+      page = session.page;
+      // The DOCKER_HOST web mode printed: the user's own socket under XDG_RUNTIME_DIR.
+      assert.equal(session.app.dockerHost, `unix://${session.app.dir}/run/svcd.sock`);
+      const socket = session.app.dockerHost.slice('unix://'.length);
+      await importBusybox({ request: (method, path, opts) => engineRequest(socket, method, path, opts) });
+    });
+
+    after(async () => {
+      await session?.stop();
+    });
+
+    test('settings say the engine is the own rootless one, and why', async () => {
+      await page.goto(`${session.app.launchUrl}#/settings`);
+      const mode = page.getByTestId('engine-mode');
+      await mode.getByTestId('engine-mode-current').filter({ hasText: 'own rootless engine' }).waitFor();
+      assert.match(
+        await mode.getByTestId('engine-mode-reason').innerText(),
+        /^no system engine: .*system\.sock does not exist .*so the app runs its own rootless engine$/,
+      );
+      // A normal user may pick the system engine or its own rootless one, not a rootful one.
+      assert.equal(await mode.getByRole('radio').count(), 3);
+      assert.ok(await mode.getByRole('radio', { name: /Automatic/ }).isChecked());
+      await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor({ timeout: 60_000 });
+      const info = (await (
+        await fetch(`${session.app.base}/engine/info`, {
+          headers: { authorization: `Bearer ${session.app.token}` },
+        })
+      ).json()) as { SecurityOptions: string[] };
+      assert.ok(info.SecurityOptions.includes('name=rootless'), info.SecurityOptions.join(' '));
+      await session.shot('rootless-settings');
+    });
+
+    test('the run dialog starts a container and its logs show', async () => {
+      await page.keyboard.press('Alt+1');
+      await page.getByRole('button', { name: 'Run container…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Run a container' });
+      await dialog.getByLabel('Image').fill('busybox:latest');
+      await dialog.getByLabel('Name').fill(NAME);
+      await dialog.getByLabel('Command').fill(`sh -c 'echo hello from uid $(id -u); exec sleep 300'`);
+      await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+      await page
+        .getByRole('heading', { name: NAME })
+        .or(dialog.getByRole('alert'))
+        .first()
+        .waitFor({ timeout: 60_000 });
+      if (await dialog.isVisible())
+        assert.fail(`the engine refused the run: ${await dialog.getByRole('alert').first().textContent()}`);
+      await page.locator('.badge.state-running').waitFor({ timeout: 30_000 });
+      await tab('Logs');
+      await until('the log line', async () =>
+        (await page.locator('.log-lines .line').allInnerTexts()).some((t) =>
+          /hello from uid 0$/.test(t.trim()),
+        )
+          ? true
+          : undefined,
+      );
+      await session.shot('rootless-logs');
+    });
+
+    test('a terminal gets a shell in it and runs a command', async () => {
+      await tab('Terminal');
+      await page.locator('.badge.term-connected').waitFor({ timeout: 20_000 });
+      const term = page.getByTestId('terminal');
+      await term.click();
+      // Root of the container is the user's own uid outside: the first uid_map line says so.
+      await page.keyboard.type(`awk 'NR==1 { print "map", $1, $2 }' /proc/self/uid_map`);
+      await page.keyboard.press('Enter');
+      const rows = term.locator('.xterm-rows > div');
+      const line = await until("the command's output", async () =>
+        (await rows.allInnerTexts()).map((t) => t.trim()).find((t) => /^map \d+ \d+$/.test(t)),
+      );
+      const [, inside, outside] = line.split(' ').map(Number);
+      assert.equal(inside, 0, line);
+      assert.notEqual(outside, 0, line);
+      await session.shot('rootless-terminal');
+    });
+  },
+);

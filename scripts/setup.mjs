@@ -46,6 +46,7 @@ const debianPackageUses = {
   rootlesskit: "rootless svcd: the user, mount and network namespace and the published ports' driver",
   slirp4netns: "rootless svcd: the namespace's link to the outside",
   'fuse-overlayfs': 'rootless svcd: image layers where the kernel refuses overlayfs in a user namespace',
+  shellcheck: "checks the deb package's maintainer scripts (packaging/linux)",
 };
 const debianPackages = Object.keys(debianPackageUses);
 // What `npm start` needs as a normal user (its own rootless svcd); the rest is for the tests.

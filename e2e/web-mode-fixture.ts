@@ -82,6 +82,10 @@ export interface WebAppOptions {
    * XDG_RUNTIME_DIR (in the suite's directory).
    */
   rootless?: boolean;
+  /** The user's supplementary groups (with `rootless`): the system socket's group, say. */
+  groups?: number[];
+  /** The system engine's socket; default one in the suite's directory that nothing serves. */
+  systemSocket?: string;
 }
 
 export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
@@ -93,14 +97,14 @@ export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
     '--web',
     // As root, the app's data and svcd's socket in the suite's directory.
     ...(rootless ? [] : ['--data-dir', join(dir, 'data'), '--engine-socket', join(dir, 'svcd.sock')]),
-    // No system engine: the app runs its own, whatever runs on this machine's /run/svc.
+    // By default no system engine: the app runs its own, whatever runs on this machine's /run/svc.
     '--system-socket',
-    join(dir, 'system.sock'),
+    opts.systemSocket ?? join(dir, 'system.sock'),
     '--registry-port',
     String(registryPort),
   ];
   const app = { command: process.execPath, args: appArgs };
-  const { command, args } = rootless ? commandAsUser(rootless.user, app) : app;
+  const { command, args } = rootless ? commandAsUser(rootless.user, app, opts.groups) : app;
   const t0 = performance.now();
   const child: ChildProcess = spawn(command, args, {
     cwd: root,

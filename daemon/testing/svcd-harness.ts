@@ -165,14 +165,19 @@ export class SvcdInstance {
   }
 }
 
-/** setpriv runs the command as that user (it execs, so signals still reach the command itself). */
+/**
+ * setpriv runs the command as that user, in those supplementary groups only (it execs, so
+ * signals still reach the command itself).
+ */
 export function commandAsUser(
   user: { uid: number; gid: number },
   cmd: { command: string; args: string[] },
+  groups: number[] = [],
 ): { command: string; args: string[] } {
+  const groupArg = groups.length ? `--groups=${groups.join(',')}` : '--clear-groups';
   return {
     command: 'setpriv',
-    args: [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', cmd.command, ...cmd.args],
+    args: [`--reuid=${user.uid}`, `--regid=${user.gid}`, groupArg, cmd.command, ...cmd.args],
   };
 }
 

@@ -1,5 +1,6 @@
 // Settings → Engine mode: which engine the app stands on (the system's svcd, or its own rootless
 // or rootful one), why, and the pick, kept by the app and applied at once.
+import { useState } from 'react';
 import type { EngineMode, EngineModePreference } from '../../../../../daemon/api/desktop-types';
 import { ErrorMessage } from '../../../app/error-message';
 import { useEngineMode } from '../queries';
@@ -21,6 +22,13 @@ export function EngineModeSettings() {
   const { query, select } = useEngineMode();
   const choice = query.data;
   const options: EngineModePreference[] = ['auto', ...(choice?.available ?? [])];
+  // The pick shows at once (the mutation's own state comes a tick later), while the app moves onto it.
+  const [pending, setPending] = useState<EngineModePreference>();
+  const picked = pending ?? choice?.preference;
+  const pick = (p: EngineModePreference) => {
+    setPending(p);
+    select.mutate(p, { onSettled: () => setPending(undefined) });
+  };
   return (
     <fieldset data-testid="engine-mode">
       <legend>Engine mode</legend>
@@ -40,9 +48,9 @@ export function EngineModeSettings() {
           <input
             type="radio"
             name="engine-mode"
-            checked={choice?.preference === p}
+            checked={picked === p}
             disabled={!choice || select.isPending}
-            onChange={() => select.mutate(p)}
+            onChange={() => pick(p)}
           />{' '}
           {labels[p]}
         </label>

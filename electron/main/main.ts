@@ -45,13 +45,13 @@ function createWindow(d: Desktop): BrowserWindow {
   return w;
 }
 
-function trayLabel(states: ServiceState[]): string {
+function trayLabel(states: ServiceState[], mode: string): string {
   const engine = states.find((s) => s.name === 'svcd');
-  return `Engine: ${engine?.status ?? 'unknown'}${engine?.reason ? ` (${engine.reason})` : ''}`;
+  return `Engine (${mode}): ${engine?.status ?? 'unknown'}${engine?.reason ? ` (${engine.reason})` : ''}`;
 }
 
 function updateTray(d: Desktop): void {
-  const label = trayLabel(d.supervisor.states());
+  const label = trayLabel(d.supervisor.states(), d.engine.mode);
   tray?.setToolTip(`Svc Desktop — ${label}`);
   tray?.setContextMenu(
     Menu.buildFromTemplate([

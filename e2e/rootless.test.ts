@@ -150,6 +150,7 @@ describe('web mode as a member of the socket group of a system engine', { skip }
     );
     assert.equal(await rootlessAnswers(), false);
     await page.getByTestId('service-svcd').getByText('not managed by it').waitFor();
+    await page.getByTestId('service-svcd').getByText('journalctl -u svcd').waitFor();
     await session.shot('system-engine-settings');
     await page.keyboard.press('Alt+1');
     await systemRow().waitFor();

@@ -12,6 +12,8 @@ export interface ServiceState {
   pid?: number;
   /** True when we found the server already answering and did not start it ourselves. */
   adopted: boolean;
+  /** Never started by the app, only watched: the system engine (its log is the system's). */
+  external?: boolean;
   /** Restarts after a crash since the supervisor started. */
   restarts: number;
   /** Epoch ms of the last status change. */

@@ -80,8 +80,9 @@ function buildMenu(): void {
 }
 
 function logsDir(): string {
-  const svcd = desktop?.supervisor.state('svcd');
-  return svcd ? join(svcd.logFile, '..') : app.getPath('logs');
+  // The registry's log is always the app's (svcd's is not when the engine is the system's).
+  const registry = desktop?.supervisor.state('svc-registry');
+  return registry ? join(registry.logFile, '..') : app.getPath('logs');
 }
 
 if (!app.requestSingleInstanceLock()) {

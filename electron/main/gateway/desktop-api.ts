@@ -95,6 +95,8 @@ function streamState(req: IncomingMessage, res: ServerResponse, services: Servic
 
 /** The whole log by default (downloads are never capped); ?tail=N bytes for a quick look. */
 function sendLog(res: ServerResponse, service: ServiceState, tail: string | null): void {
+  if (service.external)
+    return sendError(res, 404, `${service.name} is not run by the app: it keeps no log of it`);
   if (!existsSync(service.logFile)) return sendError(res, 404, `${service.name} has not written a log yet`);
   const size = statSync(service.logFile).size;
   const start = tail ? Math.max(0, size - Number(tail)) : 0;

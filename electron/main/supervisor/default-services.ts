@@ -67,7 +67,8 @@ export function engineService(
       command: '',
       args: [],
       health,
-      logFile,
+      // Its log is the system's (journalctl -u svcd), not the app's.
+      logFile: '',
       adopt: true,
       external: `the system engine (the svcd service) does not answer on ${socket}`,
     };

@@ -14,6 +14,7 @@ export interface ServiceSpec {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   health: HealthCheck;
+  /** Where the app writes the server's output; empty for an external server (not the app's). */
   logFile: string;
   /** Use a server that already answers the health check instead of starting a second one. */
   adopt: boolean;
@@ -54,6 +55,7 @@ export class ManagedService extends EventEmitter<{ state: [ServiceState] }> {
       status: 'down',
       reason: 'not started',
       adopted: false,
+      ...(spec.external ? { external: true } : {}),
       restarts: 0,
       since: Date.now(),
       logFile: spec.logFile,

@@ -9,8 +9,12 @@ export function useUsage() {
   return useQuery({ queryKey: ['usage', {}], queryFn: desktop.state, refetchInterval: 2000 });
 }
 
-export function useServiceLog(name: string) {
-  return useQuery({ queryKey: ['service-log', { name }], queryFn: () => desktop.logTail(name, 64 * 1024) });
+export function useServiceLog(name: string, enabled = true) {
+  return useQuery({
+    queryKey: ['service-log', { name }],
+    queryFn: () => desktop.logTail(name, 64 * 1024),
+    enabled,
+  });
 }
 
 export function useEngineInfo() {

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DesktopState, EngineChoice, EngineModePreference } from '../../../daemon/api/desktop-types';
 import type { ServiceState } from '../supervisor/service-state';
 import type { AddedEngines } from '../engines/added-engines';
-import { isEngineModePreference } from '../supervisor/engine-choice';
+import { engineModePreferences, isEngineModePreference } from '../supervisor/engine-choice';
 import { handleEnginesApi } from './engines-api';
 import { engineHelpers, procUsage } from './proc-usage';
 import { readJsonBody, sendError, sendJson } from './responses';
@@ -128,7 +128,7 @@ async function selectEngineMode(
   const body = (await readJsonBody(req)) as { preference?: unknown } | null;
   const preference = body?.preference;
   if (!isEngineModePreference(preference))
-    return sendError(res, 400, 'preference must be one of auto, system, rootless, rootful');
+    return sendError(res, 400, `preference must be one of ${engineModePreferences.join(', ')}`);
   if (preference !== 'auto' && !engineMode.current().available.includes(preference))
     return sendError(
       res,

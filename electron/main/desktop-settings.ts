@@ -1,8 +1,9 @@
 // The app's own preferences, kept as JSON in its data directory (written atomically).
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { DesktopSettings } from '../../daemon/api/desktop-types';
+import type { DesktopSettings, EngineModePreference } from '../../daemon/api/desktop-types';
 import type { EngineConfig } from './engines/engine-spec';
+import { isEngineModePreference } from './supervisor/engine-choice';
 
 const defaults: DesktopSettings = { stopContainersOnQuit: false };
 
@@ -41,6 +42,16 @@ export class SettingsFile {
 
   writeEngines(engines: EngineConfig[]): void {
     this.writeFile({ ...this.readFile(), engines });
+  }
+
+  /** The engine mode picked in Settings (engine-choice.ts); `auto` until one is. */
+  readEngineMode(): EngineModePreference {
+    const mode = this.readFile().engineMode;
+    return isEngineModePreference(mode) ? mode : 'auto';
+  }
+
+  writeEngineMode(engineMode: EngineModePreference): void {
+    this.writeFile({ ...this.readFile(), engineMode });
   }
 
   private readFile(): Record<string, unknown> {

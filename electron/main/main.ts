@@ -45,13 +45,13 @@ function createWindow(d: Desktop): BrowserWindow {
   return w;
 }
 
-function trayLabel(states: ServiceState[]): string {
+function trayLabel(states: ServiceState[], mode: string): string {
   const engine = states.find((s) => s.name === 'svcd');
-  return `Engine: ${engine?.status ?? 'unknown'}${engine?.reason ? ` (${engine.reason})` : ''}`;
+  return `Engine (${mode}): ${engine?.status ?? 'unknown'}${engine?.reason ? ` (${engine.reason})` : ''}`;
 }
 
 function updateTray(d: Desktop): void {
-  const label = trayLabel(d.supervisor.states());
+  const label = trayLabel(d.supervisor.states(), d.engine.mode);
   tray?.setToolTip(`Svc Desktop — ${label}`);
   tray?.setContextMenu(
     Menu.buildFromTemplate([
@@ -80,8 +80,9 @@ function buildMenu(): void {
 }
 
 function logsDir(): string {
-  const svcd = desktop?.supervisor.state('svcd');
-  return svcd ? join(svcd.logFile, '..') : app.getPath('logs');
+  // The registry's log is always the app's (svcd's is not when the engine is the system's).
+  const registry = desktop?.supervisor.state('svc-registry');
+  return registry ? join(registry.logFile, '..') : app.getPath('logs');
 }
 
 if (!app.requestSingleInstanceLock()) {

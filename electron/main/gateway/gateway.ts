@@ -7,7 +7,12 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkAccess, checkHost, type Allowed } from './access';
-import { handleDesktopApi, type ServiceControl, type SettingsStore } from './desktop-api';
+import {
+  handleDesktopApi,
+  type EngineModeControl,
+  type ServiceControl,
+  type SettingsStore,
+} from './desktop-api';
 import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
 import { proxyHttp } from './http-proxy';
 import { LOG_FILE_PATH, sendLogFile } from './log-download';
@@ -20,6 +25,8 @@ export interface GatewayOptions extends Upstreams {
   services: ServiceControl;
   /** The app's preferences, served on /api/settings. */
   settings?: SettingsStore;
+  /** The engine mode, served on /api/engine-mode. */
+  engineMode?: EngineModeControl;
   /** The built renderer; absent in tests that only proxy. */
   rendererDir?: string;
   /** 0 (default) picks a free port. */

@@ -92,9 +92,18 @@ describe('rootless svcd', { skip }, () => {
     assert.equal(wait.json<{ StatusCode: number }>().StatusCode, 0, logs.stdout + logs.stderr);
     assert.match(logs.stdout, /from 10\.213\.68\.\d+/);
     assert.match(logs.stdout, /kept\n$/);
-    for (const id of [client, server]) {
-      expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
-    }
+    expectStatus(await svcd.request('POST', `/containers/${server}/stop?t=1`), 204);
+    for (const id of [client, server]) expectStatus(await svcd.request('DELETE', `/containers/${id}`), 204);
+    // The volume outlives its containers: a new one reads what the first wrote.
+    const later = await run(svcd, {
+      Cmd: ['cat', '/data/file'],
+      HostConfig: { Binds: ['rootless-data:/data'] },
+    });
+    expectStatus(await svcd.request('POST', `/containers/${later}/wait`), 200);
+    const kept = await openStream(svcd, 'GET', `/containers/${later}/logs?stdout=1`, true);
+    await kept.ended;
+    assert.equal(kept.stdout, 'kept\n');
+    expectStatus(await svcd.request('DELETE', `/containers/${later}`), 204);
     expectStatus(await svcd.request('DELETE', '/networks/rootless-net'), 204);
     expectStatus(await svcd.request('DELETE', '/volumes/rootless-data'), 204);
   });

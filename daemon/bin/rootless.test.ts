@@ -1,6 +1,7 @@
 // Rootless svcd: started as an unprivileged user (so rootless by default), inside rootlesskit's
 // user namespace, with the real containerd, runc and busybox image.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { destroySvcd, type SvcdInstance } from '../testing/svcd-harness';
 import { rootlessSkipReason, startRootlessSvcd } from '../testing/rootless-harness';
@@ -8,6 +9,8 @@ import { importBusybox } from '../engine/images/testing/busybox-image';
 import { expectStatus, run } from '../engine/containers/testing/containers-fixture';
 import { openStream } from '../server/streams/testing/stream-client';
 import type { InfoResponse } from '../api/system-types';
+import { useDockerCliOn } from '../engine/containers/testing/docker-cli';
+import { httpGet, served, webCommand } from '../engine/containers/testing/host-http';
 
 const skip = rootlessSkipReason();
 
@@ -18,6 +21,7 @@ describe('rootless svcd', { skip }, () => {
     await importBusybox(svcd);
   });
   after(() => destroySvcd(svcd));
+  const { docker } = useDockerCliOn(() => svcd.socket);
 
   test('/info says rootless, its storage driver and that no cgroup driver is usable here', async () => {
     const info = expectStatus(await svcd.request('GET', '/info'), 200).json<InfoResponse>();
@@ -106,5 +110,83 @@ describe('rootless svcd', { skip }, () => {
     expectStatus(await svcd.request('DELETE', `/containers/${later}`), 204);
     expectStatus(await svcd.request('DELETE', '/networks/rootless-net'), 204);
     expectStatus(await svcd.request('DELETE', '/volumes/rootless-data'), 204);
+  });
+
+  test("published ports answer on the host's 127.0.0.1 through rootlesskit, and go with the container", async () => {
+    const web = (name: string, publish: string, text: string) =>
+      docker('run', '-d', '--name', name, '-p', publish, 'busybox', 'sh', '-c', webCommand(text));
+    await web('loopweb', '127.0.0.1:18391:80', 'on-loopback');
+    await web('allweb', '18392:80', 'on-all');
+    assert.equal(await docker('port', 'loopweb', '80'), '127.0.0.1:18391');
+    assert.equal(await docker('port', 'allweb', '80/tcp'), '0.0.0.0:18392');
+    assert.equal(await served('127.0.0.1', '18391'), 'on-loopback');
+    assert.equal(await served('127.0.0.1', '18392'), 'on-all');
+    assert.equal(
+      await docker('ps', '--filter', 'name=loopweb', '--format', '{{.Ports}}'),
+      '127.0.0.1:18391->80/tcp',
+    );
+    assert.equal(
+      await docker(
+        'inspect',
+        'allweb',
+        '--format',
+        '{{json .NetworkSettings.Ports}} {{json .HostConfig.PortBindings}}',
+      ),
+      '{"80/tcp":[{"HostIp":"0.0.0.0","HostPort":"18392"}]} {"80/tcp":[{"HostIp":"","HostPort":"18392"}]}',
+    );
+    await assert.rejects(
+      docker('run', '-d', '--name', 'clash', '-p', '127.0.0.1:18391:80', 'busybox', 'sleep', '30'),
+      /Bind for 127.0.0.1:18391 failed: port is already allocated/,
+    );
+    // -P: a free host port of the host's, not of the namespace's.
+    await docker(
+      'run',
+      '-d',
+      '--name',
+      'anyweb',
+      '--expose',
+      '80',
+      '-P',
+      'busybox',
+      'sh',
+      '-c',
+      webCommand('any'),
+    );
+    const port = /^0\.0\.0\.0:(\d+)$/.exec(await docker('port', 'anyweb', '80'))?.[1];
+    assert.ok(port, 'a published port');
+    assert.equal(await served('127.0.0.1', port), 'any');
+    // Stopped, the ports answer nothing; started again, they answer again.
+    await docker('stop', '-t', '1', 'loopweb');
+    assert.equal(await httpGet('127.0.0.1', '18391'), '');
+    assert.equal(await docker('port', 'loopweb'), '');
+    await docker('start', 'loopweb');
+    assert.equal(await served('127.0.0.1', '18391'), 'on-loopback');
+    await docker('rm', '-f', 'loopweb', 'allweb', 'anyweb', 'clash');
+    assert.equal(await httpGet('127.0.0.1', '18391'), '');
+    assert.equal(await httpGet('127.0.0.1', '18392'), '');
+    assert.equal(await httpGet('127.0.0.1', port), '');
+  });
+
+  test("a host port below the host's unprivileged start is refused with what to change", async () => {
+    const start = Number(readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8'));
+    const res = await svcd.request('POST', '/containers/create', {
+      body: {
+        Image: 'busybox',
+        Cmd: ['sleep', '30'],
+        HostConfig: { PortBindings: { '80/tcp': [{ HostPort: '80' }] } },
+      },
+    });
+    const id = expectStatus(res, 201).json<{ Id: string }>().Id;
+    const started = await svcd.request('POST', `/containers/${id}/start`);
+    if (start <= 80) {
+      expectStatus(started, 204);
+    } else {
+      expectStatus(started, 400);
+      assert.equal(
+        started.json<{ message: string }>().message,
+        `rootless svcd cannot publish 0.0.0.0:80: this host lets users other than root bind ports from ${start} on (net.ipv4.ip_unprivileged_port_start=${start}); choose a host port from ${start} on, or as root allow it with sysctl net.ipv4.ip_unprivileged_port_start=80`,
+      );
+    }
+    expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
   });
 });

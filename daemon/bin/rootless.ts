@@ -5,6 +5,8 @@
 import { spawn } from 'node:child_process';
 import { access, constants, lstat, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { RootlessPorts } from '../engine/networks/rootless-ports';
+import { RootlessKitPorts } from '../runtime/rootlesskit/port-api';
 
 /** The programs the namespace needs and the Debian package of each. */
 const tools: ReadonlyArray<readonly [string, string]> = [
@@ -47,6 +49,10 @@ async function checkTools(): Promise<void> {
  * the host's stay untouched); host loopback is not reachable from containers; published ports
  * are forwarded by rootlesskit's builtin driver.
  */
+function rootlessKitStateDir(dataRoot: string): string {
+  return join(dataRoot, 'rootlesskit');
+}
+
 function rootlessKitArgs(stateDir: string): string[] {
   return [
     `--state-dir=${stateDir}`,
@@ -71,7 +77,7 @@ export async function runInRootlessKit(argv: string[], dataRoot: string): Promis
   const self = [...process.execArgv, process.argv[1], ...argv];
   const child = spawn(
     'rootlesskit',
-    [...rootlessKitArgs(join(dataRoot, 'rootlesskit')), process.execPath, ...self],
+    [...rootlessKitArgs(rootlessKitStateDir(dataRoot)), process.execPath, ...self],
     { stdio: 'inherit' },
   );
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
@@ -94,4 +100,11 @@ export async function unlinkHostRunEntries(): Promise<void> {
     const stat = await lstat(path).catch(() => undefined);
     if (stat?.isSymbolicLink()) await unlink(path);
   }
+}
+
+/** Published ports through the API of the rootlesskit this svcd runs in (it names its state dir). */
+export function rootlessPorts(dataRoot: string): RootlessPorts {
+  return new RootlessPorts(
+    new RootlessKitPorts(process.env.ROOTLESSKIT_STATE_DIR ?? rootlessKitStateDir(dataRoot)),
+  );
 }

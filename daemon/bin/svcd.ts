@@ -26,7 +26,7 @@ import { ContainerLogs } from '../engine/containers/container-logs';
 import { ContainersService } from '../engine/containers/containers-service';
 import { createEngineContext } from '../engine/containers/engine-context';
 import { readHostFacts, rootlessHostFacts } from '../runtime/oci-spec/host-facts';
-import { insideRootlessKit, runInRootlessKit, unlinkHostRunEntries } from './rootless';
+import { insideRootlessKit, rootlessPorts, runInRootlessKit, unlinkHostRunEntries } from './rootless';
 import { groupId } from '../lib/unix-groups';
 import { parseSeccompProfile, type SeccompChoice } from '../runtime/oci-spec/seccomp';
 import { containersRoutes } from '../server/routers/containers/routes';
@@ -188,7 +188,11 @@ async function start(argv: string[], running: Running): Promise<string> {
     defaultSeccomp,
     images: containerImagesOf(images),
     volumes,
-    networking: new ContainerNetworking(networks, dataRoot),
+    networking: new ContainerNetworking(
+      networks,
+      dataRoot,
+      opts.rootless ? rootlessPorts(dataRoot) : undefined,
+    ),
     log: containersLog,
   });
   const { registry } = context;

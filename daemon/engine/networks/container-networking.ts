@@ -15,6 +15,7 @@ import { createNetns, removeNetns } from '../../runtime/cni/netns';
 import type { NetworkMode } from '../../runtime/oci-spec/namespace-modes';
 import type { NetworksService } from './networks-service';
 import { publishPorts, type PortMapping } from './published-ports';
+import type { RootlessPorts } from './rootless-ports';
 
 /** A network a container is configured to join (NetworkingConfig, connect). */
 export interface NetworkAttachment {
@@ -77,6 +78,8 @@ export class ContainerNetworking {
   constructor(
     private readonly networks: NetworksService,
     private readonly dataRoot: string,
+    /** Rootless: ports forwarded from the host by rootlesskit instead of portmap's rules. */
+    private readonly rootlessPorts?: RootlessPorts,
   ) {}
 
   /** A user network's name server address (its gateway); none for the default bridge. */
@@ -191,6 +194,8 @@ export class ContainerNetworking {
           (pending) => this.remember(input.id, { ...endpoints, [name]: pending }),
         );
         await this.remember(input.id, endpoints);
+        if (first && this.rootlessPorts)
+          await this.rootlessPorts.forward(input.id, published.mappings, endpoints[name].IPAddress);
         index++;
       }
     } catch (err) {
@@ -215,12 +220,14 @@ export class ContainerNetworking {
     const network = this.networks.get(attachment.NetworkID);
     const chain = this.networks.cniChain(network, attachment.IPAMConfig?.IPv4Address);
     await recordFirst({ chain, IfName: ifName, portMappings });
-    const result = await cniAdd(chain, { containerId, netns, ifName }, { portMappings });
+    const result = await cniAdd(chain, { containerId, netns, ifName }, this.portmapArgs(portMappings));
     try {
       await this.networks.ensureIsolation(network);
       await this.networks.ensureResolver(network);
     } catch (err) {
-      await cniDel(chain, { containerId, netns, ifName }, { portMappings }, undefined).catch(() => undefined);
+      await cniDel(chain, { containerId, netns, ifName }, this.portmapArgs(portMappings), undefined).catch(
+        () => undefined,
+      );
       throw err;
     }
     return {
@@ -233,11 +240,17 @@ export class ContainerNetworking {
     };
   }
 
+  /** portmap's mappings: none where rootlesskit forwards the ports. */
+  private portmapArgs(portMappings: PortMapping[]): { portMappings: PortMapping[] } {
+    return { portMappings: this.rootlessPorts ? [] : portMappings };
+  }
+
   async removeEndpoint(containerId: string, endpoint: EndpointTeardown): Promise<void> {
+    if (this.rootlessPorts && endpoint.portMappings.length > 0) await this.rootlessPorts.release(containerId);
     await cniDel(
       endpoint.chain,
       { containerId, netns: this.netnsPath(containerId), ifName: endpoint.IfName },
-      { portMappings: endpoint.portMappings },
+      this.portmapArgs(endpoint.portMappings),
       undefined,
     );
   }

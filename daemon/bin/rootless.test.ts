@@ -1,6 +1,7 @@
 // Rootless svcd: started as an unprivileged user (so rootless by default), inside rootlesskit's
 // user namespace, with the real containerd, runc and busybox image.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { destroySvcd, type SvcdInstance } from '../testing/svcd-harness';
@@ -22,6 +23,16 @@ describe('rootless svcd', { skip }, () => {
   });
   after(() => destroySvcd(svcd));
   const { docker } = useDockerCliOn(() => svcd.socket);
+  // A host address this suite owns (on a veth: this kernel has no dummy links), to show published
+  // ports answer on the host's addresses, not only on its loopback.
+  const hostLink = `svcrl${process.pid % 100000}`;
+  const hostIp = '198.18.78.1';
+  before(() => {
+    execFileSync('ip', ['link', 'add', hostLink, 'type', 'veth', 'peer', 'name', `${hostLink}p`]);
+    execFileSync('ip', ['addr', 'add', `${hostIp}/32`, 'dev', hostLink]);
+    execFileSync('ip', ['link', 'set', hostLink, 'up']);
+  });
+  after(() => execFileSync('ip', ['link', 'del', hostLink]));
 
   test('/info says rootless, its storage driver and that no cgroup driver is usable here', async () => {
     const info = expectStatus(await svcd.request('GET', '/info'), 200).json<InfoResponse>();
@@ -117,10 +128,14 @@ describe('rootless svcd', { skip }, () => {
       docker('run', '-d', '--name', name, '-p', publish, 'busybox', 'sh', '-c', webCommand(text));
     await web('loopweb', '127.0.0.1:18391:80', 'on-loopback');
     await web('allweb', '18392:80', 'on-all');
+    await web('addrweb', `${hostIp}:18393:80`, 'on-host-address');
     assert.equal(await docker('port', 'loopweb', '80'), '127.0.0.1:18391');
     assert.equal(await docker('port', 'allweb', '80/tcp'), '0.0.0.0:18392');
     assert.equal(await served('127.0.0.1', '18391'), 'on-loopback');
     assert.equal(await served('127.0.0.1', '18392'), 'on-all');
+    assert.equal(await served(hostIp, '18392'), 'on-all');
+    assert.equal(await served(hostIp, '18393'), 'on-host-address');
+    assert.equal(await httpGet('127.0.0.1', '18393'), '');
     assert.equal(
       await docker('ps', '--filter', 'name=loopweb', '--format', '{{.Ports}}'),
       '127.0.0.1:18391->80/tcp',
@@ -161,9 +176,10 @@ describe('rootless svcd', { skip }, () => {
     assert.equal(await docker('port', 'loopweb'), '');
     await docker('start', 'loopweb');
     assert.equal(await served('127.0.0.1', '18391'), 'on-loopback');
-    await docker('rm', '-f', 'loopweb', 'allweb', 'anyweb', 'clash');
+    await docker('rm', '-f', 'loopweb', 'allweb', 'addrweb', 'anyweb', 'clash');
     assert.equal(await httpGet('127.0.0.1', '18391'), '');
     assert.equal(await httpGet('127.0.0.1', '18392'), '');
+    assert.equal(await httpGet(hostIp, '18393'), '');
     assert.equal(await httpGet('127.0.0.1', port), '');
   });
 

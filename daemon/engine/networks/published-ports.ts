@@ -44,6 +44,8 @@ export async function publishPorts(
   exposed: PortSet | null | undefined,
   /** Host ports already published by other containers of this engine, as `proto/ip/port`. */
   taken: Set<string>,
+  /** Whether the port is free (or a free one for 0), on the host where ports are bound. */
+  probe: typeof probePort = probePort,
 ): Promise<PublishedPorts> {
   const ports: PortMap = {};
   const mappings: PortMapping[] = [];
@@ -71,7 +73,7 @@ export async function publishPorts(
         }
         let hostPort: number;
         try {
-          hostPort = await probePort(protocol, hostIP, wanted);
+          hostPort = await probe(protocol, hostIP, wanted);
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
           const reason = code === 'EADDRINUSE' ? 'port is already allocated' : (err as Error).message;

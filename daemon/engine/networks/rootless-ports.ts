@@ -3,6 +3,7 @@
 // and port and forwards each connection to the container's address and port in the namespace.
 // Its ports go with rootlesskit, so with this svcd: what they are is kept in memory only.
 import { InvalidParameterError, SystemError } from '../../api/errors';
+import { probePort } from '../../runtime/cni/port-probe';
 import { RootlessKitPortError, type RootlessKitPorts } from '../../runtime/rootlesskit/port-api';
 import type { PortMapping } from './published-ports';
 
@@ -26,6 +27,14 @@ export class RootlessPorts {
   private readonly byContainer = new Map<string, number[]>();
 
   constructor(private readonly api: RootlessKitPorts) {}
+
+  /**
+   * publishPorts' probe: the host's ports cannot be bound from the namespace, so a wanted port
+   * is taken as it is (rootlesskit's bind tells) and for none, a free port of the namespace's
+   * ephemeral range stands for one of the host's.
+   */
+  readonly candidate: typeof probePort = async (protocol, _hostIP, port) =>
+    port || probePort(protocol, '0.0.0.0', 0);
 
   /** Each mapping from the host to `childIP` (the container's address on its first network). */
   async forward(containerId: string, mappings: PortMapping[], childIP: string): Promise<void> {

@@ -5,7 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { destroySvcd, type SvcdInstance } from '../testing/svcd-harness';
-import { rootlessSkipReason, startRootlessSvcd } from '../testing/rootless-harness';
+import { ensureRootlessUser, rootlessSkipReason, startRootlessSvcd } from '../testing/rootless-harness';
+import { startRegistry } from '../registry/testing/registry-process';
+import { http } from '../testing/http-client';
 import { importBusybox } from '../engine/images/testing/busybox-image';
 import { expectStatus, run } from '../engine/containers/testing/containers-fixture';
 import { openStream } from '../server/streams/testing/stream-client';
@@ -204,5 +206,23 @@ describe('rootless svcd', { skip }, () => {
       );
     }
     expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
+  });
+
+  test("push to and pull from svc-registry run by the same user on the host's loopback", async () => {
+    const reg = await startRegistry({ user: ensureRootlessUser() });
+    try {
+      const ref = `${reg.host}/rootless/busybox:v1`;
+      await docker('tag', 'busybox', ref);
+      await docker('push', ref);
+      const tags = await http(`${reg.url}/v2/rootless/busybox/tags/list`);
+      assert.deepEqual(tags.json(), { name: 'rootless/busybox', tags: ['v1'] });
+      // Gone from the engine, so the pull has to fetch it.
+      await docker('rmi', ref, 'busybox');
+      await docker('pull', ref);
+      assert.equal(await docker('run', '--rm', ref, 'echo', 'pulled'), 'pulled');
+      await docker('tag', ref, 'busybox');
+    } finally {
+      await reg.stop();
+    }
   });
 });

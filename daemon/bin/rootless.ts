@@ -3,9 +3,11 @@
 // (newuidmap/newgidmap, /etc/subuid, /etc/subgid). There it is uid 0 of the namespace and starts
 // containerd, the shims and runc as usual; slirp4netns links the namespace to the outside.
 import { spawn } from 'node:child_process';
-import { access, constants, lstat, mkdir, unlink } from 'node:fs/promises';
+import { access, constants, lstat, mkdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RootlessPorts } from '../engine/networks/rootless-ports';
+import { routeLoopbackThrough } from '../lib/http-client';
+import { HostLoopbackAgent, serveHostLoopback } from '../lib/host-loopback-relay';
 import { RootlessKitPorts } from '../runtime/rootlesskit/port-api';
 
 /** The programs the namespace needs and the Debian package of each. */
@@ -49,6 +51,11 @@ async function checkTools(): Promise<void> {
  * the host's stay untouched); host loopback is not reachable from containers; published ports
  * are forwarded by rootlesskit's builtin driver.
  */
+/** Where svcd outside the namespace relays to the host's loopback (see host-loopback-relay). */
+function hostLoopbackPath(dataRoot: string): string {
+  return join(dataRoot, 'host-loopback.sock');
+}
+
 function rootlessKitStateDir(dataRoot: string): string {
   return join(dataRoot, 'rootlesskit');
 }
@@ -74,6 +81,9 @@ function rootlessKitArgs(stateDir: string): string[] {
 export async function runInRootlessKit(argv: string[], dataRoot: string): Promise<never> {
   await checkTools();
   await mkdir(dataRoot, { recursive: true, mode: 0o711 });
+  await rm(hostLoopbackPath(dataRoot), { force: true });
+  const relay = await serveHostLoopback(hostLoopbackPath(dataRoot));
+  relay.unref();
   const self = [...process.execArgv, process.argv[1], ...argv];
   const child = spawn(
     'rootlesskit',
@@ -107,4 +117,9 @@ export function rootlessPorts(dataRoot: string): RootlessPorts {
   return new RootlessPorts(
     new RootlessKitPorts(process.env.ROOTLESSKIT_STATE_DIR ?? rootlessKitStateDir(dataRoot)),
   );
+}
+
+/** Inside the namespace: registries on the host's loopback are reached through svcd outside. */
+export function reachHostLoopback(dataRoot: string): void {
+  routeLoopbackThrough(new HostLoopbackAgent(hostLoopbackPath(dataRoot)));
 }

@@ -1,0 +1,85 @@
+// The host's loopback for a rootless svcd. Inside rootlesskit's network namespace 127.0.0.1 is
+// the namespace's own, and the host's loopback is closed to it (--disable-host-loopback, so that
+// containers do not reach it either); yet a registry on the host's 127.0.0.1 is where a user
+// pushes and pulls. svcd outside the namespace relays: a unix socket (the file system is shared)
+// on which svcd inside names a loopback host and port, gets `ok` or the connect error, then talks.
+import http from 'node:http';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+import { isLoopbackHost } from './http-client';
+
+const MAX_HEADER = 256;
+
+function relay(client: Socket): void {
+  let head = Buffer.alloc(0);
+  const onData = (chunk: Buffer) => {
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf('\n');
+    if (end < 0) {
+      if (head.length > MAX_HEADER) client.destroy();
+      return;
+    }
+    client.off('data', onData);
+    client.pause();
+    const line = head.subarray(0, end).toString('utf8');
+    const m = /^(.+):(\d{1,5})$/.exec(line);
+    if (!m || !isLoopbackHost(line)) return void client.end('only the host loopback is relayed\n');
+    const target = connect({ host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) });
+    target.once('error', (err) => client.end(`${err.message}\n`));
+    target.once('connect', () => {
+      target.removeAllListeners('error');
+      target.on('error', () => client.destroy());
+      client.on('error', () => target.destroy());
+      client.write('ok\n');
+      const rest = head.subarray(end + 1);
+      if (rest.length > 0) target.write(rest);
+      client.pipe(target).pipe(client);
+      client.resume();
+    });
+  };
+  client.on('data', onData);
+  client.on('error', () => client.destroy());
+}
+
+/** Outside the namespace: relays connections named on `path` to the host's loopback. */
+export function serveHostLoopback(path: string): Promise<Server> {
+  const server = createServer(relay);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => resolve(server));
+  });
+}
+
+/** Inside the namespace: an agent whose connections go through the relay at `path`. */
+export class HostLoopbackAgent extends http.Agent {
+  constructor(private readonly path: string) {
+    super({ keepAlive: true });
+  }
+
+  override createConnection(
+    options: http.ClientRequestArgs,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): undefined {
+    const socket = connect(this.path);
+    const host = options.host?.includes(':') ? `[${options.host}]` : options.host;
+    socket.write(`${host}:${options.port ?? 80}\n`);
+    let reply = '';
+    const fail = (err: Error) => callback?.(err, socket);
+    const onData = (chunk: Buffer) => {
+      reply += chunk.toString('latin1');
+      const end = reply.indexOf('\n');
+      if (end < 0) return;
+      socket.off('data', onData);
+      socket.off('error', fail);
+      const answer = reply.slice(0, end);
+      if (answer !== 'ok') return fail(new Error(answer));
+      // Bytes past the reply are the server's: put back for the HTTP parser.
+      if (end + 1 < reply.length) socket.unshift(Buffer.from(reply.slice(end + 1), 'latin1'));
+      callback?.(null, socket);
+    };
+    socket.on('data', onData);
+    socket.once('error', fail);
+    return undefined;
+  }
+}

@@ -28,7 +28,7 @@ describe('rootless svcd', { skip }, () => {
   // A host address this suite owns (on a veth: this kernel has no dummy links), to show published
   // ports answer on the host's addresses, not only on its loopback.
   const hostLink = `svcrl${process.pid % 100000}`;
-  const hostIp = '198.18.78.1';
+  const hostIp = '198.18.79.1';
   before(() => {
     execFileSync('ip', ['link', 'add', hostLink, 'type', 'veth', 'peer', 'name', `${hostLink}p`]);
     execFileSync('ip', ['addr', 'add', `${hostIp}/32`, 'dev', hostLink]);
@@ -76,6 +76,19 @@ describe('rootless svcd', { skip }, () => {
       networks?: Record<string, unknown>;
     }>();
     assert.ok(stats.networks && Object.keys(stats.networks).length > 0, JSON.stringify(stats));
+    // Without a cgroup: top finds the processes by their PID namespace; pause says why it cannot.
+    const top = expectStatus(await svcd.request('GET', `/containers/${id}/top`), 200).json<{
+      Processes: string[][];
+    }>();
+    assert.ok(
+      top.Processes.some((p) => p.at(-1) === 'sleep 60'),
+      JSON.stringify(top),
+    );
+    const pause = expectStatus(await svcd.request('POST', `/containers/${id}/pause`), 409);
+    assert.match(
+      pause.json<{ message: string }>().message,
+      /^Cannot pause container [0-9a-f]{64}: rootless svcd pauses through the container's cgroup, and this host has cgroup v1/,
+    );
     expectStatus(await svcd.request('POST', `/containers/${id}/stop?t=1`), 204);
     await logs.ended;
     assert.equal(logs.stdout, 'hello from 0\n');

@@ -139,11 +139,11 @@ describe('rootless svcd', { skip }, () => {
   });
 
   test("published ports answer on the host's 127.0.0.1 through rootlesskit, and go with the container", async () => {
-    const web = (name: string, publish: string, text: string) =>
-      docker('run', '-d', '--name', name, '-p', publish, 'busybox', 'sh', '-c', webCommand(text));
-    await web('loopweb', '127.0.0.1:18391:80', 'on-loopback');
-    await web('allweb', '18392:80', 'on-all');
-    await web('addrweb', `${hostIp}:18393:80`, 'on-host-address');
+    const web = (name: string, text: string, ...publish: string[]) =>
+      docker('run', '-d', '--name', name, ...publish, 'busybox', 'sh', '-c', webCommand(text));
+    await web('loopweb', 'on-loopback', '-p', '127.0.0.1:18391:80');
+    await web('allweb', 'on-all', '-p', '18392:80');
+    await web('addrweb', 'on-host-address', '-p', `${hostIp}:18393:80`);
     assert.equal(await docker('port', 'loopweb', '80'), '127.0.0.1:18391');
     assert.equal(await docker('port', 'allweb', '80/tcp'), '0.0.0.0:18392');
     assert.equal(await served('127.0.0.1', '18391'), 'on-loopback');
@@ -169,19 +169,7 @@ describe('rootless svcd', { skip }, () => {
       /Bind for 127.0.0.1:18391 failed: port is already allocated/,
     );
     // -P: a free host port of the host's, not of the namespace's.
-    await docker(
-      'run',
-      '-d',
-      '--name',
-      'anyweb',
-      '--expose',
-      '80',
-      '-P',
-      'busybox',
-      'sh',
-      '-c',
-      webCommand('any'),
-    );
+    await web('anyweb', 'any', '--expose', '80', '-P');
     const port = /^0\.0\.0\.0:(\d+)$/.exec(await docker('port', 'anyweb', '80'))?.[1];
     assert.ok(port, 'a published port');
     assert.equal(await served('127.0.0.1', port), 'any');

@@ -3,7 +3,7 @@
 // (newuidmap/newgidmap, /etc/subuid, /etc/subgid). There it is uid 0 of the namespace and starts
 // containerd, the shims and runc as usual; slirp4netns links the namespace to the outside.
 import { spawn } from 'node:child_process';
-import { access, constants, lstat, mkdir, rm, unlink } from 'node:fs/promises';
+import { access, constants, lstat, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RootlessPorts } from '../engine/networks/rootless-ports';
 import { routeLoopbackThrough } from '../lib/http-client';
@@ -81,7 +81,6 @@ function rootlessKitArgs(stateDir: string): string[] {
 export async function runInRootlessKit(argv: string[], dataRoot: string): Promise<never> {
   await checkTools();
   await mkdir(dataRoot, { recursive: true, mode: 0o711 });
-  await rm(hostLoopbackPath(dataRoot), { force: true });
   const relay = await serveHostLoopback(hostLoopbackPath(dataRoot));
   relay.unref();
   const self = [...process.execArgv, process.argv[1], ...argv];

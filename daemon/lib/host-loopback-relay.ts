@@ -4,6 +4,7 @@
 // pushes and pulls. svcd outside the namespace relays: a unix socket (the file system is shared)
 // on which svcd inside names a loopback host and port, gets `ok` or the connect error, then talks.
 import http from 'node:http';
+import { rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -42,8 +43,25 @@ function relay(client: Socket): void {
   client.on('error', () => client.destroy());
 }
 
-/** Outside the namespace: relays connections named on `path` to the host's loopback. */
-export function serveHostLoopback(path: string): Promise<Server> {
+/** Whether a server answers on the unix socket `path`. */
+function answers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Outside the namespace: relays connections named on `path` to the host's loopback. A socket
+ * left by an svcd that died is replaced; one that answers belongs to an svcd still running.
+ */
+export async function serveHostLoopback(path: string): Promise<Server> {
+  if (await answers(path)) throw new Error(`another svcd is running: ${path} answers`);
+  await rm(path, { force: true });
   const server = createServer(relay);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

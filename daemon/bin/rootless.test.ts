@@ -9,7 +9,7 @@ import { ensureRootlessUser, rootlessSkipReason, startRootlessSvcd } from '../te
 import { startRegistry } from '../registry/testing/registry-process';
 import { http } from '../testing/http-client';
 import { importBusybox } from '../engine/images/testing/busybox-image';
-import { expectStatus, run } from '../engine/containers/testing/containers-fixture';
+import { expectStatus, inspect, run } from '../engine/containers/testing/containers-fixture';
 import { openStream } from '../server/streams/testing/stream-client';
 import type { InfoResponse } from '../api/system-types';
 import { useDockerCliOn } from '../engine/containers/testing/docker-cli';
@@ -225,5 +225,18 @@ describe('rootless svcd', { skip }, () => {
     } finally {
       await reg.stop();
     }
+  });
+
+  test('svcd killed with SIGKILL takes its namespace along: the next one starts, and its containers are recorded exited', async () => {
+    const id = await run(svcd, { Cmd: ['sleep', '600'] });
+    await svcd.stop('SIGKILL');
+    await svcd.start();
+    // The containers lived in the namespace of the svcd that was killed: as with rootless Docker
+    // (no live-restore), they stopped with it.
+    const state = (await inspect(svcd, id)).State;
+    assert.equal(state.Running, false);
+    assert.notEqual(state.FinishedAt, '0001-01-01T00:00:00Z');
+    expectStatus(await svcd.request('POST', `/containers/${id}/start`), 204);
+    expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
   });
 });

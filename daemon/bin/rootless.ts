@@ -7,7 +7,7 @@ import { access, constants, lstat, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RootlessPorts } from '../engine/networks/rootless-ports';
 import { routeLoopbackThrough } from '../lib/http-client';
-import { HostLoopbackAgent, serveHostLoopback } from '../lib/host-loopback-relay';
+import { holdLifeline, HostLoopbackAgent, serveHostLoopback } from '../lib/host-loopback-relay';
 import { RootlessKitPorts } from '../runtime/rootlesskit/port-api';
 
 /** The programs the namespace needs and the Debian package of each. */
@@ -118,7 +118,11 @@ export function rootlessPorts(dataRoot: string): RootlessPorts {
   );
 }
 
-/** Inside the namespace: registries on the host's loopback are reached through svcd outside. */
-export function reachHostLoopback(dataRoot: string): void {
+/**
+ * Inside the namespace: registries on the host's loopback are reached through svcd outside, and
+ * `onOutsideGone` is called when svcd outside is (killed, its relay closes).
+ */
+export function linkToSvcdOutside(dataRoot: string, onOutsideGone: () => void): void {
   routeLoopbackThrough(new HostLoopbackAgent(hostLoopbackPath(dataRoot)));
+  holdLifeline(hostLoopbackPath(dataRoot), onOutsideGone);
 }

@@ -28,7 +28,7 @@ import { createEngineContext } from '../engine/containers/engine-context';
 import { readHostFacts, rootlessHostFacts } from '../runtime/oci-spec/host-facts';
 import {
   insideRootlessKit,
-  reachHostLoopback,
+  linkToSvcdOutside,
   rootlessPorts,
   runInRootlessKit,
   unlinkHostRunEntries,
@@ -144,7 +144,10 @@ async function start(argv: string[], running: Running): Promise<string> {
   await mkdir(dataRoot, { recursive: true, mode: 0o711 });
   if (opts.rootless) {
     await unlinkHostRunEntries();
-    reachHostLoopback(dataRoot);
+    linkToSvcdOutside(dataRoot, () => {
+      log.warn('svcd outside the namespace is gone; shutting down');
+      process.kill(process.pid, 'SIGTERM');
+    });
   }
   running.lock = await acquirePidLock(join(dataRoot, 'svcd.pid'));
 

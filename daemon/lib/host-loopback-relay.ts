@@ -3,6 +3,9 @@
 // containers do not reach it either); yet a registry on the host's 127.0.0.1 is where a user
 // pushes and pulls. svcd outside the namespace relays: a unix socket (the file system is shared)
 // on which svcd inside names a loopback host and port, gets `ok` or the connect error, then talks.
+// svcd inside also keeps one connection open as a lifeline: svcd outside killed (even by SIGKILL),
+// it closes, and svcd inside shuts down, so that rootlesskit and its namespace go with it and the
+// next svcd can start (rootlesskit would otherwise keep running and hold its state directory).
 import http from 'node:http';
 import { rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -11,6 +14,7 @@ import type { Duplex } from 'node:stream';
 import { isLoopbackHost } from './http-client';
 
 const MAX_HEADER = 256;
+const lifeline = 'lifeline';
 
 function relay(client: Socket): void {
   let head = Buffer.alloc(0);
@@ -24,6 +28,7 @@ function relay(client: Socket): void {
     client.off('data', onData);
     client.pause();
     const line = head.subarray(0, end).toString('utf8');
+    if (line === lifeline) return void client.resume();
     const m = /^(.+):(\d{1,5})$/.exec(line);
     if (!m || !isLoopbackHost(line)) return void client.end('only the host loopback is relayed\n');
     const target = connect({ host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) });
@@ -67,6 +72,15 @@ export async function serveHostLoopback(path: string): Promise<Server> {
     server.once('error', reject);
     server.listen(path, () => resolve(server));
   });
+}
+
+/** Inside the namespace: `onLost` once the relay (svcd outside) is gone. */
+export function holdLifeline(path: string, onLost: () => void): void {
+  const socket = connect(path);
+  socket.write(`${lifeline}\n`);
+  socket.on('error', () => undefined);
+  socket.once('close', onLost);
+  socket.unref();
 }
 
 /** Inside the namespace: an agent whose connections go through the relay at `path`. */

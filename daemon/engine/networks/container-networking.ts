@@ -11,7 +11,7 @@ import type { PortBindingJson } from '../../api/container-summary-types';
 import { InvalidParameterError } from '../../api/errors';
 import { writeFileAtomic } from '../../lib/atomic-file';
 import { cniAdd, cniDel, type CniResult } from '../../runtime/cni/cni-plugin';
-import { createNetns, removeNetns } from '../../runtime/cni/netns';
+import { createNetns, dropStaleNetns, removeNetns } from '../../runtime/cni/netns';
 import type { NetworkMode } from '../../runtime/oci-spec/namespace-modes';
 import type { NetworksService } from './networks-service';
 import { publishPorts, type PortMapping } from './published-ports';
@@ -262,6 +262,7 @@ export class ContainerNetworking {
 
   /** Every endpoint's DEL, then the namespace; a failing DEL does not keep the others. */
   async detach(containerId: string, endpoints: Record<string, EndpointTeardown>): Promise<void> {
+    await dropStaleNetns(this.netnsPath(containerId));
     let first: unknown;
     for (const endpoint of Object.values(endpoints).reverse()) {
       await this.removeEndpoint(containerId, endpoint).catch((err: unknown) => (first ??= err));

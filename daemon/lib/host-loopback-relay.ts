@@ -10,7 +10,6 @@ import http from 'node:http';
 import { rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-
 import { isLoopbackHost } from './http-client';
 
 const MAX_HEADER = 256;

@@ -168,7 +168,7 @@ describe('rootless svcd', { skip }, () => {
       docker('run', '-d', '--name', 'clash', '-p', '127.0.0.1:18391:80', 'busybox', 'sleep', '30'),
       /Bind for 127.0.0.1:18391 failed: port is already allocated/,
     );
-    // -P: a free host port of the host's, not of the namespace's.
+    // -P: a port picked by svcd, bound on the host by rootlesskit and answered there.
     await web('anyweb', 'any', '--expose', '80', '-P');
     const port = /^0\.0\.0\.0:(\d+)$/.exec(await docker('port', 'anyweb', '80'))?.[1];
     assert.ok(port, 'a published port');

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { destroySvcd, type SvcdInstance } from '../testing/svcd-harness';
 import { ensureRootlessUser, rootlessSkipReason, startRootlessSvcd } from '../testing/rootless-harness';
@@ -168,6 +170,17 @@ describe('rootless svcd', { skip }, () => {
       docker('run', '-d', '--name', 'clash', '-p', '127.0.0.1:18391:80', 'busybox', 'sleep', '30'),
       /Bind for 127.0.0.1:18391 failed: port is already allocated/,
     );
+    // A port another program of the host holds: rootlesskit's bind says so, told as dockerd does.
+    const holder = createServer().listen(18395, '127.0.0.1');
+    await once(holder, 'listening');
+    try {
+      await assert.rejects(
+        docker('run', '-d', '--name', 'held', '-p', '127.0.0.1:18395:80', 'busybox', 'sleep', '30'),
+        /Bind for 127.0.0.1:18395 failed: port is already allocated/,
+      );
+    } finally {
+      holder.close();
+    }
     // -P: a port picked by svcd, bound on the host by rootlesskit and answered there.
     await web('anyweb', 'any', '--expose', '80', '-P');
     const port = /^0\.0\.0\.0:(\d+)$/.exec(await docker('port', 'anyweb', '80'))?.[1];
@@ -179,7 +192,7 @@ describe('rootless svcd', { skip }, () => {
     assert.equal(await docker('port', 'loopweb'), '');
     await docker('start', 'loopweb');
     assert.equal(await served('127.0.0.1', '18391'), 'on-loopback');
-    await docker('rm', '-f', 'loopweb', 'allweb', 'addrweb', 'anyweb', 'clash');
+    await docker('rm', '-f', 'loopweb', 'allweb', 'addrweb', 'anyweb', 'clash', 'held');
     assert.equal(await httpGet('127.0.0.1', '18391'), '');
     assert.equal(await httpGet('127.0.0.1', '18392'), '');
     assert.equal(await httpGet(hostIp, '18393'), '');

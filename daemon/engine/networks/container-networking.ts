@@ -182,12 +182,7 @@ export class ContainerNetworking {
       for (const [name, attachment] of Object.entries(input.attachments)) {
         const first = index === 0;
         const published = first
-          ? await publishPorts(
-              input.hostConfig,
-              input.exposed,
-              input.takenPorts,
-              this.rootlessPorts?.candidate,
-            )
+          ? await publishPorts(input.hostConfig, input.exposed, input.takenPorts, this.rootlessPorts?.probe)
           : { mappings: [], ports: {} };
         if (first) ports = published.ports;
         endpoints[name] = await this.addEndpoint(

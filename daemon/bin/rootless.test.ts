@@ -2,7 +2,8 @@
 // user namespace, with the real containerd, runc and busybox image.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -26,7 +27,7 @@ describe('rootless svcd', { skip }, () => {
     await importBusybox(svcd);
   });
   after(() => destroySvcd(svcd));
-  const { docker } = useDockerCliOn(() => svcd.socket);
+  const { docker, scratch } = useDockerCliOn(() => svcd.socket);
   // A host address this suite owns (on a veth: this kernel has no dummy links), to show published
   // ports answer on the host's addresses, not only on its loopback.
   const hostLink = `svcrl${process.pid % 100000}`;
@@ -95,6 +96,14 @@ describe('rootless svcd', { skip }, () => {
     await logs.ended;
     assert.equal(logs.stdout, 'hello from 0\n');
     expectStatus(await svcd.request('DELETE', `/containers/${id}`), 204);
+  });
+
+  test("docker build's RUN steps run in the namespace too", async () => {
+    const dir = scratch('rootless-build-');
+    writeFileSync(join(dir, 'Dockerfile'), 'FROM busybox\nRUN echo built-rootless > /built\n');
+    await docker('build', '-q', '-t', 'rootless-built', dir);
+    assert.equal(await docker('run', '--rm', 'rootless-built', 'cat', '/built'), 'built-rootless');
+    await docker('rmi', 'rootless-built');
   });
 
   test('a named volume and a user network whose containers resolve each other by name', async () => {

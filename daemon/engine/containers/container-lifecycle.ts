@@ -361,6 +361,11 @@ export class ContainerLifecycle {
       const state = container.record.State;
       if (!isRunning(state)) throw new ConflictError(`Container ${container.id} is not running`);
       if (state.Paused) throw new ConflictError(`Container ${container.id} is already paused`);
+      const noCgroup = this.ctx.host.cgroupsUnavailable;
+      if (noCgroup)
+        throw new ConflictError(
+          `Cannot pause container ${container.id}: rootless svcd pauses through the container's cgroup, and ${noCgroup}`,
+        );
       await this.ctx.client.tasks.pause(container.id);
       markPaused(state, true);
       await saveRecord(this.ctx, container);

@@ -34,7 +34,7 @@ import { listContainers, type ListOptions } from './container-list';
 import { ContainerArchive, exportRootfs } from './container-archive';
 import { layerChanges } from './container-changes';
 import { lowerDirsOf, upperDirOf } from './container-rootfs';
-import { psTop } from './container-top';
+import { processesOf, psTop } from './container-top';
 import { containerSpec, refreshSeccomp, specNeedsStart } from './container-spec';
 import { isRunning, markDead, markExited, markRemoving } from './container-state';
 import { updateResources } from './container-update';
@@ -475,7 +475,10 @@ export class ContainersService {
 
   async top(ref: string, psArgs: string): Promise<ContainerTopResponse> {
     const container = this.running(ref);
-    const result = await psTop(await this.ctx.client.tasks.pids(container.id), psArgs);
+    const pids = this.ctx.host.cgroupsUnavailable
+      ? await processesOf(container.record.State.Pid)
+      : await this.ctx.client.tasks.pids(container.id);
+    const result = await psTop(pids, psArgs);
     publishContainerEvent(this.ctx, container, 'top');
     return result;
   }

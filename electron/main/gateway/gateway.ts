@@ -10,6 +10,7 @@ import { checkAccess, checkHost, type Allowed } from './access';
 import { handleDesktopApi, type ServiceControl, type SettingsStore } from './desktop-api';
 import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
 import { proxyHttp } from './http-proxy';
+import { LAYER_FILES_PATH, sendLayerFiles } from './image-layers';
 import { LOG_FILE_PATH, sendLogFile } from './log-download';
 import { refuseUpgrade, sendError } from './responses';
 import { serveStatic } from './static-files';
@@ -56,11 +57,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (isApi) return handleDesktopApi(req, res, options);
     if (route!.target === 'added' && !engineTarget(route!, options))
       return sendError(res, 404, `no such engine: ${route!.engineId}`);
-    const logFile =
-      req.method === 'GET' && route!.target !== 'registry'
-        ? LOG_FILE_PATH.exec(pathname.slice(route!.prefix.length))
-        : null;
+    // The gateway's own views of an engine, computed from its standard answers.
+    const own =
+      req.method === 'GET' && route!.target !== 'registry' ? pathname.slice(route!.prefix.length) : '';
+    const logFile = LOG_FILE_PATH.exec(own);
     if (logFile) return void sendLogFile(req, res, route!, options, decodeURIComponent(logFile[1]));
+    const layerFiles = LAYER_FILES_PATH.exec(own);
+    if (layerFiles) return void sendLayerFiles(req, res, route!, options, decodeURIComponent(layerFiles[1]));
     proxyHttp(req, res, route!, options, agent);
   });
 

@@ -76,7 +76,11 @@ describe('image detail and layer explorer in web mode', { skip: missingPrerequis
     })()`);
     const screen = page.locator('main section.screen');
     await screen.dispatchEvent('dragover', { dataTransfer: transfer });
+    // While a file is over the screen, the screen says what a drop does.
+    await page.getByText('Drop the archive to load it').waitFor();
+    await session.shot('image-drop-hint');
     await screen.dispatchEvent('drop', { dataTransfer: transfer });
+    assert.equal(await page.getByText('Drop the archive to load it').count(), 0);
     await page.getByTestId('toasts').getByText(`Loaded image: ${name}`).waitFor({ timeout: 60_000 });
     await load.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('row', { name: new RegExp(name) }).waitFor();

@@ -150,6 +150,16 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
       },
       { name: 'images', hash: '#/images', ready: (p) => p.getByRole('cell', { name: new RegExp(repo) }) },
       {
+        name: 'image-summary',
+        hash: `#/images/${encodeURIComponent(image)}/summary`,
+        ready: (p) => p.getByRole('tabpanel').getByText('Platform'),
+      },
+      {
+        name: 'image-layers',
+        hash: `#/images/${encodeURIComponent(image)}/layers`,
+        ready: (p) => p.getByRole('tree'),
+      },
+      {
         name: 'registry',
         hash: `#/registry/${encodeURIComponent(repo)}/1.0`,
         ready: (p) => p.getByText(/sha256:/),

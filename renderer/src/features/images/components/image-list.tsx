@@ -23,6 +23,7 @@ import { EngineDown } from '../../../app/ui/engine-down';
 
 export function ImageList() {
   const ui = useImagesUi();
+  const [dragging, setDragging] = useState(false);
   const up = useEngineUp();
   const images = useImages();
   const { remove } = useImageMutations();
@@ -53,15 +54,30 @@ export function ImageList() {
   );
   return (
     <section
-      className="screen"
-      onDragOver={(e) => up && e.dataTransfer.types.includes('Files') && e.preventDefault()}
+      className={`screen${dragging ? ' drop-target' : ''}`}
+      onDragOver={(e) => {
+        if (!up || !e.dataTransfer.types.includes('Files')) return;
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={(e) => {
+        // Leaving for a child of the screen is no leaving.
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+      }}
       onDrop={(e) => {
+        setDragging(false);
         const file = e.dataTransfer.files[0];
         if (!up || !file) return;
         e.preventDefault();
         ui.open({ kind: 'load', file });
       }}
     >
+      {dragging ? (
+        <div className="drop-hint" aria-hidden>
+          <FileArchive size={32} />
+          Drop the archive to load it
+        </div>
+      ) : null}
       <header className="toolbar">
         <h1>Images</h1>
         <SearchBox

@@ -214,11 +214,11 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
     await page.getByTestId('container-row').first().waitFor();
     const palette = async (text: string) => {
       await page.keyboard.press('Control+k');
-      const input = page
-        .getByRole('dialog', { name: 'Command palette' })
-        .getByRole('textbox', { name: 'Command' });
+      const dialog = page.getByRole('dialog', { name: 'Command palette' });
+      const input = dialog.getByRole('textbox', { name: 'Command' });
       await input.fill(text);
-      await page.getByRole('option').first().filter({ hasText: text }).waitFor();
+      // In the palette: the engine switcher's <select> has options too.
+      await dialog.getByRole('option').first().filter({ hasText: text }).waitFor();
       await input.press('Enter');
     };
     await palette('shots-job: remove');

@@ -1,6 +1,7 @@
 // A layer's changes as a directory tree: each directory counts what changed beneath it, so the
 // explorer can show where a layer's weight is before anything is opened.
 import type { LayerChange, LayerChangeKind } from '../../../../daemon/api/desktop-types';
+import type { ImageHistoryItem } from '../../api/engine-types';
 
 export interface TreeNode {
   name: string;
@@ -68,4 +69,18 @@ export function layerTotals(changes: LayerChange[]): Record<LayerChangeKind, num
     if (c.kind === 'added' || c.kind === 'changed') t.bytes += c.size;
   }
   return t;
+}
+
+/**
+ * History entries that made the layers, oldest first, when they can be told apart from those that
+ * made none (ENV, CMD…): the API does not mark them, so only when the counts agree.
+ */
+export function layerHistory(
+  history: ImageHistoryItem[] | undefined,
+  layers: number,
+): (string | undefined)[] {
+  const oldest = [...(history ?? [])].reverse();
+  const sized = oldest.filter((h) => h.Size > 0);
+  const made = oldest.length === layers ? oldest : sized.length === layers ? sized : [];
+  return Array.from({ length: layers }, (_, i) => made[i]?.CreatedBy);
 }

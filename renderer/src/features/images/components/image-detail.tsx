@@ -1,12 +1,13 @@
 // One image: Summary (inspect), Layers (the explorer), History, Containers, as tabs in the route.
 import { useState } from 'react';
-import { ChevronRight, Download, Play } from 'lucide-react';
+import { Download, Play } from 'lucide-react';
 import { ApiError } from '../../../api/gateway';
 import { engine } from '../../../api/engine-client';
 import type { ImageInspect } from '../../../api/engine-types';
 import { ErrorMessage } from '../../../app/error-message';
 import { ago, bytes, containerName, shortId, when } from '../../../app/format';
 import { Button } from '../../../app/ui/button';
+import { Breadcrumb, DetailTabs, Fields } from '../../../app/ui/detail';
 import { RunDialog } from '../../containers/components/run-dialog';
 import { useImage, useImageContainers, useImageHistory } from '../queries';
 import { archiveName, displayRef, imageRef } from '../names';
@@ -36,11 +37,7 @@ export function ImageDetail({ id, tab }: { id: string; tab: string }) {
   return (
     <section className="screen detail">
       <header className="toolbar">
-        <a href="#/images">Images</a>
-        <ChevronRight size={16} aria-hidden className="muted" />
-        <h1 className="ellipsis" title={name}>
-          {name}
-        </h1>
+        <Breadcrumb href="#/images" label="Images" title={name} />
         <span className="spacer" />
         <Button icon={Play} label="Run…" onClick={() => setRunning(true)} disabled={!image.data} />
         <a
@@ -54,18 +51,11 @@ export function ImageDetail({ id, tab }: { id: string; tab: string }) {
       </header>
       {running ? <RunDialog image={ref} onClose={() => setRunning(false)} /> : null}
       <ErrorMessage error={image.error} context="Could not inspect the image" />
-      <div role="tablist" className="tabs">
-        {IMAGE_TABS.map((t) => (
-          <a
-            key={t}
-            role="tab"
-            aria-selected={t === current}
-            href={`#/images/${encodeURIComponent(id)}/${t}`}
-          >
-            {t[0].toUpperCase() + t.slice(1)}
-          </a>
-        ))}
-      </div>
+      <DetailTabs
+        tabs={IMAGE_TABS}
+        current={current}
+        href={(t) => `#/images/${encodeURIComponent(id)}/${t}`}
+      />
       <div className="tabpanel" role="tabpanel">
         {image.data && current === 'summary' ? <ImageSummary image={image.data} /> : null}
         {image.data && current === 'layers' ? (
@@ -128,22 +118,7 @@ function ImageSummary({ image: i }: { image: ImageInspect }) {
     ['Author', i.Author || '—'],
     ['Comment', i.Comment || '—'],
   ];
-  return (
-    <div className="summary">
-      <dl>
-        {fields.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
-      <details>
-        <summary>Raw JSON</summary>
-        <pre className="raw">{JSON.stringify(i, null, 2)}</pre>
-      </details>
-    </div>
-  );
+  return <Fields fields={fields} raw={i} />;
 }
 
 function ImageContainers({ id }: { id: string }) {

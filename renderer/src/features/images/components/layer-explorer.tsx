@@ -8,7 +8,7 @@ import { ErrorMessage } from '../../../app/error-message';
 import { bytes, plural, shortId } from '../../../app/format';
 import { SearchBox } from '../../../app/search-box';
 import { useImageLayerFiles } from '../queries';
-import { isDir, layerTotals, layerTree, type TreeNode } from '../layer-tree';
+import { isDir, layerHistory, layerTotals, layerTree, type TreeNode } from '../layer-tree';
 
 const KINDS: { kind: LayerChangeKind | 'all'; label: string }[] = [
   { kind: 'all', label: 'All' },
@@ -19,20 +19,6 @@ const KINDS: { kind: LayerChangeKind | 'all'; label: string }[] = [
 const MARK: Record<LayerChangeKind, string> = { added: 'A', changed: 'C', removed: 'D', opaque: 'O' };
 /** Rows one directory shows before "more"; a layer can hold tens of thousands of files. */
 const SHOWN = 300;
-
-/**
- * History entries that made the layers, oldest first, when they can be told apart from those that
- * made none (ENV, CMD…): the API does not mark them, so only when the counts agree.
- */
-export function layerHistory(
-  history: ImageHistoryItem[] | undefined,
-  layers: number,
-): (string | undefined)[] {
-  const oldest = [...(history ?? [])].reverse();
-  const sized = oldest.filter((h) => h.Size > 0);
-  const made = oldest.length === layers ? oldest : sized.length === layers ? sized : [];
-  return Array.from({ length: layers }, (_, i) => made[i]?.CreatedBy);
-}
 
 export function LayerExplorer({ image, history }: { image: ImageInspect; history?: ImageHistoryItem[] }) {
   const files = useImageLayerFiles(image.Id);

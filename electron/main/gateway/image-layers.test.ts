@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ImageLayerFiles } from '../../../daemon/api/desktop-types';
 import { Supervisor } from '../supervisor/supervisor';
+import type { AddressInfo } from 'node:net';
 import { startGateway, type Gateway } from './gateway';
+import { sendLayerFiles } from './image-layers';
+import type { Upstreams } from './upstream';
 import { layerChanges } from './layer-changes';
 
 const f = (path: string, size = 1) => ({ path, type: 'file' as const, size });
@@ -54,6 +57,7 @@ describe('GET /engine/images/{name}/layer-files', () => {
   let engine: http.Server;
   let gw: Gateway;
   let archive: Buffer;
+  let upstreams: Upstreams;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'layer-files-test-'));
@@ -100,9 +104,9 @@ describe('GET /engine/images/{name}/layer-files', () => {
       res.end(JSON.stringify({ message: `No such image: ${decodeURIComponent(req.url ?? '')}` }));
     });
     await new Promise<void>((r) => engine.listen(join(dir, 'engine.sock'), r));
+    upstreams = { engineSocket: join(dir, 'engine.sock'), registryUrl: 'http://127.0.0.1:1' };
     gw = await startGateway({
-      engineSocket: join(dir, 'engine.sock'),
-      registryUrl: 'http://127.0.0.1:1',
+      ...upstreams,
       services: new Supervisor([]),
     });
   });
@@ -141,6 +145,25 @@ describe('GET /engine/images/{name}/layer-files', () => {
       'removed var/cache/x',
     ]);
     assert.ok(body.layers[1].changes.some((c) => c.path === 'srv/new' && c.kind === 'added' && c.size === 3));
+  });
+
+  test('lists at most so many entries, and says the list is cut', async () => {
+    // The same route over the same engine, with a bound of 5 entries.
+    const bounded = http.createServer(
+      (req, res) =>
+        void sendLayerFiles(req, res, { prefix: '/engine', target: 'engine' }, upstreams, 'x/y:1', 5),
+    );
+    await new Promise<void>((r) => bounded.listen(0, '127.0.0.1', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(bounded.address() as AddressInfo).port}/`);
+      const body = (await res.json()) as ImageLayerFiles;
+      assert.equal(body.truncated, true);
+      const listed = body.layers.flatMap((l) => l.changes).filter((c) => c.kind !== 'opaque');
+      assert.ok(listed.length <= 5, JSON.stringify(listed));
+      assert.equal(body.layers.length, 2);
+    } finally {
+      await new Promise((r) => bounded.close(r));
+    }
   });
 
   test("passes on the engine's error for an image it does not have", async () => {

@@ -40,6 +40,8 @@ class ArchiveScan {
   count = 0;
   truncated = false;
 
+  constructor(private readonly maxEntries: number) {}
+
   async entry(name: string, size: number, body: Readable): Promise<void> {
     if (name === 'manifest.json' && size <= MAX_MANIFEST) {
       const chunks: Buffer[] = [];
@@ -56,7 +58,7 @@ class ArchiveScan {
     try {
       const { stream } = await decompress(body);
       for await (const { header } of readTar(stream)) {
-        if (this.count >= MAX_ENTRIES) {
+        if (this.count >= this.maxEntries) {
           this.truncated = true;
           break;
         }
@@ -96,6 +98,7 @@ export async function sendLayerFiles(
   route: Route,
   upstreams: Upstreams,
   name: string,
+  maxEntries = MAX_ENTRIES,
 ): Promise<void> {
   try {
     const saved = await engineGet(route, upstreams, `/images/${encodeURIComponent(name)}/get`);
@@ -104,7 +107,7 @@ export async function sendLayerFiles(
       return sendError(res, saved.statusCode ?? 502, body.message ?? 'the engine could not save the image');
     }
     req.once('close', () => saved.destroy());
-    const scan = new ArchiveScan();
+    const scan = new ArchiveScan(maxEntries);
     for await (const { header, body } of readTar(saved)) await scan.entry(header.name, header.size, body);
     if (scan.manifest === undefined)
       return sendError(

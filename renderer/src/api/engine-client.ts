@@ -156,7 +156,8 @@ export const engine = {
   /** A link that downloads the image as a `docker save` archive. */
   saveUrl: (name: string) => withToken(`${E()}/images/${enc(name)}/get`),
   /** Each layer's added, changed and removed files: the gateway reads them from the saved archive. */
-  imageLayerFiles: (name: string) => getJson<ImageLayerFiles>(`${E()}/images/${enc(name)}/layer-files`),
+  imageLayerFiles: (name: string, signal?: AbortSignal) =>
+    getJson<ImageLayerFiles>(`${E()}/images/${enc(name)}/layer-files`, { signal }),
   /** Containers made from the image, running or not (the `ancestor` filter). */
   containersOf: (image: string) =>
     getJson<ContainerSummary[]>(

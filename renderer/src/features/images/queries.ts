@@ -18,7 +18,8 @@ export function useImage(id: string) {
 export function useImageLayerFiles(id: string) {
   return useQuery({
     queryKey: ['image-layers', { id }],
-    queryFn: () => engine.imageLayerFiles(id),
+    // Leaving before the answer stops the gateway reading the image.
+    queryFn: ({ signal }) => engine.imageLayerFiles(id, signal),
     staleTime: Infinity,
     retry: false,
   });

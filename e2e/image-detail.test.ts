@@ -119,6 +119,22 @@ describe('image detail and layer explorer in web mode', { skip: missingPrerequis
     assert.match(await item('var/cache/fresh').innerText(), /fresh\s*A/);
     assert.match(await item('app/server').innerText(), /server\s*A[\s\S]*2\.0 kB/);
 
+    // The keys of a file manager: Left closes, Right opens, Down goes to the first child, Left
+    // from a file goes back to its directory.
+    const cache = item('var/cache');
+    const focused = () => page.evaluate('document.activeElement.innerText') as Promise<string>;
+    await cache.getByRole('button').first().focus();
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await cache.getAttribute('aria-expanded'), 'false');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await cache.getAttribute('aria-expanded'), 'true');
+    await page.keyboard.press('ArrowDown');
+    assert.match(await focused(), /^fresh/);
+    await page.keyboard.press('ArrowDown');
+    assert.match(await focused(), /^old-a/);
+    await page.keyboard.press('ArrowLeft');
+    assert.match(await focused(), /^cache/);
+
     // Only what the layer removed.
     await page.getByRole('radio', { name: 'Removed' }).click();
     await item('etc/motd').waitFor();

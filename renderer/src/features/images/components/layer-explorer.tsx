@@ -1,6 +1,6 @@
 // The layers of an image, bottom first, and for the chosen one the files it adds, changes and
 // removes as a tree, with sizes. Read by the gateway from the image's saved archive.
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type KeyboardEvent } from 'react';
 import { ChevronDown, ChevronRight, File, Folder, FolderX, Link } from 'lucide-react';
 import type { ImageHistoryItem, ImageInspect } from '../../../api/engine-types';
 import type { LayerChangeKind } from '../../../../../daemon/api/desktop-types';
@@ -95,7 +95,7 @@ export function LayerExplorer({ image, history }: { image: ImageInspect; history
           </p>
         ) : null}
         {tree.children.length ? (
-          <ul role="tree" aria-label={`Files of layer ${selected + 1}`} className="tree">
+          <ul role="tree" aria-label={`Files of layer ${selected + 1}`} className="tree" onKeyDown={treeKeys}>
             {tree.children.slice(0, SHOWN).map((n) => (
               <TreeRow key={n.path} node={n} depth={0} open={!!search} />
             ))}
@@ -106,6 +106,29 @@ export function LayerExplorer({ image, history }: { image: ImageInspect; history
       </div>
     </div>
   );
+}
+
+/**
+ * The tree's keys: Up and Down move between rows, Right opens a directory and Left closes it (or
+ * goes to its parent), as in a file manager. Tab reaches the directories themselves.
+ */
+function treeKeys(e: KeyboardEvent<HTMLUListElement>): void {
+  const rows = [...e.currentTarget.querySelectorAll<HTMLElement>('.tree-row')];
+  const row = (e.target as HTMLElement).closest<HTMLElement>('.tree-row');
+  const at = row ? rows.indexOf(row) : -1;
+  const item = row?.closest('[role=treeitem]');
+  const expanded = item?.getAttribute('aria-expanded');
+  let next: HTMLElement | undefined;
+  if (e.key === 'ArrowDown') next = rows[at + 1];
+  else if (e.key === 'ArrowUp') next = rows[Math.max(at - 1, 0)];
+  else if (e.key === 'ArrowRight' && expanded === 'false') row?.click();
+  else if (e.key === 'ArrowLeft' && expanded === 'true') row?.click();
+  else if (e.key === 'ArrowLeft')
+    next =
+      item?.parentElement?.closest('[role=treeitem]')?.querySelector<HTMLElement>('.tree-row') ?? undefined;
+  else return;
+  e.preventDefault();
+  next?.focus();
 }
 
 function TreeRow({ node, depth, open }: { node: TreeNode; depth: number; open: boolean }) {
@@ -140,7 +163,7 @@ function TreeRow({ node, depth, open }: { node: TreeNode; depth: number; open: b
           {label}
         </button>
       ) : (
-        <div className="tree-row" style={{ paddingLeft: depth * 16 + 14 }}>
+        <div className="tree-row" tabIndex={-1} style={{ paddingLeft: depth * 16 + 14 }}>
           {label}
         </div>
       )}

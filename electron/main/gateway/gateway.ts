@@ -10,10 +10,10 @@ import { checkAccess, checkHost, type Allowed } from './access';
 import { handleDesktopApi, type ServiceControl, type SettingsStore } from './desktop-api';
 import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
 import { proxyHttp } from './http-proxy';
-import { LAYER_FILES_PATH, sendLayerFiles } from './image-layers';
 import { LOG_FILE_PATH, sendLogFile } from './log-download';
 import { refuseUpgrade, sendError } from './responses';
 import { serveStatic } from './static-files';
+import { LAYER_FILES_PATH, sendLayerFiles } from './image-layers';
 import { engineTarget, routeOf, type Upstreams } from './upstream';
 import { proxyUpgrade } from './upgrade-proxy';
 

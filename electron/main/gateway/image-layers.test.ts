@@ -7,7 +7,7 @@ import http from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ImageLayerFiles } from '../../../daemon/api/desktop-types';
+import type { ImageLayerFiles } from '../../../daemon/api/image-layer-types';
 import { Supervisor } from '../supervisor/supervisor';
 import type { AddressInfo } from 'node:net';
 import { startGateway, type Gateway } from './gateway';

@@ -5,7 +5,7 @@
 // and sizes are held, up to MAX_ENTRIES for the whole image.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { ImageLayerFiles, LayerChange } from '../../../daemon/api/desktop-types';
+import type { ImageLayerFiles, LayerChange } from '../../../daemon/api/image-layer-types';
 import { decompress } from '../../../daemon/lib/tar/decompress';
 import { readTar } from '../../../daemon/lib/tar/tar-reader';
 import type { TarEntryType } from '../../../daemon/lib/tar/tar-header';

@@ -2,7 +2,7 @@
 // added, paths changed (present below), paths removed by a whiteout (`.wh.NAME`), and directories
 // made opaque (`.wh..wh..opq`: what lower layers had there is hidden). The layers are applied in
 // order to one tree, as an overlay mount would stack them.
-import type { LayerChange } from '../../../daemon/api/desktop-types';
+import type { LayerChange } from '../../../daemon/api/image-layer-types';
 
 export interface LayerEntry {
   path: string;

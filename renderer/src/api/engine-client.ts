@@ -1,5 +1,5 @@
 // The typed Engine API client (API 1.41 shapes), over the gateway's prefix of the selected engine.
-import type { ImageLayerFiles } from '../../../daemon/api/desktop-types';
+import type { ImageLayerFiles } from '../../../daemon/api/image-layer-types';
 import { E } from './engine-target';
 import { getJson, query, request, sendJson, upload, withToken, wsUrl } from './gateway';
 import type {

@@ -1,6 +1,6 @@
 // A layer's changes as a directory tree: each directory counts what changed beneath it, so the
 // explorer can show where a layer's weight is before anything is opened.
-import type { LayerChange, LayerChangeKind } from '../../../../daemon/api/desktop-types';
+import type { LayerChange, LayerChangeKind } from '../../../../daemon/api/image-layer-types';
 import type { ImageHistoryItem } from '../../api/engine-types';
 
 export interface TreeNode {

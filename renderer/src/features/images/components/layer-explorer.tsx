@@ -3,7 +3,7 @@
 import { useMemo, useState, type KeyboardEvent } from 'react';
 import { ChevronDown, ChevronRight, File, Folder, FolderX, Link } from 'lucide-react';
 import type { ImageHistoryItem, ImageInspect } from '../../../api/engine-types';
-import type { LayerChangeKind } from '../../../../../daemon/api/desktop-types';
+import type { LayerChangeKind } from '../../../../../daemon/api/image-layer-types';
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes, plural, shortId } from '../../../app/format';
 import { SearchBox } from '../../../app/search-box';

@@ -19,6 +19,8 @@ const KINDS: { kind: LayerChangeKind | 'all'; label: string }[] = [
 const MARK: Record<LayerChangeKind, string> = { added: 'A', changed: 'C', removed: 'D', opaque: 'O' };
 /** Rows one directory shows before "more"; a layer can hold tens of thousands of files. */
 const SHOWN = 300;
+/** Search results opened at once at most. */
+const OPEN_ALL = 2000;
 
 export function LayerExplorer({ image, history }: { image: ImageInspect; history?: ImageHistoryItem[] }) {
   const files = useImageLayerFiles(image.Id);
@@ -35,7 +37,8 @@ export function LayerExplorer({ image, history }: { image: ImageInspect; history
         (kind === 'all' || c.kind === kind || (kind === 'removed' && c.kind === 'opaque')) &&
         c.path.toLowerCase().includes(q),
     );
-    return layerTree(changes);
+    // Everything a search finds is opened, while that stays a readable (and quick) page.
+    return { root: layerTree(changes), openAll: !!q && changes.length <= OPEN_ALL };
   }, [layer, kind, search]);
   const totals = layer ? layerTotals(layer.changes) : undefined;
 
@@ -94,10 +97,10 @@ export function LayerExplorer({ image, history }: { image: ImageInspect; history
             {totals.removed} removed; {bytes(totals.bytes)} of files
           </p>
         ) : null}
-        {tree.children.length ? (
+        {tree.root.children.length ? (
           <ul role="tree" aria-label={`Files of layer ${selected + 1}`} className="tree" onKeyDown={treeKeys}>
-            {tree.children.slice(0, SHOWN).map((n) => (
-              <TreeRow key={n.path} node={n} depth={0} open={!!search} />
+            {tree.root.children.slice(0, SHOWN).map((n) => (
+              <TreeRow key={n.path} node={n} depth={0} open={tree.openAll} />
             ))}
           </ul>
         ) : (

@@ -106,6 +106,8 @@ const layers = [
       api,
       'daemon/lib/svcd-launch',
       'daemon/lib/registry-launch',
+      // The gateway reads image archives (the layer explorer) with the daemon's streaming tar reader.
+      'daemon/lib/tar/**',
       'daemon/server/streams/**',
       'node:*',
       'electron',

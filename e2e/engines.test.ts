@@ -214,5 +214,28 @@ describe(
       assert.equal(await cells.first().innerText(), 'docker');
       await session.shot('engines-docker');
     });
+
+    test("the layer explorer reads Docker's own save archive; the image's containers are Docker's", async () => {
+      await page.evaluate(`location.hash = '#/images'`);
+      await page.getByRole('link', { name: 'busybox:latest' }).click();
+      await page.getByRole('tab', { name: 'Layers' }).click();
+      const tree = page.getByRole('tree', { name: 'Files of layer 1' });
+      await tree.waitFor({ timeout: 60_000 });
+      assert.match(
+        await tree.getByRole('treeitem', { name: 'bin/busybox', exact: true }).innerText(),
+        /busybox\s*A[\s\S]*MB/,
+      );
+      await tree.getByRole('treeitem', { name: 'usr/bin', exact: true }).getByRole('button').first().click();
+      assert.match(
+        await tree.getByRole('treeitem', { name: 'usr/bin/env', exact: true }).innerText(),
+        /→ \.\.\/\.\.\/bin\/busybox/,
+      );
+      await page.getByRole('tab', { name: 'Containers' }).click();
+      await page
+        .getByRole('table', { name: 'Containers' })
+        .getByRole('link', { name: 'on-docker' })
+        .waitFor();
+      await session.shot('engines-docker-layers');
+    });
   },
 );

@@ -150,6 +150,16 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
       },
       { name: 'images', hash: '#/images', ready: (p) => p.getByRole('cell', { name: new RegExp(repo) }) },
       {
+        name: 'image-summary',
+        hash: `#/images/${encodeURIComponent(image)}/summary`,
+        ready: (p) => p.getByRole('tabpanel').getByText('Platform'),
+      },
+      {
+        name: 'image-layers',
+        hash: `#/images/${encodeURIComponent(image)}/layers`,
+        ready: (p) => p.getByRole('tree'),
+      },
+      {
         name: 'registry',
         hash: `#/registry/${encodeURIComponent(repo)}/1.0`,
         ready: (p) => p.getByText(/sha256:/),
@@ -204,11 +214,11 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
     await page.getByTestId('container-row').first().waitFor();
     const palette = async (text: string) => {
       await page.keyboard.press('Control+k');
-      const input = page
-        .getByRole('dialog', { name: 'Command palette' })
-        .getByRole('textbox', { name: 'Command' });
+      const dialog = page.getByRole('dialog', { name: 'Command palette' });
+      const input = dialog.getByRole('textbox', { name: 'Command' });
       await input.fill(text);
-      await page.getByRole('option').first().filter({ hasText: text }).waitFor();
+      // In the palette: the engine switcher's <select> has options too.
+      await dialog.getByRole('option').first().filter({ hasText: text }).waitFor();
       await input.press('Enter');
     };
     await palette('shots-job: remove');

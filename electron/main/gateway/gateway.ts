@@ -18,6 +18,7 @@ import { proxyHttp } from './http-proxy';
 import { LOG_FILE_PATH, sendLogFile } from './log-download';
 import { refuseUpgrade, sendError } from './responses';
 import { serveStatic } from './static-files';
+import { LAYER_FILES_PATH, sendLayerFiles } from './image-layers';
 import { engineTarget, routeOf, type Upstreams } from './upstream';
 import { proxyUpgrade } from './upgrade-proxy';
 
@@ -63,11 +64,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (isApi) return handleDesktopApi(req, res, options);
     if (route!.target === 'added' && !engineTarget(route!, options))
       return sendError(res, 404, `no such engine: ${route!.engineId}`);
-    const logFile =
-      req.method === 'GET' && route!.target !== 'registry'
-        ? LOG_FILE_PATH.exec(pathname.slice(route!.prefix.length))
-        : null;
+    // The gateway's own views of an engine, computed from its standard answers.
+    const own =
+      req.method === 'GET' && route!.target !== 'registry' ? pathname.slice(route!.prefix.length) : '';
+    const logFile = LOG_FILE_PATH.exec(own);
     if (logFile) return void sendLogFile(req, res, route!, options, decodeURIComponent(logFile[1]));
+    const layerFiles = LAYER_FILES_PATH.exec(own);
+    if (layerFiles) return void sendLayerFiles(req, res, route!, options, decodeURIComponent(layerFiles[1]));
     proxyHttp(req, res, route!, options, agent);
   });
 

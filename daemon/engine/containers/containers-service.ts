@@ -220,20 +220,24 @@ export class ContainersService {
    * Tasks of containers svcd does not record as running: a start cut short by a containerd that
    * died. If its Create or Start went through and the answer did not, containerd lists the task;
    * if runc was killed with the Create, containerd lost it but runc's state and cgroups stay.
-   * Either belongs to nothing svcd reports: it goes.
+   * Either belongs to nothing svcd reports: it goes, and so does a network namespace such a run
+   * left (its teardown failed while containerd was away).
    */
   private async removeStrayTasks(listed: Set<string>): Promise<void> {
     const idle = (c: Container) =>
       !c.starting && !isRunning(c.record.State) && c.record.State.Status !== 'restarting';
-    const { runcState } = this.ctx;
+    const { runcState, networking } = this.ctx;
+    const left = (c: Container) => listed.has(c.id) || runcState.has(c.id) || networking.hasNamespace(c.id);
     for (const c of this.ctx.registry.all()) {
-      if (!idle(c) || !(listed.has(c.id) || runcState.has(c.id))) continue;
+      if (!idle(c) || !left(c)) continue;
       await c
         .exclusive(async () => {
           // Checked again: a start may have taken the container while this waited.
           if (!idle(c)) return;
           this.ctx.log.info('removing a task of a container not recorded as running', { id: c.id });
           await this.lifecycle.deleteStaleTask(c);
+          await c.networkTeardown;
+          if (networking.hasNamespace(c.id)) await networking.release(c.id);
         })
         .catch((err: Error) => this.ctx.log.warn('stray task not removed', { id: c.id, error: err.message }));
     }

@@ -3,6 +3,7 @@
 // chain, published ports on the first; at exit, the chains' DEL and the namespace gone. What DEL
 // needs is kept with the endpoint, so it works after an svcd restart or a removed network, and
 // in a file beside the namespace, so what a crash left half made or half removed goes at start.
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -128,14 +129,24 @@ export class ContainerNetworking {
     const swept: string[] = [];
     for (const id of ids) {
       if (running(id)) continue;
-      const endpoints = await readFile(this.endpointsPath(id), 'utf8').then(
-        (text) => JSON.parse(text) as Record<string, EndpointTeardown>,
-        () => ({}),
-      );
-      await this.detach(id, endpoints);
+      await this.release(id);
       swept.push(id);
     }
     return swept;
+  }
+
+  /** Whether the container has a network namespace (one left behind, when it does not run). */
+  hasNamespace(containerId: string): boolean {
+    return existsSync(this.netnsPath(containerId));
+  }
+
+  /** What the container's endpoints left, as recorded at the attach: their DEL, then the namespace. */
+  async release(containerId: string): Promise<void> {
+    const endpoints = await readFile(this.endpointsPath(containerId), 'utf8').then(
+      (text) => JSON.parse(text) as Record<string, EndpointTeardown>,
+      () => ({}),
+    );
+    await this.detach(containerId, endpoints);
   }
 
   /** The networks a new container joins: its NetworkMode's, then the other EndpointsConfig entries. */

@@ -11,6 +11,7 @@ import {
 import { Supervisor } from './supervisor/supervisor';
 import { SettingsFile } from './desktop-settings';
 import { AddedEngines } from './engines/added-engines';
+import { AddedRegistries } from './registries/added-registries';
 import { stopRunningContainers } from './stop-containers';
 
 export interface DesktopOptions extends Partial<DesktopPaths> {
@@ -50,14 +51,16 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   const engine = specs[0].health;
   const registry = specs[1].health;
   const engineSocket = engine.kind === 'unix' ? engine.socketPath : '';
+  const registryUrl = registry.kind === 'http' ? new URL(registry.url).origin : '';
   const gateway = await startGateway({
     engineSocket,
-    registryUrl: registry.kind === 'http' ? new URL(registry.url).origin : '',
+    registryUrl,
     rendererDir: join(root, 'renderer', 'dist'),
     port: options.port,
     services: supervisor,
     settings,
     engines: new AddedEngines(settings),
+    registries: new AddedRegistries(settings, registryUrl),
   });
   void supervisor.start();
   return {

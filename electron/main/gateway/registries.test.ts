@@ -5,12 +5,13 @@
 // two registries keeps the digest, and deleting a tag keeps its manifest's other tags.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import bcrypt from 'bcryptjs';
 import type { RegistrySummary } from '../../../daemon/api/desktop-types';
 import { sha256 } from '../../../daemon/lib/digest';
+import { writeHtpasswd } from '../../../daemon/registry/testing/htpasswd-file';
 import { putManifest, pushSmallImage } from '../../../daemon/registry/testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../../../daemon/registry/testing/registry-process';
 import { SettingsFile } from '../desktop-settings';
@@ -35,7 +36,7 @@ let manifest: Buffer;
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gateway-registries-'));
   const htpasswd = join(dir, 'htpasswd');
-  await writeFile(htpasswd, `alice:${bcrypt.hashSync('s3cret-pass', 5).replace(/^\$2b\$/, '$2y$')}\n`);
+  await writeHtpasswd(htpasswd, { alice: 's3cret-pass' });
   plain = await startRegistry();
   guarded = await startRegistry({
     config: {
@@ -115,7 +116,7 @@ describe('registries of the registry browser', () => {
       .id;
     assert.equal((await call('POST', '/api/registries', { name: 'guarded', url: guarded.url })).status, 409);
     // The settings file is the main process's, and its owner's only.
-    const mode = (await import('node:fs')).statSync(join(dir, 'app', 'settings.json')).mode & 0o777;
+    const mode = statSync(join(dir, 'app', 'settings.json')).mode & 0o777;
     assert.equal(mode, 0o600);
     assert.match(await readFile(join(dir, 'app', 'settings.json'), 'utf8'), /s3cret-pass/);
   });

@@ -10,6 +10,8 @@ export const MANIFEST_TYPES = [
   'application/vnd.oci.image.manifest.v1+json',
   'application/vnd.docker.distribution.manifest.list.v2+json',
   'application/vnd.docker.distribution.manifest.v2+json',
+  'application/vnd.svc.distribution.manifest.list.v2+json',
+  'application/vnd.svc.distribution.manifest.v2+json',
 ].join(', ');
 
 /** One line of progress, in the Docker Engine's pull/push shape so the UI folds both alike. */

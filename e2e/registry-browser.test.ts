@@ -5,7 +5,7 @@
 // registries, pull into and push from the second engine, delete a tag and a manifest.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -25,14 +25,13 @@ describe('the registry browser in depth', { skip: missingPrerequisite() }, () =>
   let second: SvcdInstance;
   let hello: { digest: string };
   let indexDigest: string;
-  let embeddedHost: string;
 
   const toast = (text: string | RegExp) =>
     page.getByTestId('toasts').getByRole('status').filter({ hasText: text }).waitFor({ timeout: 60_000 });
   const repositories = () => page.getByTestId('repositories');
   const pickRegistry = (which: 'embedded' | 'guarded') =>
     page.getByRole('combobox', { name: 'Registry' }).selectOption({
-      label: which === 'embedded' ? `Embedded (svc-registry) — ${embeddedHost}` : `guarded — ${guarded.host}`,
+      label: which === 'embedded' ? 'Embedded (svc-registry)' : 'guarded',
     });
 
   before(async () => {
@@ -46,7 +45,6 @@ describe('the registry browser in depth', { skip: missingPrerequisite() }, () =>
     session = await startSession();
     page = session.page;
     const reg = session.app.registryUrl;
-    embeddedHost = reg.replace('http://', '');
     hello = await pushTestImage(reg, 'e2e/hello', '1.0', true);
     await addTags(reg, 'e2e/hello', '1.0', ['1.1']);
     // 55 repositories and 55 tags: more than one page (50) of each.
@@ -256,5 +254,30 @@ describe('the registry browser in depth', { skip: missingPrerequisite() }, () =>
       0,
       String(await page.getByRole('alert').allInnerTexts()),
     );
+  });
+
+  test('removing a registry forgets it and its credentials; the registry keeps its images', async () => {
+    await pickRegistry('guarded');
+    await page.getByRole('button', { name: 'Remove registry guarded' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Remove registry guarded?' });
+    await confirm.getByText(guarded.url).waitFor();
+    await confirm.getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('combobox', { name: 'Registry' }).locator('option', { hasText: 'guarded' }).waitFor({
+      state: 'detached',
+    });
+    assert.equal(await page.getByRole('combobox', { name: 'Registry' }).inputValue(), 'embedded');
+    const settings = await readFile(join(session.app.dir, 'data', 'settings.json'), 'utf8');
+    assert.ok(!settings.includes(PASSWORD));
+    const token = await fetch(
+      `${guarded.url}/token?service=svc-registry&scope=repository:copied/hello:pull`,
+      {
+        headers: { authorization: `Basic ${Buffer.from(`alice:${PASSWORD}`).toString('base64')}` },
+      },
+    );
+    const { token: t } = (await token.json()) as { token: string };
+    const kept = await fetch(`${guarded.url}/v2/copied/hello/tags/list`, {
+      headers: { authorization: `Bearer ${t}` },
+    });
+    assert.deepEqual(await kept.json(), { name: 'copied/hello', tags: ['1.0'] });
   });
 });

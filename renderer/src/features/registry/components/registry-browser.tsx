@@ -47,7 +47,7 @@ export function RegistryBrowser() {
         >
           {(registries.data ?? []).map((r) => (
             <option key={r.id} value={r.id}>
-              {r.name} — {r.host}
+              {r.name}
             </option>
           ))}
         </select>
@@ -58,7 +58,13 @@ export function RegistryBrowser() {
           <Button icon={Upload} label="Push from an engine…" onClick={() => setOpen('push')} />
         ) : null}
         {current && !current.embedded ? (
-          <Button icon={Trash2} variant="danger" label="Remove registry" onClick={() => setOpen('remove')} />
+          <Button
+            icon={Trash2}
+            variant="danger"
+            iconOnly
+            label={`Remove registry ${current.name}`}
+            onClick={() => setOpen('remove')}
+          />
         ) : null}
       </header>
       <ErrorMessage error={registries.error ?? remove.error} />
@@ -98,7 +104,7 @@ function RegistryStatus({ registry }: { registry: RegistrySummary }) {
   const svc = useService('svc-registry');
   if (registry.embedded)
     return (
-      <span className="muted">
+      <span className="muted registry-status">
         {svc ? `${registry.url} · ${svc.status}` : registry.url}
         {svc?.reason ? ` · ${svc.reason}` : ''}
       </span>
@@ -108,7 +114,7 @@ function RegistryStatus({ registry }: { registry: RegistrySummary }) {
       ? 'anonymous'
       : `${registry.auth === 'token' ? 'token' : 'basic'} auth as ${registry.username}`;
   return (
-    <span className="muted">
+    <span className="muted registry-status" title={`${registry.url} · ${auth}`}>
       {registry.url} · {auth}
     </span>
   );

@@ -19,7 +19,10 @@ export interface Challenge {
   params: Record<string, string>;
 }
 
-/** The registry or its token server refused us, or could not be reached. */
+/**
+ * The registry or its token server refused us (403: a gateway 401 would mean its own token), or
+ * could not be reached (502).
+ */
 export class RegistryAccessError extends Error {
   constructor(
     readonly status: number,
@@ -93,7 +96,7 @@ export class RegistrySession {
   async check(signal?: AbortSignal): Promise<void> {
     const res = await this.fetch('/v2/', { signal });
     await res.body?.cancel();
-    if (res.status === 401) throw new RegistryAccessError(401, `${this.host} refused the credentials`);
+    if (res.status === 401) throw new RegistryAccessError(403, `${this.host} refused the credentials`);
     if (!res.ok) throw new RegistryAccessError(502, `${this.host} answered ${res.status} to /v2/`);
   }
 
@@ -169,7 +172,7 @@ export class RegistrySession {
     const text = await res.text();
     if (!res.ok)
       throw new RegistryAccessError(
-        res.status === 401 || res.status === 403 ? 401 : 502,
+        res.status === 401 || res.status === 403 ? 403 : 502,
         `the token server of ${this.host} refused the credentials (${res.status}): ${text.slice(0, 200)}`,
       );
     const body = JSON.parse(text) as { token?: string; access_token?: string; expires_in?: number };

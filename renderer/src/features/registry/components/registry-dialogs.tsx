@@ -103,18 +103,16 @@ function EngineField({ value, onChange }: { value: string; onChange: (id: string
   );
 }
 
-/** Pulls `repo:tag` of the registry into the engine chosen (the embedded svcd by default). */
-export function PullDialog({
-  registry,
-  repo,
-  reference,
-  onClose,
-}: {
+/** A dialog about one tag or digest of a repository. */
+interface ImageDialogProps {
   registry: RegistrySummary;
   repo: string;
   reference: string;
   onClose: () => void;
-}) {
+}
+
+/** Pulls `repo:tag` of the registry into the engine chosen (the embedded svcd by default). */
+export function PullDialog({ registry, repo, reference, onClose }: ImageDialogProps) {
   const [engineId, setEngineId] = useState(EMBEDDED_ENGINE);
   const qc = useQueryClient();
   const name = `${registry.host}/${repo}${reference.includes(':') ? '@' : ':'}${reference}`;
@@ -196,17 +194,7 @@ export function PushDialog({ registry, onClose }: { registry: RegistrySummary; o
 }
 
 /** Copies the image to a registry (this one or another), blobs mounted or streamed main-side. */
-export function CopyDialog({
-  registry,
-  repo,
-  reference,
-  onClose,
-}: {
-  registry: RegistrySummary;
-  repo: string;
-  reference: string;
-  onClose: () => void;
-}) {
+export function CopyDialog({ registry, repo, reference, onClose }: ImageDialogProps) {
   const registries = useRegistries().data ?? [];
   const others = registries.filter((r) => r.id !== registry.id);
   const [to, setTo] = useState(others[0]?.id ?? registry.id);

@@ -138,6 +138,15 @@ describe('the registry browser in depth', { skip: missingPrerequisite() }, () =>
     // Deleting by digest names no tag to delete.
     assert.equal(await manifest.getByRole('button', { name: 'Delete tag' }).count(), 0);
     await session.shot('registry-browser-manifest');
+    // A manifest by digest is pulled by digest.
+    const digest = (await manifest.getByRole('heading').first().innerText()).replace(/^e2e\/multi@/, '');
+    await manifest.getByRole('button', { name: 'Pull…' }).click();
+    const pull = page.getByRole('dialog', { name: 'Pull an image' });
+    const reference = `${session.app.registryUrl.replace('http://', '')}/e2e/multi@${digest}`;
+    assert.equal(await pull.getByLabel('Image').inputValue(), reference);
+    await pull.getByRole('button', { name: 'Pull', exact: true }).click();
+    await toast(`Pulled ${reference}`);
+    await pull.getByRole('button', { name: 'Close' }).click();
   });
 
   test('adds the token-auth registry in the UI: a wrong password is refused, the right one kept main-side', async () => {

@@ -167,7 +167,13 @@ async function pull(
   b: Record<keyof RegistryPullRequest, string>,
   upstreams: Upstreams,
 ): Promise<void> {
-  const q = new URLSearchParams({ fromImage: `${session.host}/${b.repository}`, tag: b.tag });
+  // A digest goes in the name (repo@sha256:…), as the docker CLI sends it.
+  const byDigest = /^[a-z0-9]+:[a-f0-9]{32,}$/.test(b.tag);
+  const q = new URLSearchParams(
+    byDigest
+      ? { fromImage: `${session.host}/${b.repository}@${b.tag}` }
+      : { fromImage: `${session.host}/${b.repository}`, tag: b.tag },
+  );
   relay(res, await engineCall(upstreams, b.engine, 'POST', `/images/create?${q}`, authHeaders(session)));
 }
 

@@ -30,6 +30,7 @@ const noServices: ServiceControl = {
 let dir: string;
 let plain: RegistryProcess;
 let guarded: RegistryProcess;
+let basic: RegistryProcess;
 let gw: Gateway;
 let manifest: Buffer;
 
@@ -49,6 +50,7 @@ before(async () => {
   }
   // apps/one's manifest, under a second tag.
   assert.equal((await putManifest(plain.url, 'apps/one', 'v2', manifest)).status, 201);
+  basic = await startRegistry({ config: { auth: { htpasswd: { path: htpasswd, realm: 'test' } } } });
   const settings = new SettingsFile(join(dir, 'app'));
   gw = await startGateway({
     engineSocket: join(dir, 'no-engine.sock'),
@@ -63,6 +65,7 @@ after(async () => {
   await gw?.close();
   await plain?.stop();
   await guarded?.stop();
+  await basic?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -185,5 +188,16 @@ describe('registries of the registry browser', () => {
     assert.equal(del.status, 202);
     const put = await call('PUT', `/registries/${guardedId}/v2/copied/mounted/manifests/x`, {});
     assert.equal(put.status, 405);
+  });
+
+  test('a basic-auth registry: refused with a wrong password, read with the right one', async () => {
+    const spec = { name: 'basic', url: basic.url, auth: 'basic', username: 'alice' };
+    assert.equal((await call('POST', '/api/registries', { ...spec, password: 'nope' })).status, 403);
+    const res = await call('POST', '/api/registries', { ...spec, password: 's3cret-pass' });
+    assert.equal(res.status, 201);
+    const { id } = (await res.json()) as RegistrySummary;
+    const catalog = await call('GET', `/registries/${id}/v2/_catalog`);
+    assert.equal(catalog.status, 200);
+    assert.deepEqual(await catalog.json(), { repositories: [] });
   });
 });

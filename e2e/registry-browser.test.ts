@@ -150,7 +150,13 @@ describe('the registry browser in depth', { skip: missingPrerequisite() }, () =>
   });
 
   test('adds the token-auth registry in the UI: a wrong password is refused, the right one kept main-side', async () => {
-    await page.getByRole('button', { name: 'Add registry…' }).click();
+    // From the command palette (the toolbar's "Add registry…" does the same).
+    await page.keyboard.press('Control+k');
+    await page
+      .getByRole('dialog', { name: 'Command palette' })
+      .getByRole('textbox', { name: 'Command' })
+      .fill('add a registry');
+    await page.keyboard.press('Enter');
     const form = page.getByRole('form', { name: 'Add a registry' });
     await form.getByLabel('Name', { exact: true }).fill('guarded');
     await form.getByLabel('URL', { exact: true }).fill(guarded.url);

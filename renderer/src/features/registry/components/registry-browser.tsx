@@ -10,6 +10,7 @@ import { plural } from '../../../app/format';
 import { navigate, useRoute } from '../../../app/router';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
+import { useIntentHandler } from '../../../app/ui/intent';
 import { useService } from '../../../app/use-desktop-state';
 import { useDebounced } from '../../../app/use-debounced';
 import {
@@ -33,6 +34,9 @@ export function RegistryBrowser() {
   const [open, setOpen] = useState<'add' | 'push' | 'remove'>();
   const remove = useRemoveRegistry();
   const close = () => setOpen(undefined);
+  // From the command palette.
+  useIntentHandler('registry.add', true, () => setOpen('add'));
+  useIntentHandler('registry.push', !!current, () => setOpen('push'));
   return (
     <section className="screen registry">
       <header className="toolbar">

@@ -172,6 +172,9 @@ export function PushDialog({ registry, onClose }: { registry: RegistrySummary; o
     >
       <EngineField value={engineId} onChange={(id) => (setEngineId(id), setImage(''))} />
       <ErrorMessage error={images.error} context="Could not list the engine's images" />
+      {images.isSuccess && names.length === 0 ? (
+        <p className="muted">This engine has no tagged image to push: pull, load or tag one first.</p>
+      ) : null}
       <label>
         Image
         <select value={chosen} onChange={(e) => setImage(e.target.value)} required>

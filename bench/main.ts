@@ -14,6 +14,7 @@ import { streamsSuite } from './streams';
 import { buildSuite } from './build';
 import { networksSuite } from './networks';
 import { logsSuite } from './logs';
+import { rootlessSuite } from './rootless';
 
 const suites: Record<string, BenchSuite> = {
   registry: registrySuite,
@@ -24,6 +25,7 @@ const suites: Record<string, BenchSuite> = {
   build: buildSuite,
   networks: networksSuite,
   logs: logsSuite,
+  rootless: rootlessSuite,
 };
 
 function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; only?: string[] } {
@@ -33,10 +35,13 @@ function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; on
     const [flag, inline] = argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i]];
     const value = () => inline ?? argv[++i];
     if (flag === '--docker-host') options.dockerHost = value();
+    else if (flag === '--rootless-docker-host') options.rootlessDockerHost = value();
     else if (flag === '--distribution') options.distributionUrl = value();
     else if (flag === '--only') only = value().split(',');
     else
-      throw new Error(`unknown option ${argv[i]}; options: --docker-host URL --distribution URL --only a,b`);
+      throw new Error(
+        `unknown option ${argv[i]}; options: --docker-host URL --rootless-docker-host URL --distribution URL --only a,b`,
+      );
   }
   return { options, only };
 }

@@ -1,9 +1,10 @@
 // The app's own preferences, kept as JSON in its data directory (written atomically).
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { DesktopSettings } from '../../daemon/api/desktop-types';
+import type { DesktopSettings, EngineModePreference } from '../../daemon/api/desktop-types';
 import type { EngineConfig } from './engines/engine-spec';
 import type { RegistryConfig } from './registries/registry-session';
+import { isEngineModePreference } from './supervisor/engine-choice';
 
 const defaults: DesktopSettings = { stopContainersOnQuit: false };
 
@@ -52,6 +53,16 @@ export class SettingsFile {
 
   writeRegistries(registries: RegistryConfig[]): void {
     this.writeFile({ ...this.readFile(), registries });
+  }
+
+  /** The engine mode picked in Settings (engine-choice.ts); `auto` until one is. */
+  readEngineMode(): EngineModePreference {
+    const mode = this.readFile().engineMode;
+    return isEngineModePreference(mode) ? mode : 'auto';
+  }
+
+  writeEngineMode(engineMode: EngineModePreference): void {
+    this.writeFile({ ...this.readFile(), engineMode });
   }
 
   private readFile(): Record<string, unknown> {

@@ -25,7 +25,6 @@ import type {
 import { ConflictError, InvalidParameterError, NotFoundError, NotImplementedError } from '../../api/errors';
 import { validateContainerName } from '../../runtime/oci-spec/container-name';
 import { Container } from './container';
-import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 
 import { applyLegacyHostConfig, createContainer, initShared } from './container-create';
 import { ContainerLifecycle } from './container-lifecycle';
@@ -35,7 +34,7 @@ import { listContainers, type ListOptions } from './container-list';
 import { ContainerArchive, exportRootfs } from './container-archive';
 import { layerChanges } from './container-changes';
 import { lowerDirsOf, upperDirOf } from './container-rootfs';
-import { psTop } from './container-top';
+import { processesOf, psTop } from './container-top';
 import { containerSpec, refreshSeccomp, specNeedsStart } from './container-spec';
 import { isRunning, markDead, markExited, markRemoving } from './container-state';
 import { updateResources } from './container-update';
@@ -235,8 +234,6 @@ export class ContainersService {
           if (!idle(c)) return;
           this.ctx.log.info('removing a task of a container not recorded as running', { id: c.id });
           await this.lifecycle.deleteStaleTask(c);
-          if (runcState.has(c.id))
-            await runcState.remove(c.id, containerCgroupPath(c.id, c.record.HostConfig));
         })
         .catch((err: Error) => this.ctx.log.warn('stray task not removed', { id: c.id, error: err.message }));
     }
@@ -478,7 +475,10 @@ export class ContainersService {
 
   async top(ref: string, psArgs: string): Promise<ContainerTopResponse> {
     const container = this.running(ref);
-    const result = await psTop(await this.ctx.client.tasks.pids(container.id), psArgs);
+    const pids = this.ctx.host.cgroupsUnavailable
+      ? await processesOf(container.record.State.Pid)
+      : await this.ctx.client.tasks.pids(container.id);
+    const result = await psTop(pids, psArgs);
     publishContainerEvent(this.ctx, container, 'top');
     return result;
   }

@@ -11,10 +11,11 @@ import type { PortBindingJson } from '../../api/container-summary-types';
 import { InvalidParameterError } from '../../api/errors';
 import { writeFileAtomic } from '../../lib/atomic-file';
 import { cniAdd, cniDel, type CniResult } from '../../runtime/cni/cni-plugin';
-import { createNetns, removeNetns } from '../../runtime/cni/netns';
+import { createNetns, dropStaleNetns, removeNetns } from '../../runtime/cni/netns';
 import type { NetworkMode } from '../../runtime/oci-spec/namespace-modes';
 import type { NetworksService } from './networks-service';
 import { publishPorts, type PortMapping } from './published-ports';
+import type { RootlessPorts } from './rootless-ports';
 
 /** A network a container is configured to join (NetworkingConfig, connect). */
 export interface NetworkAttachment {
@@ -77,6 +78,8 @@ export class ContainerNetworking {
   constructor(
     private readonly networks: NetworksService,
     private readonly dataRoot: string,
+    /** Rootless: ports forwarded from the host by rootlesskit instead of portmap's rules. */
+    private readonly rootlessPorts?: RootlessPorts,
   ) {}
 
   /** A user network's name server address (its gateway); none for the default bridge. */
@@ -179,7 +182,7 @@ export class ContainerNetworking {
       for (const [name, attachment] of Object.entries(input.attachments)) {
         const first = index === 0;
         const published = first
-          ? await publishPorts(input.hostConfig, input.exposed, input.takenPorts)
+          ? await publishPorts(input.hostConfig, input.exposed, input.takenPorts, this.rootlessPorts?.probe)
           : { mappings: [], ports: {} };
         if (first) ports = published.ports;
         endpoints[name] = await this.addEndpoint(
@@ -191,6 +194,8 @@ export class ContainerNetworking {
           (pending) => this.remember(input.id, { ...endpoints, [name]: pending }),
         );
         await this.remember(input.id, endpoints);
+        if (first && this.rootlessPorts)
+          await this.rootlessPorts.forward(input.id, published.mappings, endpoints[name].IPAddress);
         index++;
       }
     } catch (err) {
@@ -215,12 +220,14 @@ export class ContainerNetworking {
     const network = this.networks.get(attachment.NetworkID);
     const chain = this.networks.cniChain(network, attachment.IPAMConfig?.IPv4Address);
     await recordFirst({ chain, IfName: ifName, portMappings });
-    const result = await cniAdd(chain, { containerId, netns, ifName }, { portMappings });
+    const result = await cniAdd(chain, { containerId, netns, ifName }, this.portmapArgs(portMappings));
     try {
       await this.networks.ensureIsolation(network);
       await this.networks.ensureResolver(network);
     } catch (err) {
-      await cniDel(chain, { containerId, netns, ifName }, { portMappings }, undefined).catch(() => undefined);
+      await cniDel(chain, { containerId, netns, ifName }, this.portmapArgs(portMappings), undefined).catch(
+        () => undefined,
+      );
       throw err;
     }
     return {
@@ -233,17 +240,24 @@ export class ContainerNetworking {
     };
   }
 
+  /** portmap's mappings: none where rootlesskit forwards the ports. */
+  private portmapArgs(portMappings: PortMapping[]): { portMappings: PortMapping[] } {
+    return { portMappings: this.rootlessPorts ? [] : portMappings };
+  }
+
   async removeEndpoint(containerId: string, endpoint: EndpointTeardown): Promise<void> {
+    if (this.rootlessPorts && endpoint.portMappings.length > 0) await this.rootlessPorts.release(containerId);
     await cniDel(
       endpoint.chain,
       { containerId, netns: this.netnsPath(containerId), ifName: endpoint.IfName },
-      { portMappings: endpoint.portMappings },
+      this.portmapArgs(endpoint.portMappings),
       undefined,
     );
   }
 
   /** Every endpoint's DEL, then the namespace; a failing DEL does not keep the others. */
   async detach(containerId: string, endpoints: Record<string, EndpointTeardown>): Promise<void> {
+    await dropStaleNetns(this.netnsPath(containerId));
     let first: unknown;
     for (const endpoint of Object.values(endpoints).reverse()) {
       await this.removeEndpoint(containerId, endpoint).catch((err: unknown) => (first ??= err));

@@ -8,7 +8,12 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkAccess, checkHost, type Allowed } from './access';
-import { handleDesktopApi, type ServiceControl, type SettingsStore } from './desktop-api';
+import {
+  handleDesktopApi,
+  type EngineModeControl,
+  type ServiceControl,
+  type SettingsStore,
+} from './desktop-api';
 import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
 import { proxyHttp } from './http-proxy';
 import type { AddedRegistries } from '../registries/added-registries';
@@ -25,6 +30,8 @@ export interface GatewayOptions extends Upstreams {
   settings?: SettingsStore;
   /** The registry browser's registries; absent, /registries/* and /api/registries answer 404. */
   registries?: AddedRegistries;
+  /** The engine mode, served on /api/engine-mode. */
+  engineMode?: EngineModeControl;
   /** The built renderer; absent in tests that only proxy. */
   rendererDir?: string;
   /** 0 (default) picks a free port. */

@@ -99,3 +99,54 @@ export interface EngineStatus {
   os?: string;
   reason?: string;
 }
+
+/** How the app signs in to a registry added in the registry browser. */
+export type RegistryAuthKind = 'none' | 'basic' | 'token';
+
+/**
+ * POST /api/registries: a V2 registry to add. `basic` sends the credentials with each request;
+ * `token` trades them at the token server a 401's Bearer challenge names. The password stays in
+ * the main process.
+ */
+export interface AddRegistryRequest {
+  name: string;
+  /** http(s)://host[:port] */
+  url: string;
+  auth: RegistryAuthKind;
+  username?: string;
+  password?: string;
+}
+
+/** GET /api/registries: what the renderer may know of a registry (no password). */
+export interface RegistrySummary {
+  id: string;
+  name: string;
+  url: string;
+  /** `host[:port]`, as image references name the registry. */
+  host: string;
+  auth: RegistryAuthKind;
+  username?: string;
+  /** The app's own svc-registry. */
+  embedded: boolean;
+}
+
+/** POST /api/registries/{id}/pull: the registry's repository:tag into an engine. */
+export interface RegistryPullRequest {
+  engine: string;
+  repository: string;
+  tag: string;
+}
+
+/** POST /api/registries/{id}/push: an engine's image, tagged repository:tag in the registry. */
+export interface RegistryPushRequest {
+  engine: string;
+  image: string;
+  repository: string;
+  tag: string;
+}
+
+/** POST /api/registries/copy: an image from one registry to another (or the same). */
+export interface RegistryCopyRequest {
+  from: { registry: string; repository: string; reference: string };
+  to: { registry: string; repository: string; tag: string };
+}

@@ -16,6 +16,7 @@ import { chooseEngine } from './supervisor/engine-choice';
 import { Supervisor } from './supervisor/supervisor';
 import { SettingsFile } from './desktop-settings';
 import { AddedEngines } from './engines/added-engines';
+import { AddedRegistries } from './registries/added-registries';
 import { stopRunningContainers } from './stop-containers';
 
 export interface DesktopOptions extends Partial<DesktopPaths> {
@@ -69,18 +70,20 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     });
   let engine = await choose(settings.readEngineMode());
   const registry = registryService(paths);
+  const registryUrl = registry.health.kind === 'http' ? new URL(registry.health.url).origin : '';
   const supervisor = new Supervisor([engineService(paths, engine), registry]);
   let switching = Promise.resolve();
   // Read by the gateway at each request: a switch of engine changes its socket here.
   const gatewayOptions: GatewayOptions = {
     engineSocket: engine.socket,
-    registryUrl: registry.health.kind === 'http' ? new URL(registry.health.url).origin : '',
+    registryUrl,
     rendererDir: join(root, 'renderer', 'dist'),
     port: options.port,
     services: supervisor,
     settings,
     engines: new AddedEngines(settings),
     engineMode: { current: () => engine, select: (p) => selectEngine(p) },
+    registries: new AddedRegistries(settings, registryUrl),
   };
   async function selectEngine(preference: EngineModePreference): Promise<EngineChoice> {
     settings.writeEngineMode(preference);

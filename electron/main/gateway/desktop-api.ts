@@ -1,13 +1,16 @@
 // The gateway's own endpoints under /api: supervisor state (snapshot and a Server-Sent Events
 // stream), the servers' log files, a manual restart, the app's and servers' resource use, and
-// the engines added in Settings (engines-api.ts).
+// the engines added in Settings (engines-api.ts) and the registry browser's registries
+// (registries-api.ts).
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DesktopState, EngineChoice, EngineModePreference } from '../../../daemon/api/desktop-types';
 import type { ServiceState } from '../supervisor/service-state';
-import type { AddedEngines } from '../engines/added-engines';
+import type { AddedRegistries } from '../registries/added-registries';
 import { engineModePreferences, isEngineModePreference } from '../supervisor/engine-choice';
 import { handleEnginesApi } from './engines-api';
+import { handleRegistriesApi } from './registries-api';
+import type { Upstreams } from './upstream';
 import { engineHelpers, procUsage } from './proc-usage';
 import { readJsonBody, sendError, sendJson } from './responses';
 
@@ -32,21 +35,20 @@ export interface EngineModeControl {
   select(preference: EngineModePreference): Promise<EngineChoice>;
 }
 
-export interface DesktopApiParts {
+export interface DesktopApiParts extends Upstreams {
   services: ServiceControl;
   settings?: SettingsStore;
-  engines?: AddedEngines;
   engineMode?: EngineModeControl;
+  registries?: AddedRegistries;
 }
 
-export function handleDesktopApi(
-  req: IncomingMessage,
-  res: ServerResponse,
-  { services, settings, engines, engineMode }: DesktopApiParts,
-): void {
+export function handleDesktopApi(req: IncomingMessage, res: ServerResponse, api: DesktopApiParts): void {
+  const { services, settings, engines, engineMode, registries } = api;
   const url = new URL(req.url ?? '/', 'http://gateway');
   const parts = url.pathname.split('/').filter(Boolean); // ['api', ...]
   if (engines && parts[1] === 'engines') return void handleEnginesApi(req, res, parts.slice(2), engines);
+  if (registries && parts[1] === 'registries')
+    return void handleRegistriesApi(req, res, parts.slice(2), registries, api);
   const route = `${req.method} /${parts.slice(1, 2).join('/')}`;
   if (route === 'GET /state' && parts.length === 2) return sendJson(res, 200, snapshot(services));
   if (settings && route === 'GET /settings') return sendJson(res, 200, settings.read());

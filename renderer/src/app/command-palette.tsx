@@ -152,6 +152,8 @@ function useCommands(): Command[] {
     action('Create volume…', Plus, () => requestIntent('volumes', 'volume.create')),
     action('Prune unused volumes…', Eraser, () => requestIntent('volumes', 'volume.prune')),
     action('Clean up everything…', Trash2, () => requestIntent('disk', 'disk.cleanup')),
+    action('Add a registry…', Plus, () => requestIntent('registry', 'registry.add')),
+    action('Push to a registry from an engine…', Upload, () => requestIntent('registry', 'registry.push')),
     action(`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`, theme === 'dark' ? Sun : Moon, () =>
       setTheme(theme === 'dark' ? 'light' : 'dark'),
     ),

@@ -121,6 +121,8 @@ const layers = [
     allow: [
       'renderer/**',
       'type:daemon/api/**',
+      // A wire fact, not a type: the Accept header for manifests.
+      'daemon/api/manifest-accept',
       'react',
       'react-dom',
       '@tanstack/*',

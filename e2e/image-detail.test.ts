@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { engineCaller, type EngineCall } from './engine-calls';
 import { makeImage, makeLayer, saveArchive, withLayer } from './image-archives';
-import { missingPrerequisite, startSession, type Session } from './web-mode-fixture';
+import { missingPrerequisite, runFromPalette, startSession, type Session } from './web-mode-fixture';
 
 describe('image detail and layer explorer in web mode', { skip: missingPrerequisite() }, () => {
   let session: Session;
@@ -28,14 +28,7 @@ describe('image detail and layer explorer in web mode', { skip: missingPrerequis
     await session?.stop();
   });
 
-  const palette = async (text: string) => {
-    await page.keyboard.press('Control+k');
-    const dialog = page.getByRole('dialog', { name: 'Command palette' });
-    const input = dialog.getByRole('textbox', { name: 'Command' });
-    await input.fill(text);
-    await dialog.getByRole('option').first().filter({ hasText: text }).waitFor();
-    await input.press('Enter');
-  };
+  const palette = (text: string) => runFromPalette(page, text);
 
   test('a broken archive fails with a toast that says why; a dropped one loads with its layers', async () => {
     await page.getByTestId('images-empty').waitFor();

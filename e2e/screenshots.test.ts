@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { engineCaller, pullBusybox, type EngineCall } from './engine-calls';
 import { pushTestIndex } from './registry-push';
-import { missingPrerequisite, root, startSession, type Session } from './web-mode-fixture';
+import { missingPrerequisite, root, runFromPalette, startSession, type Session } from './web-mode-fixture';
 
 const dir = join(root, 'test-artifacts', 'screenshots');
 const looks = [
@@ -248,15 +248,7 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
     const page = session.page;
     await page.goto(session.app.launchUrl + '#/containers');
     await page.getByTestId('container-row').first().waitFor();
-    const palette = async (text: string) => {
-      await page.keyboard.press('Control+k');
-      const dialog = page.getByRole('dialog', { name: 'Command palette' });
-      const input = dialog.getByRole('textbox', { name: 'Command' });
-      await input.fill(text);
-      // In the palette: the engine switcher's <select> has options too.
-      await dialog.getByRole('option').first().filter({ hasText: text }).waitFor();
-      await input.press('Enter');
-    };
+    const palette = (text: string) => runFromPalette(page, text);
     await palette('shots-job: remove');
     await page
       .getByRole('dialog', { name: 'Remove shots-job?' })

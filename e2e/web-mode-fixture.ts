@@ -205,3 +205,14 @@ export async function startSession(opts: WebAppOptions = {}): Promise<Session> {
     },
   };
 }
+
+/** Runs a command palette action: typed, the first option waited for, then Enter. */
+export async function runFromPalette(page: Page, text: string): Promise<void> {
+  await page.keyboard.press('Control+k');
+  const dialog = page.getByRole('dialog', { name: 'Command palette' });
+  const input = dialog.getByRole('textbox', { name: 'Command' });
+  await input.fill(text);
+  // In the palette: the engine switcher's <select> has options too.
+  await dialog.getByRole('option').first().filter({ hasText: text }).waitFor();
+  await input.press('Enter');
+}

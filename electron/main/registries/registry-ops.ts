@@ -3,16 +3,8 @@
 // repositories are in one registry, else streamed from one to the other; then the manifests,
 // byte for byte so digests stay), and deleting a tag.
 import { createHash } from 'node:crypto';
+import { MANIFEST_ACCEPT } from '../../../daemon/api/manifest-accept';
 import { RegistryAccessError, type RegistrySession } from './registry-session';
-
-export const MANIFEST_TYPES = [
-  'application/vnd.oci.image.index.v1+json',
-  'application/vnd.oci.image.manifest.v1+json',
-  'application/vnd.docker.distribution.manifest.list.v2+json',
-  'application/vnd.docker.distribution.manifest.v2+json',
-  'application/vnd.svc.distribution.manifest.list.v2+json',
-  'application/vnd.svc.distribution.manifest.v2+json',
-].join(', ');
 
 /** One line of progress, in the Docker Engine's pull/push shape so the UI folds both alike. */
 export interface ProgressMessage {
@@ -60,7 +52,7 @@ async function getManifest(
   ref: string,
   signal?: AbortSignal,
 ): Promise<Fetched> {
-  const res = await s.fetch(`/v2/${repo}/manifests/${ref}`, { headers: { accept: MANIFEST_TYPES }, signal });
+  const res = await s.fetch(`/v2/${repo}/manifests/${ref}`, { headers: { accept: MANIFEST_ACCEPT }, signal });
   if (!res.ok) throw await failure(res, `${s.host}/${repo}:${ref}`);
   const bytes = Buffer.from(await res.arrayBuffer());
   const json = JSON.parse(bytes.toString('utf8')) as Fetched['json'];
@@ -197,7 +189,7 @@ const EMPTY_JSON = Buffer.from('{}');
 export async function deleteTag(s: RegistrySession, repo: string, tag: string): Promise<void> {
   const head = await s.fetch(`/v2/${repo}/manifests/${tag}`, {
     method: 'HEAD',
-    headers: { accept: MANIFEST_TYPES },
+    headers: { accept: MANIFEST_ACCEPT },
   });
   if (!head.ok) throw await failure(head, `${s.host}/${repo}:${tag}`);
   const direct = await s.fetch(`/v2/${repo}/manifests/${tag}`, { method: 'DELETE' });

@@ -2,6 +2,7 @@
 // svc-registry), `registryAt(id)` over /registries/{id} for any registry of the registry browser
 // (the gateway signs the requests in with that registry's stored credentials).
 import { getJson, query, request } from './gateway';
+import { MANIFEST_ACCEPT } from '../../../daemon/api/manifest-accept';
 
 const R = '/registry/v2';
 
@@ -55,15 +56,6 @@ export function nextLast(link: string | null): string | undefined {
   return m ? (new URL(m[1], 'http://registry').searchParams.get('last') ?? undefined) : undefined;
 }
 
-const MANIFEST_TYPES = [
-  'application/vnd.oci.image.index.v1+json',
-  'application/vnd.oci.image.manifest.v1+json',
-  'application/vnd.docker.distribution.manifest.list.v2+json',
-  'application/vnd.docker.distribution.manifest.v2+json',
-  'application/vnd.svc.distribution.manifest.list.v2+json',
-  'application/vnd.svc.distribution.manifest.v2+json',
-].join(', ');
-
 const path = (repo: string) => repo.split('/').map(encodeURIComponent).join('/');
 
 async function readManifest(res: Response) {
@@ -93,7 +85,7 @@ export function registryAt(id: string) {
     manifest: async (repo: string, reference: string) =>
       readManifest(
         await request(`${base}/${path(repo)}/manifests/${encodeURIComponent(reference)}`, {
-          headers: { Accept: MANIFEST_TYPES },
+          headers: { Accept: MANIFEST_ACCEPT },
         }),
       ),
     config: (repo: string, digest: string) =>

@@ -10,7 +10,7 @@ import type { RegistrySummary } from '../../../../../daemon/api/desktop-types';
 import type { Descriptor, ImageConfigBlob, Manifest } from '../../../api/registry-client';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
-import { bytes, plural, when } from '../../../app/format';
+import { bytes, plural, shortId, when } from '../../../app/format';
 import { navigate } from '../../../app/router';
 import { Button } from '../../../app/ui/button';
 import { RunDialog } from '../../containers/components/run-dialog';
@@ -115,8 +115,12 @@ function IndexTable({ repo, manifests }: { repo: string; manifests: Descriptor[]
           <tr key={d.digest}>
             <td>{platformOf(d.platform) || <span className="muted">none given</span>}</td>
             <td>
-              <a href={`#/registry/${encodeURIComponent(repo)}/${encodeURIComponent(d.digest)}`}>
-                <code>{d.digest}</code>
+              {/* Shortened, as a column cannot hold 71 characters at 1024 px; the title has it whole. */}
+              <a
+                href={`#/registry/${encodeURIComponent(repo)}/${encodeURIComponent(d.digest)}`}
+                title={d.digest}
+              >
+                <code>sha256:{shortId(d.digest)}…</code>
               </a>
               <div className="muted">{d.mediaType}</div>
             </td>

@@ -44,7 +44,7 @@ export function EngineModeSettings() {
         </dl>
       ) : null}
       {options.map((p) => (
-        <label key={p}>
+        <label key={p} className="choice">
           <input
             type="radio"
             name="engine-mode"

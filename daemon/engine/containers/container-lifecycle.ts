@@ -181,8 +181,8 @@ export class ContainerLifecycle {
   ): Promise<void> {
     await this.deleteTask(container, alongside);
     const { runcState } = this.ctx;
-    if (runcState.has(container.id))
-      await runcState.remove(container.id, containerCgroupPath(container.id, container.record.HostConfig));
+    const cgroup = containerCgroupPath(container.id, container.record.HostConfig);
+    if (runcState.has(container.id, cgroup)) await runcState.remove(container.id, cgroup);
     await runcState.removeLostBundle(container.id);
   }
 
@@ -201,6 +201,9 @@ export class ContainerLifecycle {
       status = (await tasks.get(id)).status;
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
+      // containerd may still list a task its shim does not know (containerd died in the task's
+      // Create): Get says not found, Create "already exists"; Delete drops it.
+      await tasks.delete(id).catch(() => undefined);
       return alongside();
     }
     if (status !== 'STOPPED') {

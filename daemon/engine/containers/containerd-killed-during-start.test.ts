@@ -77,25 +77,16 @@ describe('containerd killed while a container starts', () => {
     assert.deepEqual(runcLeftovers(svcd.dataRoot, id), []);
   });
 
-  test(
-    'the container starts again, and containerd keeps no task directory for it',
-    {
-      todo:
-        'containerd 1.6 keeps a task whose Create it died in: Tasks.Get does not find it, Tasks.Create ' +
-        'says "already exists" (even with its bundle removed) until containerd restarts; removing ' +
-        'the container does clean it up',
-    },
-    async () => {
-      const { svcd } = suite();
-      const { id } = await startCutShort();
-      await eventually(
-        async () => runcLeftovers(svcd.dataRoot, id),
-        (l) => l.length === 0,
-      );
-      expectStatus(await svcd.request('POST', `/containers/${id}/start`), 204);
-      assert.equal(existsSync(taskDir(svcd.dataRoot, id)), true);
-      expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
-      assert.equal(existsSync(taskDir(svcd.dataRoot, id)), false);
-    },
-  );
+  test('the container starts again, and containerd keeps no task directory for it', async () => {
+    const { svcd } = suite();
+    const { id } = await startCutShort();
+    await eventually(
+      async () => runcLeftovers(svcd.dataRoot, id),
+      (l) => l.length === 0,
+    );
+    expectStatus(await svcd.request('POST', `/containers/${id}/start`), 204);
+    assert.equal(existsSync(taskDir(svcd.dataRoot, id)), true);
+    expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
+    assert.equal(existsSync(taskDir(svcd.dataRoot, id)), false);
+  });
 });

@@ -39,6 +39,7 @@ import { containerSpec, refreshSeccomp, specNeedsStart } from './container-spec'
 import { isRunning, markDead, markExited, markRemoving } from './container-state';
 import { updateResources } from './container-update';
 import { sweepUnrecorded } from './unrecorded-containers';
+import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 import { inspectView, type Sizes } from './container-view';
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 import { shouldStartAtBoot } from './restart-decision';
@@ -227,7 +228,10 @@ export class ContainersService {
     const idle = (c: Container) =>
       !c.starting && !isRunning(c.record.State) && c.record.State.Status !== 'restarting';
     const { runcState, networking } = this.ctx;
-    const left = (c: Container) => listed.has(c.id) || runcState.has(c.id) || networking.hasNamespace(c.id);
+    const left = (c: Container) =>
+      listed.has(c.id) ||
+      runcState.has(c.id, containerCgroupPath(c.id, c.record.HostConfig)) ||
+      networking.hasNamespace(c.id);
     for (const c of this.ctx.registry.all()) {
       if (!idle(c) || !left(c)) continue;
       await c

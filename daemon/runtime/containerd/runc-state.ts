@@ -3,8 +3,8 @@
 // died: runc made the state and cgroups, the shim never recorded the task), or one it keeps but
 // cannot delete.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readdir, readFile, readlink, rm, rmdir } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { readFile, readlink, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -46,8 +46,9 @@ export class RuncState {
     return path.join(this.root, this.namespace);
   }
 
-  has(id: string): boolean {
-    return existsSync(path.join(this.dir, id));
+  /** Whether runc left state or a cgroup of the task (a delete cut short leaves either). */
+  has(id: string, cgroupsPath: string): boolean {
+    return existsSync(path.join(this.dir, id)) || cgroupDirs(cgroupsPath).some((d) => existsSync(d));
   }
 
   /**
@@ -57,12 +58,15 @@ export class RuncState {
   async remove(id: string, cgroupsPath: string): Promise<void> {
     // runc cut short before it wrote state.json cannot delete its own state: the cgroups' processes
     // are killed and the directory (only runc's files, no mount) removed by hand then.
-    const deleted = await run('runc', ['--root', this.dir, 'delete', '--force', id]).then(
-      () => true,
-      () => false,
-    );
+    const state = path.join(this.dir, id);
+    const deleted =
+      !existsSync(state) ||
+      (await run('runc', ['--root', this.dir, 'delete', '--force', id]).then(
+        () => true,
+        () => false,
+      ));
     await removeCgroup(cgroupsPath);
-    if (!deleted) await rm(path.join(this.dir, id), { recursive: true, force: true });
+    if (!deleted) await rm(state, { recursive: true, force: true });
   }
 }
 
@@ -77,10 +81,14 @@ async function shimRuns(bundle: string, id: string): Promise<boolean> {
 const cgroupRoot = '/sys/fs/cgroup';
 const rmdirAttempts = 100;
 
+/** The cgroup's directory in every hierarchy (cgroup v1's controllers, or v2's one). */
+function cgroupDirs(cgroupsPath: string): string[] {
+  return readdirSync(cgroupRoot).map((hierarchy) => path.join(cgroupRoot, hierarchy, cgroupsPath));
+}
+
 /** The cgroup in every hierarchy, its processes killed first (rmdir fails while any is left). */
 async function removeCgroup(cgroupsPath: string): Promise<void> {
-  for (const hierarchy of await readdir(cgroupRoot)) {
-    const dir = path.join(cgroupRoot, hierarchy, cgroupsPath);
+  for (const dir of cgroupDirs(cgroupsPath)) {
     for (let attempt = 1; ; attempt++) {
       const procs = await readFile(path.join(dir, 'cgroup.procs'), 'utf8').catch(() => undefined);
       if (procs === undefined) break; // not in this hierarchy, or removed through a co-mounted one

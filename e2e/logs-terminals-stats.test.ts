@@ -26,8 +26,17 @@ async function loaded(page: Page): Promise<number> {
 
 const rows = (page: Page) => page.locator('.log-lines .line');
 const logList = (page: Page) => page.getByRole('list', { name: 'Log lines' });
-const scrollLogs = (page: Page, to: 'top' | 'bottom') =>
-  logList(page).evaluate((el, top) => (el.scrollTop = top ? 0 : el.scrollHeight), to === 'top');
+/**
+ * Scrolls the list as a user would see it: the rows follow in the scroll event, which comes with
+ * the next frame, so the promise ends after that frame.
+ */
+const scrollLogs = async (page: Page, to: 'top' | 'bottom' | number) => {
+  await logList(page).evaluate(
+    (el, top) => (el.scrollTop = top === 'top' ? 0 : top === 'bottom' ? el.scrollHeight : top),
+    to,
+  );
+  await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+};
 
 describe('logs, terminals and stats at scale in web mode', { skip: missingPrerequisite() }, () => {
   let session: Session;
@@ -74,7 +83,7 @@ describe('logs, terminals and stats at scale in web mode', { skip: missingPrereq
     await page.getByLabel('Follow').uncheck();
     await page.getByLabel('Timestamps').uncheck();
     // One row down from the top: the first line is rendered (above the view) and nothing loads yet.
-    await logList(page).evaluate((el) => (el.scrollTop = 18));
+    await scrollLogs(page, 18);
     const oldest = Number(await rows(page).first().innerText());
     await scrollLogs(page, 'top');
     assert.ok(oldest > 1, `the first of the last 1,000 lines is ${oldest}`);

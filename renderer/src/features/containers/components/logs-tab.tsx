@@ -246,6 +246,7 @@ export function LogsTab({ id, tty, created }: { id: string; tty: boolean; create
         rowHeight={ROW}
         follow={follow}
         prepended={prepended}
+        recycle
         scrollToIndex={follow ? undefined : target}
         onUserScroll={(atEnd, atTop) => {
           if (!atEnd && follow) setFollow(false);

@@ -1,5 +1,6 @@
 // The logs view at scale in web mode, in Debian's Chromium: a container that logged 1,000,000
-// lines; time to the first screen of its logs tab, time to all of them loaded, the frame times
+// lines; time to the first screen of its logs tab (its last line shown) opened with the last
+// 1,000 lines and then with all lines, time to all of them loaded, the frame times
 // of scrolling through them with the mouse wheel (p95; 16.7 ms is 60 frames a second), the
 // renderer's CPU time per frame (what a frame costs, whatever the machine's load) and the
 // renderer's JS heap with them loaded. No peer: Docker Engine has no UI to compare with.
@@ -12,6 +13,32 @@ import type { BenchRow, BenchSuite } from './types';
 import { percentile, wheelFrames } from './wheel-frames';
 
 const LINES = 1_000_000;
+/**
+ * Waits, checking every frame, for the log's last line in the view, and the status no longer
+ * `before` (the view has started again).
+ */
+async function lastLineShown(page: Page, before: string | undefined): Promise<void> {
+  // (Runs in the page; the bench is compiled without the DOM's types.)
+  await page.waitForFunction(
+    (was) => {
+      interface Node {
+        innerText: string;
+        textContent: string;
+      }
+      const doc = (
+        globalThis as unknown as {
+          document: { querySelector(s: string): Node | null; querySelectorAll(s: string): Node[] };
+        }
+      ).document;
+      const status = doc.querySelector('[data-testid=log-status]');
+      if (!status || status.innerText === was) return false;
+      return [...doc.querySelectorAll('.log-lines .line')].some((l) => l.textContent.endsWith(' done'));
+    },
+    before ?? '',
+    { polling: 'raf', timeout: 300_000 },
+  );
+}
+
 /** Wheel events of a screenful each, one a frame: every row on screen is new in every frame. */
 const WHEELS = 300;
 
@@ -53,11 +80,15 @@ export const logsSuite: BenchSuite = {
         const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
         const t0 = performance.now();
         await page.goto(`${app.launchUrl}#/containers/${Id}/logs`);
-        await page.locator('.log-lines .line').first().waitFor({ timeout: 60_000 });
+        await lastLineShown(page, undefined);
         const firstScreen = performance.now() - t0;
 
+        // All lines: the view starts again, and shows the end before the rest has come.
+        const before = await page.getByTestId('log-status').innerText();
         const t1 = performance.now();
         await page.getByLabel('Lines to load').selectOption('all');
+        await lastLineShown(page, before);
+        const allFirstScreen = performance.now() - t1;
         await pollUntil(
           'all lines in the view',
           async () => ((await loadedLines(page)) > LINES ? true : undefined),
@@ -83,7 +114,18 @@ export const logsSuite: BenchSuite = {
         const { metrics } = await cdp.send('Performance.getMetrics');
         const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
         const rows: BenchRow[] = [
-          { name: 'logs 1M lines: first screen', unit: 'ms', ours: firstScreen, higherIsBetter: false },
+          {
+            name: 'logs 1M lines: first screen (page opened, last 1,000 lines)',
+            unit: 'ms',
+            ours: firstScreen,
+            higherIsBetter: false,
+          },
+          {
+            name: 'logs 1M lines: first screen of all lines',
+            unit: 'ms',
+            ours: allFirstScreen,
+            higherIsBetter: false,
+          },
           { name: 'logs 1M lines: all loaded', unit: 'ms', ours: allLoaded, higherIsBetter: false },
           {
             name: 'logs 1M lines: scroll frame p95',

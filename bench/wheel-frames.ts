@@ -3,6 +3,7 @@
 // page records the time between animation frames while the list moves. A frame the main thread
 // cannot finish in time shows as a long interval, whatever part of the work made it late.
 import type { Locator, Page } from 'playwright-core';
+import { busiestSince, rendererCpuTimes } from './renderer-process';
 
 export interface WheelScroll {
   /** Intervals between consecutive animation frames while scrolling, ms. */
@@ -16,19 +17,6 @@ export interface WheelScroll {
    * costs, which unlike frame times does not grow when other programs load the machine.
    */
   cpuPerFrame: number;
-}
-
-/** CPU seconds used so far by each renderer process of the page's browser, by process id. */
-async function rendererCpu(page: Page): Promise<Map<number, number>> {
-  const browserCdp = await page.context().browser()!.newBrowserCDPSession();
-  try {
-    const { processInfo } = (await browserCdp.send('SystemInfo.getProcessInfo')) as {
-      processInfo: Array<{ type: string; id: number; cpuTime: number }>;
-    };
-    return new Map(processInfo.filter((p) => p.type === 'renderer').map((p) => [p.id, p.cpuTime]));
-  } finally {
-    await browserCdp.detach();
-  }
 }
 
 /**
@@ -67,7 +55,8 @@ export async function wheelFrames(
   // Sent at a steady 60 a second without waiting for each to be handled, as a wheel does: a
   // renderer that falls behind gets them coalesced, and its frames come late.
   const cdp = await page.context().newCDPSession(page);
-  const cpu0 = await rendererCpu(page);
+  const browser = page.context().browser()!;
+  const cpu0 = await rendererCpuTimes(browser);
   const p0 = await page.evaluate(() => performance.now());
   const sent: Promise<unknown>[] = [];
   const t0 = performance.now();
@@ -94,8 +83,7 @@ export async function wheelFrames(
     if (now === top) break;
     top = now;
   }
-  // Chromium keeps spare renderers; the page's is the one that worked.
-  const cpu = Math.max(...[...(await rendererCpu(page))].map(([id, t]) => t - (cpu0.get(id) ?? 0)));
+  const cpu = busiestSince(cpu0, await rendererCpuTimes(browser)).cpuSeconds;
   const p1 = await page.evaluate(() => performance.now());
   const { times, tops } = await page.evaluate(() => {
     const g = globalThis as unknown as { __wheelFrames: { times: number[]; tops: number[]; on: boolean } };

@@ -2,7 +2,8 @@
 // --tlsverify is added in Settings with its client certificate files, the switcher moves every
 // screen to it (list, logs, terminal), the combined view shows both engines' containers with
 // the engine column and filter, and an engine that is not there is shown down with its reason.
-// Then Docker Engine 20.10, where installed, added by its unix socket.
+// Then Docker Engine 20.10, where installed, added by its unix socket, and a third svcd reached
+// over ssh:// (the system ssh client to an sshd the test starts on loopback).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,10 +18,11 @@ import {
   type DockerdPeer,
 } from '../daemon/testing/dockerd-peer';
 import { pollUntil } from '../daemon/testing/poll';
-import { destroySvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
+import { destroySvcd, startSvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
 import { makePki, startTlsSvcd, type Pki } from '../daemon/testing/test-pki';
 import { engineCaller, pullBusybox } from './engine-calls';
 import { CONTAINERS_SETTLED, missingPrerequisite, startSession, type Session } from './web-mode-fixture';
+import { sshdMissing, startSshHost, type SshHost } from './ssh-host';
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
   pollUntil(what, probe, { timeoutMs: 20_000, intervalMs: 200 });
@@ -213,6 +215,56 @@ describe(
       await cells.first().waitFor();
       assert.equal(await cells.first().innerText(), 'docker');
       await session.shot('engines-docker');
+    });
+  },
+);
+
+describe(
+  'an ssh:// engine through the system ssh client',
+  { skip: missingPrerequisite() ?? sshdMissing() },
+  () => {
+    let session: Session;
+    let page: Page;
+    let remote: SvcdInstance;
+    let host: SshHost;
+
+    before(async () => {
+      remote = await startSvcd();
+      await importBusybox(remote);
+      const made = await remote.request('POST', '/containers/create?name=on-ssh-host', {
+        body: { Image: 'busybox:latest', Cmd: ['sh', '-c', 'echo hello over ssh; sleep 600'] },
+      });
+      assert.equal(made.status, 201, made.body.toString());
+      const { Id } = JSON.parse(made.body.toString()) as { Id: string };
+      assert.equal((await remote.request('POST', `/containers/${Id}/start`)).status, 204);
+      host = await startSshHost(`unix://${remote.socket}`);
+      session = await startSession(host.clientEnv);
+      page = session.page;
+      await page.goto(session.app.launchUrl + '#/settings');
+      await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+    });
+
+    after(async () => {
+      await session?.stop();
+      await host?.stop();
+      await destroySvcd(remote);
+    });
+
+    test("added as ssh://root@127.0.0.1:PORT, it tests up and lists the remote engine's containers", async () => {
+      const form = page.getByRole('form', { name: 'Add an engine' });
+      await form.getByLabel('Name').fill('over-ssh');
+      await form.getByLabel('Endpoint').fill(`ssh://root@127.0.0.1:${host.port}`);
+      await form.getByRole('button', { name: 'Add engine' }).click();
+      const row = page.getByTestId('engine-over-ssh');
+      await row.getByText(/^up, /).waitFor({ timeout: 30_000 });
+      await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'over-ssh' });
+      await page.getByRole('link', { name: 'Containers' }).click();
+      const listed = page.getByTestId('container-row').filter({ hasText: 'on-ssh-host' });
+      await listed.waitFor();
+      await listed.getByRole('link').first().click();
+      await page.getByRole('tab', { name: 'Logs' }).click();
+      await page.locator('.log-lines .line', { hasText: 'hello over ssh' }).waitFor();
+      await session.shot('engines-ssh');
     });
   },
 );

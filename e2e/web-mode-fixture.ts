@@ -74,7 +74,8 @@ async function removeContainers(base: string, token: string): Promise<void> {
   }
 }
 
-export async function startWebApp(): Promise<WebApp> {
+/** `env`: variables added to the app's environment (a PATH with a test's own ssh wrapper). */
+export async function startWebApp(env: NodeJS.ProcessEnv = {}): Promise<WebApp> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-desktop-e2e-'));
   const registryPort = await freePort();
   const t0 = performance.now();
@@ -90,7 +91,7 @@ export async function startWebApp(): Promise<WebApp> {
       '--registry-port',
       String(registryPort),
     ],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
   );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -158,10 +159,10 @@ export interface Session {
 }
 
 /** Web mode with both servers up, and a Chromium page (not yet navigated) to drive it. */
-export async function startSession(): Promise<Session> {
+export async function startSession(env: NodeJS.ProcessEnv = {}): Promise<Session> {
   const artifacts = join(root, 'test-artifacts', 'desktop');
   mkdirSync(artifacts, { recursive: true });
-  const app = await startWebApp();
+  const app = await startWebApp(env);
   try {
     await waitForServices(app);
   } catch (err) {

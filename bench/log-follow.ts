@@ -1,9 +1,8 @@
 // The logs view left following a chatty container, in web mode in Debian's Chromium: the
 // renderer's memory after N minutes of it. The issue's figure is 10 minutes; by default the
 // suite follows for FOLLOW_MINUTES (`--follow-minutes 10` for the full run) and prints which ran.
-import type { Page } from 'playwright-core';
-import { engineCaller, pullBusybox } from '../e2e/engine-calls';
-import { launchChromium, missingPrerequisite, startWebApp, waitForServices } from '../e2e/web-mode-fixture';
+import { launchChromium } from '../e2e/web-mode-fixture';
+import { heapMB, loadedLines, withLoggingContainer } from './log-view';
 import { rssMB } from './process-memory';
 import { busiestSince, rendererCpuTimes } from './renderer-process';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
@@ -15,48 +14,15 @@ const CHATTY = `while :; do for a in 0 1 2 3 4 5 6 7 8 9; do for b in 0 1 2 3 4 
 echo "GET /api/items/$a$b?page=2 200 1532 bytes in 3.1 ms (a chatty container logs this)"; done; done
 sleep 1; done`;
 
-/** The page's JS heap after a full garbage collection, MB. */
-async function heapMB(page: Page): Promise<number> {
-  const cdp = await page.context().newCDPSession(page);
-  try {
-    await cdp.send('HeapProfiler.collectGarbage');
-    // Metrics read zero until the domain is enabled.
-    await cdp.send('Performance.enable');
-    const { metrics } = await cdp.send('Performance.getMetrics');
-    return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1024 / 1024;
-  } finally {
-    await cdp.detach();
-  }
-}
-
-async function loadedLines(page: Page): Promise<number> {
-  const m = /([\d,]+) lines? loaded/.exec(await page.getByTestId('log-status').innerText());
-  return m ? Number(m[1].replace(/,/g, '')) : -1;
-}
-
 export const logFollowSuite: BenchSuite = {
   name: 'logfollow',
   async run(options: BenchOptions): Promise<BenchRow[]> {
-    const missing = missingPrerequisite();
-    if (missing) {
-      process.stderr.write(`bench logfollow: skipped, ${missing}\n`);
-      return [];
-    }
     const minutes = options.followMinutes ?? FOLLOW_MINUTES;
     process.stderr.write(
       `bench logfollow: following for ${minutes} min` +
         (minutes < 10 ? ' (the issue asks for 10: --follow-minutes 10)\n' : '\n'),
     );
-    const app = await startWebApp();
-    try {
-      await waitForServices(app);
-      const engine = engineCaller(app);
-      const image = await pullBusybox(app);
-      const { Id } = (await engine('POST', '/containers/create?name=bench-follow', {
-        Image: image,
-        Cmd: ['sh', '-c', CHATTY],
-      })) as { Id: string };
-      await engine('POST', `/containers/${Id}/start`);
+    const rows = await withLoggingContainer('logfollow', 'bench-follow', CHATTY, async (app, Id) => {
       const browser = await launchChromium();
       try {
         const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
@@ -94,8 +60,7 @@ export const logFollowSuite: BenchSuite = {
       } finally {
         await browser.close();
       }
-    } finally {
-      await app.stop();
-    }
+    });
+    return rows ?? [];
   },
 };

@@ -2,7 +2,7 @@
 // input pipeline (CDP Input.dispatchMouseEvent, as a user's wheel does, hover and all), and the
 // page records the time between animation frames while the list moves. A frame the main thread
 // cannot finish in time shows as a long interval, whatever part of the work made it late.
-import type { Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { busiestSince, rendererCpuTimes } from './renderer-process';
 
 export interface WheelScroll {
@@ -107,4 +107,23 @@ export async function wheelFrames(
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+/**
+ * A page of static rows (plain divs, no script) of the log's size on screen: the same wheel on
+ * it gives the frame times this machine manages at its present load for any page, the floor
+ * the view's own figures are read against.
+ */
+export async function staticPage(browser: Browser, rows: number): Promise<{ page: Page; list: Locator }> {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const html = Array.from(
+    { length: rows },
+    (_, i) => `<div style="height:18px">2026-01-01T00:00:00.${String(i).padStart(9, '0')}Z ${i + 1}</div>`,
+  ).join('');
+  await page.setContent(
+    `<div role="list" aria-label="Static rows" style="height:700px;overflow:auto;font:12px/18px monospace">${html}</div>`,
+  );
+  const list = page.getByRole('list', { name: 'Static rows' });
+  await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
+  return { page, list };
 }

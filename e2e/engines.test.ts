@@ -17,6 +17,7 @@ import {
   startDockerd,
   type DockerdPeer,
 } from '../daemon/testing/dockerd-peer';
+import type { EngineApi } from '../daemon/testing/engine-client';
 import { pollUntil } from '../daemon/testing/poll';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
 import { makePki, startTlsSvcd, type Pki } from '../daemon/testing/test-pki';
@@ -26,6 +27,29 @@ import { sshdMissing, startSshHost, type SshHost } from './ssh-host';
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
   pollUntil(what, probe, { timeoutMs: 20_000, intervalMs: 200 });
+
+/** Creates and starts, on an engine the test talks to directly, a busybox container printing `text`. */
+async function runPrinting(
+  engine: EngineApi,
+  name: string,
+  text: string,
+  hostConfig?: object,
+): Promise<void> {
+  const made = await engine.request('POST', `/containers/create?name=${name}`, {
+    body: { Image: 'busybox:latest', Cmd: ['sh', '-c', `echo ${text}; sleep 600`], HostConfig: hostConfig },
+  });
+  assert.equal(made.status, 201, made.body.toString());
+  const { Id } = JSON.parse(made.body.toString()) as { Id: string };
+  assert.equal((await engine.request('POST', `/containers/${Id}/start`)).status, 204);
+}
+
+/** Web mode on its Settings screen, where engines are added, once the embedded engine is up. */
+async function settingsSession(env?: NodeJS.ProcessEnv): Promise<Session> {
+  const session = await startSession(env);
+  await session.page.goto(session.app.launchUrl + '#/settings');
+  await session.page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+  return session;
+}
 
 describe('several engines in one window', { skip: missingPrerequisite() }, () => {
   let session: Session;
@@ -40,22 +64,15 @@ describe('several engines in one window', { skip: missingPrerequisite() }, () =>
     pki = await makePki(pkiDir);
     ({ svcd: second, port } = await startTlsSvcd(pki));
     await importBusybox(second);
-    const made = await second.request('POST', '/containers/create?name=on-second', {
-      body: { Image: 'busybox:latest', Cmd: ['sh', '-c', 'echo hello from the second engine; sleep 600'] },
-    });
-    assert.equal(made.status, 201, made.body.toString());
-    const { Id } = JSON.parse(made.body.toString()) as { Id: string };
-    assert.equal((await second.request('POST', `/containers/${Id}/start`)).status, 204);
+    await runPrinting(second, 'on-second', 'hello from the second engine');
 
-    session = await startSession();
+    session = await settingsSession();
     page = session.page;
     const image = await pullBusybox(session.app);
     await engineCaller(session.app)('POST', '/containers/create?name=on-embedded', {
       Image: image,
       Cmd: ['true'],
     });
-    await page.goto(session.app.launchUrl + '#/settings');
-    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
   });
 
   after(async () => {
@@ -166,21 +183,10 @@ describe(
     before(async () => {
       dockerd = await startDockerd();
       await importBusybox(dockerd);
-      const made = await dockerd.request('POST', '/containers/create?name=on-docker', {
-        body: {
-          Image: 'busybox:latest',
-          Cmd: ['sh', '-c', 'echo hello from docker; sleep 600'],
-          // The peer has no bridge.
-          HostConfig: { NetworkMode: 'none' },
-        },
-      });
-      assert.equal(made.status, 201, made.body.toString());
-      const { Id } = JSON.parse(made.body.toString()) as { Id: string };
-      assert.equal((await dockerd.request('POST', `/containers/${Id}/start`)).status, 204);
-      session = await startSession();
+      // The peer has no bridge.
+      await runPrinting(dockerd, 'on-docker', 'hello from docker', { NetworkMode: 'none' });
+      session = await settingsSession();
       page = session.page;
-      await page.goto(session.app.launchUrl + '#/settings');
-      await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
     });
 
     after(async () => {
@@ -231,17 +237,10 @@ describe(
     before(async () => {
       remote = await startSvcd();
       await importBusybox(remote);
-      const made = await remote.request('POST', '/containers/create?name=on-ssh-host', {
-        body: { Image: 'busybox:latest', Cmd: ['sh', '-c', 'echo hello over ssh; sleep 600'] },
-      });
-      assert.equal(made.status, 201, made.body.toString());
-      const { Id } = JSON.parse(made.body.toString()) as { Id: string };
-      assert.equal((await remote.request('POST', `/containers/${Id}/start`)).status, 204);
+      await runPrinting(remote, 'on-ssh-host', 'hello over ssh');
       host = await startSshHost(`unix://${remote.socket}`);
-      session = await startSession(host.clientEnv);
+      session = await settingsSession(host.clientEnv);
       page = session.page;
-      await page.goto(session.app.launchUrl + '#/settings');
-      await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
     });
 
     after(async () => {

@@ -106,6 +106,8 @@ const layers = [
       api,
       'daemon/lib/svcd-launch',
       'daemon/lib/registry-launch',
+      // The gateway reads image archives (the layer explorer) with the daemon's streaming tar reader.
+      'daemon/lib/tar/**',
       'daemon/server/streams/**',
       'node:*',
       'electron',
@@ -119,6 +121,8 @@ const layers = [
     allow: [
       'renderer/**',
       'type:daemon/api/**',
+      // A wire fact, not a type: the Accept header for manifests.
+      'daemon/api/manifest-accept',
       'react',
       'react-dom',
       '@tanstack/*',

@@ -53,6 +53,12 @@ async function listRate(call: Call): Promise<number> {
   }
 }
 
+/** The lifecycle row's figure alone, for an engine of its own (the rootless suite). */
+export async function lifecycleOf(socket: string): Promise<number> {
+  await importBusyboxAs(socket, image);
+  return lifecycleMedian(caller(socket));
+}
+
 async function measure(socket: string): Promise<{ lifecycle: number; list: number }> {
   await importBusyboxAs(socket, image);
   const call = caller(socket);

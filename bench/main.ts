@@ -16,6 +16,7 @@ import { buildSuite } from './build';
 import { networksSuite } from './networks';
 import { logsSuite } from './logs';
 import { logFollowSuite } from './log-follow';
+import { rootlessSuite } from './rootless';
 
 const suites: Record<string, BenchSuite> = {
   registry: registrySuite,
@@ -27,6 +28,7 @@ const suites: Record<string, BenchSuite> = {
   networks: networksSuite,
   logs: logsSuite,
   logfollow: logFollowSuite,
+  rootless: rootlessSuite,
 };
 
 function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; only?: string[] } {
@@ -36,6 +38,7 @@ function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; on
     const [flag, inline] = argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i]];
     const value = () => inline ?? argv[++i];
     if (flag === '--docker-host') options.dockerHost = value();
+    else if (flag === '--rootless-docker-host') options.rootlessDockerHost = value();
     else if (flag === '--distribution') options.distributionUrl = value();
     else if (flag === '--only') only = value().split(',');
     else if (flag === '--follow-minutes') {
@@ -43,7 +46,7 @@ function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; on
       if (!(options.followMinutes > 0)) throw new Error(`--follow-minutes takes a number of minutes above 0`);
     } else
       throw new Error(
-        `unknown option ${argv[i]}; options: --docker-host URL --distribution URL --only a,b --follow-minutes N`,
+        `unknown option ${argv[i]}; options: --docker-host URL --rootless-docker-host URL --distribution URL --only a,b --follow-minutes N`,
       );
   }
   return { options, only };

@@ -4,9 +4,39 @@
 # Distribution 2.8 (Debian docker-registry) on 127.0.0.1:5001. Prints the bench options to use.
 #   bench/peers.sh start   then   npm run bench -- --docker-host unix:///tmp/svc-bench-peer/docker.sock --distribution http://127.0.0.1:5001
 #   bench/peers.sh stop
+# `start-rootless` adds rootless Docker (Debian's dockerd-rootless.sh, in rootlesskit) run by the
+# rootless suites' user svc-rootless, the rootless bench suite's peer (`stop` stops it too):
+#   npm run bench -- --only rootless --rootless-docker-host unix:///tmp/svc-bench-peer/rootless/run/docker.sock
 set -euo pipefail
 dir=/tmp/svc-bench-peer
+rootless=$dir/rootless
+user=svc-rootless
 case "${1:-start}" in
+start-rootless)
+  command -v dockerd-rootless.sh >/dev/null || PATH=$PATH:/usr/share/docker.io/contrib
+  command -v dockerd-rootless.sh >/dev/null && command -v rootlesskit >/dev/null || {
+    echo "install the peer first: apt-get install -y docker.io rootlesskit slirp4netns uidmap" >&2
+    exit 1
+  }
+  # The same user and subordinate IDs as daemon/testing/rootless-harness.ts makes.
+  id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /usr/sbin/nologin "$user"
+  grep -q "^$user:" /etc/subuid || usermod --add-subuids 300000-365535 --add-subgids 300000-365535 "$user"
+  if ! curl -sf --unix-socket "$rootless/run/docker.sock" http://d/_ping >/dev/null; then
+    mkdir -p "$rootless/run" "$rootless/home"
+    chown -R "$user:" "$rootless"
+    chmod 700 "$rootless/run"
+    setpriv --reuid "$user" --regid "$user" --init-groups env -i PATH="$PATH:/usr/sbin:/sbin" \
+      HOME="$rootless/home" XDG_RUNTIME_DIR="$rootless/run" \
+      nohup dockerd-rootless.sh --data-root "$rootless/data" --exec-root "$rootless/run/exec" \
+      -H "unix://$rootless/run/docker.sock" >"$rootless/dockerd.log" 2>&1 &
+    echo $! >"$rootless/rootlesskit.pid"
+  fi
+  for _ in $(seq 100); do
+    curl -sf --unix-socket "$rootless/run/docker.sock" http://d/_ping >/dev/null && break
+    sleep 0.2
+  done
+  echo "--rootless-docker-host unix://$rootless/run/docker.sock"
+  ;;
 start)
   command -v dockerd >/dev/null && command -v docker-registry >/dev/null || {
     echo "install the peers first: apt-get install -y docker.io docker-registry" >&2
@@ -42,7 +72,7 @@ YML
   echo "--docker-host unix://$dir/docker.sock --distribution http://127.0.0.1:5001"
   ;;
 stop)
-  for f in "$dir/dockerd.pid" "$dir/registry.pid"; do
+  for f in "$dir/dockerd.pid" "$dir/registry.pid" "$rootless/rootlesskit.pid"; do
     [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
   done
   # dockerd leaves its bridge and chains behind: they go with the peer.
@@ -58,7 +88,7 @@ stop)
   done
   ;;
 *)
-  echo "usage: $0 start|stop" >&2
+  echo "usage: $0 start|start-rootless|stop" >&2
   exit 2
   ;;
 esac

@@ -185,9 +185,24 @@ async function eventLatency(socket: string): Promise<{ event: number; start: num
   return { event: median(events), start: median(starts) };
 }
 
-async function measure(socket: string): Promise<Figures> {
+async function importImage(socket: string): Promise<void> {
   const query = new URLSearchParams({ fromSrc: '-', repo, tag: 'latest', changes: 'ENV PATH=/bin' });
   await api(socket, 'POST', `/images/create?${query}`, await busyboxRootfsTar());
+}
+
+/** The exec row's figure alone, in a container of its own (the rootless suite). */
+export async function execOf(socket: string): Promise<number> {
+  await importImage(socket);
+  const id = await container(socket, ['sleep', '600']);
+  try {
+    return await execLatency(socket, id);
+  } finally {
+    await api(socket, 'DELETE', `/containers/${id}?force=1`).catch(() => undefined);
+  }
+}
+
+async function measure(socket: string): Promise<Figures> {
+  await importImage(socket);
   const logsMBps = await logsRate(socket);
   const id = await container(socket, ['sleep', '600']);
   try {

@@ -3,6 +3,8 @@
 export interface BenchOptions {
   /** Docker Engine 20.10 socket to compare against, e.g. unix:///tmp/peer-docker/docker.sock. */
   dockerHost?: string;
+  /** Rootless Docker's socket, the rootless suite's peer, e.g. unix:///run/user/1000/docker.sock. */
+  rootlessDockerHost?: string;
   /** Distribution 2.8 base URL to compare against, e.g. http://127.0.0.1:5001. */
   distributionUrl?: string;
   /** How long the logfollow suite follows a log, minutes (the figure: 10). */

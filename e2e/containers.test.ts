@@ -135,7 +135,7 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
 
   test('the events timeline shows what the engine reported', async () => {
     await page.keyboard.press('Alt+6');
-    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await page.getByRole('heading', { name: 'Events', exact: true }).waitFor();
     const events = page.getByRole('list', { name: 'Events' });
     for (const action of ['create', 'start', 'destroy'])
       await events.getByText(action, { exact: true }).first().waitFor();

@@ -53,7 +53,7 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
     assert.ok(!page.url().includes('token='), `token left in ${page.url()}`);
     const status = page.getByTestId('engine-status');
     await status.filter({ hasText: `Engine up · ${version.Version} (API ${version.ApiVersion})` }).waitFor();
-    await page.getByRole('heading', { name: 'Containers' }).waitFor();
+    await page.getByRole('heading', { name: 'Containers', exact: true }).waitFor();
     // The list settles on rows, the empty state, or the engine's own error: never a blank.
     await page.locator(CONTAINERS_SETTLED).first().waitFor();
     await session.shot('containers');
@@ -61,7 +61,7 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
 
   test('settings show both servers up with their logs and resource use', async () => {
     await page.keyboard.press('Alt+8');
-    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await page.getByRole('heading', { name: 'Settings', exact: true }).waitFor();
     const svcd = page.getByTestId('service-svcd');
     await svcd.getByText('up', { exact: true }).first().waitFor();
     await svcd.locator('pre').filter({ hasText: 'ready' }).waitFor();
@@ -85,7 +85,7 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
 
   test('the registry browser lists the pushed repository, its tag, manifest and layers', async () => {
     await page.keyboard.press('Alt+5');
-    await page.getByRole('heading', { name: 'Registry' }).waitFor();
+    await page.getByRole('heading', { name: 'Registry', exact: true }).waitFor();
     await page.getByTestId('repositories').getByRole('link', { name: 'e2e/hello' }).click();
     await page.getByTestId('tags').getByRole('link', { name: '1.0' }).click();
     const manifest = page.getByTestId('manifest');
@@ -197,7 +197,7 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
     await palette.getByRole('option', { name: /Registry/ }).waitFor();
     await session.shot('command-palette');
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Registry' }).waitFor();
+    await page.getByRole('heading', { name: 'Registry', exact: true }).waitFor();
     assert.equal(await palette.count(), 0);
   });
 

@@ -22,7 +22,13 @@ import { pollUntil } from '../daemon/testing/poll';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
 import { makePki, startTlsSvcd, type Pki } from '../daemon/testing/test-pki';
 import { engineCaller, pullBusybox } from './engine-calls';
-import { CONTAINERS_SETTLED, missingPrerequisite, startSession, type Session } from './web-mode-fixture';
+import {
+  CONTAINERS_SETTLED,
+  missingPrerequisite,
+  startSession,
+  type Session,
+  type WebAppOptions,
+} from './web-mode-fixture';
 import { sshdMissing, startSshHost, type SshHost } from './ssh-host';
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
@@ -44,8 +50,8 @@ async function runPrinting(
 }
 
 /** Web mode on its Settings screen, where engines are added, once the embedded engine is up. */
-async function settingsSession(env?: NodeJS.ProcessEnv): Promise<Session> {
-  const session = await startSession(env);
+async function settingsSession(opts?: WebAppOptions): Promise<Session> {
+  const session = await startSession(opts);
   await session.page.goto(session.app.launchUrl + '#/settings');
   await session.page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
   return session;
@@ -222,6 +228,29 @@ describe(
       assert.equal(await cells.first().innerText(), 'docker');
       await session.shot('engines-docker');
     });
+
+    test("the layer explorer reads Docker's own save archive; the image's containers are Docker's", async () => {
+      await page.evaluate(`location.hash = '#/images'`);
+      await page.getByRole('link', { name: 'busybox:latest' }).click();
+      await page.getByRole('tab', { name: 'Layers' }).click();
+      const tree = page.getByRole('tree', { name: 'Files of layer 1' });
+      await tree.waitFor({ timeout: 60_000 });
+      assert.match(
+        await tree.getByRole('treeitem', { name: 'bin/busybox', exact: true }).innerText(),
+        /busybox\s*A[\s\S]*MB/,
+      );
+      await tree.getByRole('treeitem', { name: 'usr/bin', exact: true }).getByRole('button').first().click();
+      assert.match(
+        await tree.getByRole('treeitem', { name: 'usr/bin/env', exact: true }).innerText(),
+        /→ \.\.\/\.\.\/bin\/busybox/,
+      );
+      await page.getByRole('tab', { name: 'Containers' }).click();
+      await page
+        .getByRole('table', { name: 'Containers' })
+        .getByRole('link', { name: 'on-docker' })
+        .waitFor();
+      await session.shot('engines-docker-layers');
+    });
   },
 );
 
@@ -239,7 +268,7 @@ describe(
       await importBusybox(remote);
       await runPrinting(remote, 'on-ssh-host', 'hello over ssh');
       host = await startSshHost(`unix://${remote.socket}`);
-      session = await settingsSession(host.clientEnv);
+      session = await settingsSession({ env: host.clientEnv });
       page = session.page;
     });
 

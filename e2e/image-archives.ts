@@ -21,7 +21,40 @@ export const sha = (b: Buffer) => `sha256:${createHash('sha256').update(b).diges
 export interface ImageParts {
   /** The root filesystem as an uncompressed tar (also what `docker import` takes). */
   layer: Buffer;
+  /** Layers stacked on it, bottom first. */
+  upper?: Buffer[];
   config: Buffer;
+}
+
+/** A layer tar of `files` (path → content); a path ending in "/" is a directory. */
+export function makeLayer(files: Record<string, string>): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-layer-'));
+  try {
+    const rootfs = join(dir, 'rootfs');
+    mkdirSync(rootfs);
+    for (const [p, content] of Object.entries(files)) {
+      if (p.endsWith('/')) mkdirSync(join(rootfs, p), { recursive: true });
+      else {
+        mkdirSync(join(rootfs, p, '..'), { recursive: true });
+        writeFileSync(join(rootfs, p), content);
+      }
+    }
+    execFileSync('tar', ['-cf', join(dir, 'layer.tar'), '-C', rootfs, '.']);
+    return readFileSync(join(dir, 'layer.tar'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The image with `layer` stacked on top, made by `createdBy` in its history. */
+export function withLayer(parts: ImageParts, layer: Buffer, createdBy: string): ImageParts {
+  const config = JSON.parse(parts.config.toString()) as {
+    rootfs: { diff_ids: string[] };
+    history: { created_by: string }[];
+  };
+  config.rootfs.diff_ids.push(sha(layer));
+  config.history.push({ created_by: createdBy });
+  return { ...parts, upper: [...(parts.upper ?? []), layer], config: Buffer.from(JSON.stringify(config)) };
 }
 
 /** With `cmd` undefined the image has no default command. */
@@ -62,13 +95,18 @@ export function saveArchive(parts: ImageParts, name: string): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'e2e-save-'));
   try {
     const configName = `${sha(parts.config).slice(7)}.json`;
-    const layerDir = sha(parts.layer).slice(7);
-    mkdirSync(join(dir, 'a', layerDir), { recursive: true });
+    const layerDirs = [parts.layer, ...(parts.upper ?? [])].map((layer) => {
+      const layerDir = sha(layer).slice(7);
+      mkdirSync(join(dir, 'a', layerDir), { recursive: true });
+      writeFileSync(join(dir, 'a', layerDir, 'layer.tar'), layer);
+      return layerDir;
+    });
     writeFileSync(join(dir, 'a', configName), parts.config);
-    writeFileSync(join(dir, 'a', layerDir, 'layer.tar'), parts.layer);
     writeFileSync(
       join(dir, 'a', 'manifest.json'),
-      JSON.stringify([{ Config: configName, RepoTags: [name], Layers: [`${layerDir}/layer.tar`] }]),
+      JSON.stringify([
+        { Config: configName, RepoTags: [name], Layers: layerDirs.map((d) => `${d}/layer.tar`) },
+      ]),
     );
     execFileSync('tar', ['-cf', join(dir, 'image.tar'), '-C', join(dir, 'a'), '.']);
     return readFileSync(join(dir, 'image.tar'));

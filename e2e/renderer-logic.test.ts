@@ -10,6 +10,9 @@ import { firstFileOf, tarReader, type TarEntry } from '../renderer/src/api/tar-r
 import { demuxer } from '../renderer/src/api/stdcopy';
 import { createBody, emptyRunForm, splitCommand } from '../renderer/src/features/containers/create-body';
 import { fold } from '../renderer/src/features/images/progress';
+import { layerHistory, layerTree } from '../renderer/src/features/images/layer-tree';
+import { archiveName } from '../renderer/src/features/images/names';
+import type { ImageHistoryItem } from '../renderer/src/api/engine-types';
 
 function frame(stream: number, text: string): Buffer {
   const payload = Buffer.from(text);
@@ -136,5 +139,45 @@ describe('pull progress', () => {
     assert.deepEqual(p.messages, ['1.0: Pulling from e2e/busybox']);
     p = fold(p, { error: 'manifest unknown', errorDetail: { message: 'manifest unknown' } } as never);
     assert.equal(p.error, 'manifest unknown');
+  });
+});
+
+describe('image layers', () => {
+  test("a layer's changes as a tree: directories first, counts and bytes rolled up", () => {
+    const root = layerTree([
+      { path: 'usr/bin/tool', kind: 'added', type: 'file', size: 100 },
+      { path: 'etc/motd', kind: 'removed', type: 'file', size: 7 },
+      { path: 'usr/bin/old', kind: 'changed', type: 'file', size: 20 },
+      { path: 'README', kind: 'added', type: 'file', size: 5 },
+    ]);
+    assert.deepEqual(
+      root.children.map((n) => n.name),
+      ['etc', 'usr', 'README'],
+    );
+    const usr = root.children[1];
+    assert.deepEqual(usr.counts, { added: 1, changed: 1, removed: 0, opaque: 0 });
+    assert.equal(usr.bytes, 120);
+    assert.equal(usr.children[0].path, 'usr/bin');
+    assert.deepEqual(
+      usr.children[0].children.map((n) => n.name),
+      ['old', 'tool'],
+    );
+    // A removed file adds no bytes.
+    assert.equal(root.bytes, 125);
+    assert.equal(root.counts.removed, 1);
+  });
+
+  test('history steps are paired with layers only when they can be told apart', () => {
+    const h = (CreatedBy: string, Size: number) => ({ CreatedBy, Size }) as ImageHistoryItem;
+    // Newest first, as the API answers; ENV made no layer and has no size.
+    const history = [h('RUN b', 10), h('ENV X=1', 0), h('ADD a', 30)];
+    assert.deepEqual(layerHistory(history, 2), ['ADD a', 'RUN b']);
+    assert.deepEqual(layerHistory(history, 3), ['ADD a', 'ENV X=1', 'RUN b']);
+    assert.deepEqual(layerHistory(history, 1), [undefined]);
+  });
+
+  test('a saved image is named after it', () => {
+    assert.equal(archiveName('127.0.0.1:5000/app:1.0'), '127.0.0.1_5000_app_1.0.tar');
+    assert.equal(archiveName(`sha256:${'a'.repeat(64)}`), `${'a'.repeat(12)}.tar`);
   });
 });

@@ -8,7 +8,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { engineCaller, pullBusybox, type EngineCall } from './engine-calls';
-import { missingPrerequisite, root, startSession, type Session } from './web-mode-fixture';
+import { pushTestIndex } from './registry-push';
+import { missingPrerequisite, root, runFromPalette, startSession, type Session } from './web-mode-fixture';
 
 const dir = join(root, 'test-artifacts', 'screenshots');
 const looks = [
@@ -123,6 +124,7 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
     const job = await run('shots-job', ['sh', '-c', 'echo done > /data/out']);
     await engine('POST', `/containers/${job}/wait`);
     const repo = 'e2e/busybox';
+    await pushTestIndex(session.app.registryUrl, 'e2e/multi-platform', 'latest');
     const heading = (name: string) => (p: Page) => p.getByRole('heading', { name });
     await shoot([
       { name: 'containers', hash: '#/containers', ready: (p) => p.getByTestId('container-row') },
@@ -150,9 +152,53 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
       },
       { name: 'images', hash: '#/images', ready: (p) => p.getByRole('cell', { name: new RegExp(repo) }) },
       {
+        name: 'image-summary',
+        hash: `#/images/${encodeURIComponent(image)}/summary`,
+        ready: (p) => p.getByRole('tabpanel').getByText('Platform'),
+      },
+      {
+        name: 'image-layers',
+        hash: `#/images/${encodeURIComponent(image)}/layers`,
+        ready: (p) => p.getByRole('tree'),
+      },
+      {
         name: 'registry',
         hash: `#/registry/${encodeURIComponent(repo)}/1.0`,
         ready: (p) => p.getByText(/sha256:/),
+      },
+      {
+        name: 'registry-index',
+        hash: '#/registry/e2e%2Fmulti-platform/latest',
+        ready: (p) => p.getByRole('table', { name: 'Platforms of the index' }),
+      },
+      {
+        name: 'registry-add',
+        hash: '#/registry',
+        ready: (p) => p.getByTestId('repositories').getByRole('link'),
+        then: async (p) => {
+          await p.getByRole('button', { name: 'Add registry…' }).click();
+          const form = p.getByRole('form', { name: 'Add a registry' });
+          await form.getByLabel(/Bearer token/).check();
+          await form.getByLabel('Username', { exact: true }).waitFor();
+        },
+      },
+      {
+        name: 'registry-copy',
+        hash: `#/registry/${encodeURIComponent(repo)}/1.0`,
+        ready: (p) => p.getByTestId('image-config'),
+        then: async (p) => {
+          await p.getByRole('button', { name: 'Copy to…' }).click();
+          await p.getByRole('dialog', { name: `Copy ${repo}:1.0` }).waitFor();
+        },
+      },
+      {
+        name: 'registry-delete-tag',
+        hash: `#/registry/${encodeURIComponent(repo)}/1.0`,
+        ready: (p) => p.getByTestId('image-config'),
+        then: async (p) => {
+          await p.getByRole('button', { name: 'Delete tag' }).click();
+          await p.getByRole('dialog', { name: `Delete tag ${repo}:1.0?` }).waitFor();
+        },
       },
       { name: 'networks', hash: '#/networks', ready: (p) => p.getByRole('heading', { name: /bridge/ }) },
       { name: 'volumes', hash: '#/volumes', ready: (p) => p.getByRole('cell', { name: 'shots-data' }) },
@@ -202,15 +248,7 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
     const page = session.page;
     await page.goto(session.app.launchUrl + '#/containers');
     await page.getByTestId('container-row').first().waitFor();
-    const palette = async (text: string) => {
-      await page.keyboard.press('Control+k');
-      const input = page
-        .getByRole('dialog', { name: 'Command palette' })
-        .getByRole('textbox', { name: 'Command' });
-      await input.fill(text);
-      await page.getByRole('option').first().filter({ hasText: text }).waitFor();
-      await input.press('Enter');
-    };
+    const palette = (text: string) => runFromPalette(page, text);
     await palette('shots-job: remove');
     await page
       .getByRole('dialog', { name: 'Remove shots-job?' })

@@ -36,7 +36,7 @@ describe('the Volumes screen in web mode', { skip: missingPrerequisite() }, () =
   });
 
   test('lists each volume with its size and the containers using it', async () => {
-    await page.getByRole('heading', { name: 'Volumes' }).waitFor();
+    await page.getByRole('heading', { name: 'Volumes', exact: true }).waitFor();
     await row('e2e-data').getByText('vol-user').waitFor();
     await row('e2e-data').getByText('3.0 kB').waitFor();
     await row('e2e-spare').getByText('unused').waitFor();

@@ -1,13 +1,15 @@
 // Starts the app as `npm start` does in web mode (build/electron/main/launch.js --web) on temp
 // data roots, with the real svcd and svc-registry from build/, and stops it afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { findRepoRoot } from '../electron/main/supervisor/default-services';
-import { cleanupUnder } from '../daemon/testing/svcd-harness';
+import { cleanupUnder, commandAsUser, userDirEnv } from '../daemon/testing/svcd-harness';
+import { makeRootlessDir } from '../daemon/testing/rootless-harness';
 
 export const root = findRepoRoot(__dirname);
 export const chromiumPath = '/usr/bin/chromium';
@@ -74,25 +76,47 @@ async function removeContainers(base: string, token: string): Promise<void> {
   }
 }
 
-/** `env`: variables added to the app's environment (a PATH with a test's own ssh wrapper). */
-export async function startWebApp(env: NodeJS.ProcessEnv = {}): Promise<WebApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-desktop-e2e-'));
+export interface WebAppOptions {
+  /**
+   * Run web mode as the unprivileged test user (rootless-harness.ts), as `npm start` by a person:
+   * its own rootless svcd, data directory and socket at their defaults under the user's HOME and
+   * XDG_RUNTIME_DIR (in the suite's directory).
+   */
+  rootless?: boolean;
+  /** The user's supplementary groups (with `rootless`): the system socket's group, say. */
+  groups?: number[];
+  /** The system engine's socket; default one in the suite's directory that nothing serves. */
+  systemSocket?: string;
+  /** Variables added to the app's environment (as root): a PATH with a test's own ssh wrapper. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
+  const rootless = opts.rootless ? await makeRootlessDir('svc-desktop-e2e-') : undefined;
+  const dir = rootless?.dir ?? mkdtempSync(join(tmpdir(), 'svc-desktop-e2e-'));
   const registryPort = await freePort();
+  const appArgs = [
+    join(root, 'build', 'electron', 'main', 'launch.js'),
+    '--web',
+    // As root, the app's data and svcd's socket in the suite's directory.
+    ...(rootless ? [] : ['--data-dir', join(dir, 'data'), '--engine-socket', join(dir, 'svcd.sock')]),
+    // By default no system engine: the app runs its own, whatever runs on this machine's /run/svc.
+    '--system-socket',
+    opts.systemSocket ?? join(dir, 'system.sock'),
+    // A bridge of its own: suites running side by side must not share svc0.
+    '--engine-bridge',
+    `svce${randomBytes(4).toString('hex')}`,
+    '--registry-port',
+    String(registryPort),
+  ];
+  const app = { command: process.execPath, args: appArgs };
+  const { command, args } = rootless ? commandAsUser(rootless.user, app, opts.groups) : app;
   const t0 = performance.now();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      join(root, 'build', 'electron', 'main', 'launch.js'),
-      '--web',
-      '--data-dir',
-      join(dir, 'data'),
-      '--engine-socket',
-      join(dir, 'svcd.sock'),
-      '--registry-port',
-      String(registryPort),
-    ],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
-  );
+  const child: ChildProcess = spawn(command, args, {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: rootless ? userDirEnv(dir) : { ...process.env, ...opts.env },
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   let out = '';
@@ -159,10 +183,10 @@ export interface Session {
 }
 
 /** Web mode with both servers up, and a Chromium page (not yet navigated) to drive it. */
-export async function startSession(env: NodeJS.ProcessEnv = {}): Promise<Session> {
+export async function startSession(opts: WebAppOptions = {}): Promise<Session> {
   const artifacts = join(root, 'test-artifacts', 'desktop');
   mkdirSync(artifacts, { recursive: true });
-  const app = await startWebApp(env);
+  const app = await startWebApp(opts);
   try {
     await waitForServices(app);
   } catch (err) {
@@ -182,4 +206,15 @@ export async function startSession(env: NodeJS.ProcessEnv = {}): Promise<Session
       await app.stop();
     },
   };
+}
+
+/** Runs a command palette action: typed, the first option waited for, then Enter. */
+export async function runFromPalette(page: Page, text: string): Promise<void> {
+  await page.keyboard.press('Control+k');
+  const dialog = page.getByRole('dialog', { name: 'Command palette' });
+  const input = dialog.getByRole('textbox', { name: 'Command' });
+  await input.fill(text);
+  // In the palette: the engine switcher's <select> has options too.
+  await dialog.getByRole('option').first().filter({ hasText: text }).waitFor();
+  await input.press('Enter');
 }

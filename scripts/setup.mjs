@@ -2,6 +2,8 @@
 // packages svcd and the tests run on. Plain Node with no dependencies, because it runs before
 // node_modules exists. Quick and silent when everything is already there. `--list` prints the
 // Debian packages and what each is for (the README points here: this list is the only one).
+// As a normal user nothing is installed: what the app's rootless svcd still needs is printed as
+// the commands root has to run; `--check` does only that, and changes nothing.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -20,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quiet = process.argv.includes('--quiet');
+const checkOnly = process.argv.includes('--check');
 
 // Debian packages by purpose; each is checked with dpkg-query, installed only when absent.
 const debianPackageUses = {
@@ -44,8 +47,21 @@ const debianPackageUses = {
   rootlesskit: "rootless svcd: the user, mount and network namespace and the published ports' driver",
   slirp4netns: "rootless svcd: the namespace's link to the outside",
   'fuse-overlayfs': 'rootless svcd: image layers where the kernel refuses overlayfs in a user namespace',
+  shellcheck: "checks the deb package's maintainer scripts (packaging/linux)",
 };
 const debianPackages = Object.keys(debianPackageUses);
+// What `npm start` needs as a normal user (its own rootless svcd); the rest is for the tests.
+const appPackages = [
+  'containerd',
+  'runc',
+  'containernetworking-plugins',
+  'iptables',
+  'tini',
+  'uidmap',
+  'rootlesskit',
+  'slirp4netns',
+  'fuse-overlayfs',
+];
 
 const isRoot = !process.getuid || process.getuid() === 0;
 
@@ -115,12 +131,33 @@ function freeSubordinateRange(ranges) {
   return `${start}-${start + 65535}`;
 }
 
+/** A sysctl that turns unprivileged user namespaces off (set by some kernels and admins). */
+function userNamespacesOff() {
+  const read = (file) => (existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined);
+  if (read('/proc/sys/kernel/unprivileged_userns_clone') === '0')
+    return 'sysctl -w kernel.unprivileged_userns_clone=1   # user namespaces are off for users';
+  if (read('/proc/sys/user/max_user_namespaces') === '0')
+    return 'sysctl -w user.max_user_namespaces=28633   # no user namespace may be made';
+  return undefined;
+}
+
+/** /dev/net/tun, which slirp4netns opens as the user: the command that makes it usable, if any. */
+function tunCommand() {
+  if (!existsSync('/dev/net/tun')) return 'modprobe tun   # no /dev/net/tun: slirp4netns needs it';
+  try {
+    accessSync('/dev/net/tun', constants.R_OK | constants.W_OK);
+    return undefined;
+  } catch {
+    return 'chmod 0666 /dev/net/tun   # slirp4netns opens it as you (persist it with a udev rule)';
+  }
+}
+
 // As a normal user nothing can be installed: say exactly what rootless svcd still needs and the
 // commands root has to run for it, then stop.
 function reportRootlessNeeds() {
   const user = userInfo();
   const commands = [];
-  const missing = missingDebian(debianPackages);
+  const missing = existsSync('/usr/bin/dpkg-query') ? missingDebian(appPackages) : [];
   if (missing.length > 0) {
     commands.push(`apt-get update && apt-get install -y --no-install-recommends ${missing.join(' ')}`);
   }
@@ -133,12 +170,11 @@ function reportRootlessNeeds() {
       commands.push(`usermod ${flag} ${range} ${user.username}   # no range of 65536 IDs in ${file}`);
     }
   }
-  try {
-    accessSync('/dev/net/tun', constants.R_OK | constants.W_OK);
-  } catch {
-    commands.push('chmod 0666 /dev/net/tun   # slirp4netns opens it as you (persist it with a udev rule)');
+  for (const cmd of [userNamespacesOff(), tunCommand()]) if (cmd) commands.push(cmd);
+  if (commands.length === 0) {
+    if (checkOnly) process.stdout.write('setup: rootless svcd has what it needs here\n');
+    return;
   }
-  if (commands.length === 0) return;
   process.stderr.write(`setup: rootless svcd needs what only root can set up. Run as root:\n`);
   for (const cmd of commands) process.stderr.write(`  ${cmd}\n`);
   process.exit(1);
@@ -169,6 +205,9 @@ function ensureNpm() {
 
 if (process.argv.includes('--list')) {
   for (const [name, use] of Object.entries(debianPackageUses)) process.stdout.write(`${name}\t${use}\n`);
+} else if (checkOnly) {
+  if (isRoot) process.stdout.write('setup: --check is for a normal user (as root, setup installs)\n');
+  else reportRootlessNeeds();
 } else {
   ensureDebian();
   if (isRoot) ensureTunForUsers();

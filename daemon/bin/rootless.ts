@@ -5,6 +5,10 @@
 import { spawn } from 'node:child_process';
 import { access, constants, lstat, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { RootlessPorts } from '../engine/networks/rootless-ports';
+import { routeLoopbackThrough } from '../lib/http-client';
+import { holdLifeline, HostLoopbackAgent, serveHostLoopback } from '../lib/host-loopback-relay';
+import { RootlessKitPorts } from '../runtime/rootlesskit/port-api';
 
 /** The programs the namespace needs and the Debian package of each. */
 const tools: ReadonlyArray<readonly [string, string]> = [
@@ -47,6 +51,15 @@ async function checkTools(): Promise<void> {
  * the host's stay untouched); host loopback is not reachable from containers; published ports
  * are forwarded by rootlesskit's builtin driver.
  */
+/** Where svcd outside the namespace relays to the host's loopback (see host-loopback-relay). */
+function hostLoopbackPath(dataRoot: string): string {
+  return join(dataRoot, 'host-loopback.sock');
+}
+
+function rootlessKitStateDir(dataRoot: string): string {
+  return join(dataRoot, 'rootlesskit');
+}
+
 function rootlessKitArgs(stateDir: string): string[] {
   return [
     `--state-dir=${stateDir}`,
@@ -68,10 +81,12 @@ function rootlessKitArgs(stateDir: string): string[] {
 export async function runInRootlessKit(argv: string[], dataRoot: string): Promise<never> {
   await checkTools();
   await mkdir(dataRoot, { recursive: true, mode: 0o711 });
+  const relay = await serveHostLoopback(hostLoopbackPath(dataRoot));
+  relay.unref();
   const self = [...process.execArgv, process.argv[1], ...argv];
   const child = spawn(
     'rootlesskit',
-    [...rootlessKitArgs(join(dataRoot, 'rootlesskit')), process.execPath, ...self],
+    [...rootlessKitArgs(rootlessKitStateDir(dataRoot)), process.execPath, ...self],
     { stdio: 'inherit' },
   );
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
@@ -94,4 +109,20 @@ export async function unlinkHostRunEntries(): Promise<void> {
     const stat = await lstat(path).catch(() => undefined);
     if (stat?.isSymbolicLink()) await unlink(path);
   }
+}
+
+/** Published ports through the API of the rootlesskit this svcd runs in (it names its state dir). */
+export function rootlessPorts(dataRoot: string): RootlessPorts {
+  return new RootlessPorts(
+    new RootlessKitPorts(process.env.ROOTLESSKIT_STATE_DIR ?? rootlessKitStateDir(dataRoot)),
+  );
+}
+
+/**
+ * Inside the namespace: registries on the host's loopback are reached through svcd outside, and
+ * `onOutsideGone` is called when svcd outside is (killed, its relay closes).
+ */
+export function linkToSvcdOutside(dataRoot: string, onOutsideGone: () => void): void {
+  routeLoopbackThrough(new HostLoopbackAgent(hostLoopbackPath(dataRoot)));
+  holdLifeline(hostLoopbackPath(dataRoot), onOutsideGone);
 }

@@ -26,7 +26,13 @@ import { ContainerLogs } from '../engine/containers/container-logs';
 import { ContainersService } from '../engine/containers/containers-service';
 import { createEngineContext } from '../engine/containers/engine-context';
 import { readHostFacts, rootlessHostFacts } from '../runtime/oci-spec/host-facts';
-import { insideRootlessKit, runInRootlessKit, unlinkHostRunEntries } from './rootless';
+import {
+  insideRootlessKit,
+  linkToSvcdOutside,
+  rootlessPorts,
+  runInRootlessKit,
+  unlinkHostRunEntries,
+} from './rootless';
 import { groupId } from '../lib/unix-groups';
 import { parseSeccompProfile, type SeccompChoice } from '../runtime/oci-spec/seccomp';
 import { containersRoutes } from '../server/routers/containers/routes';
@@ -136,7 +142,13 @@ async function start(argv: string[], running: Running): Promise<string> {
   const defaultSeccomp = await readSeccompOption(opts.seccompProfile);
   const group = await socketGroup(opts.group);
   await mkdir(dataRoot, { recursive: true, mode: 0o711 });
-  if (opts.rootless) await unlinkHostRunEntries();
+  if (opts.rootless) {
+    await unlinkHostRunEntries();
+    linkToSvcdOutside(dataRoot, () => {
+      log.warn('svcd outside the namespace is gone; shutting down');
+      process.kill(process.pid, 'SIGTERM');
+    });
+  }
   running.lock = await acquirePidLock(join(dataRoot, 'svcd.pid'));
 
   const containerd = new ContainerdProcess({ dir: join(dataRoot, 'containerd') });
@@ -183,12 +195,17 @@ async function start(argv: string[], running: Running): Promise<string> {
     client,
     dataRoot,
     runcRoot: containerd.runcRoot,
+    containerdState: containerd.state,
     events,
     host: hostFacts,
     defaultSeccomp,
     images: containerImagesOf(images),
     volumes,
-    networking: new ContainerNetworking(networks, dataRoot),
+    networking: new ContainerNetworking(
+      networks,
+      dataRoot,
+      opts.rootless ? rootlessPorts(dataRoot) : undefined,
+    ),
     log: containersLog,
   });
   const { registry } = context;

@@ -72,6 +72,18 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true }),
 };
 const MAX_REDIRECTS = 10;
+let loopbackAgent: http.Agent | undefined;
+const loopbackHost = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
+
+/** `host[:port]` names this machine's loopback. */
+export function isLoopbackHost(host: string): boolean {
+  return loopbackHost.test(host);
+}
+
+/** Plain HTTP to the host's loopback goes through `agent` (a rootless svcd's relay). */
+export function routeLoopbackThrough(agent: http.Agent): void {
+  loopbackAgent = agent;
+}
 
 /** Sends one request, following redirects unless told not to; resolves once headers arrive. */
 export async function httpRequest(
@@ -110,7 +122,8 @@ function send(
   body: HttpRequestOptions['body'],
   signal: AbortSignal | undefined,
 ): Promise<HttpResponse> {
-  const agent = agents[url.protocol as keyof typeof agents];
+  const loopback = url.protocol === 'http:' && isLoopbackHost(url.host) ? loopbackAgent : undefined;
+  const agent = loopback ?? agents[url.protocol as keyof typeof agents];
   if (!agent) return Promise.reject(new Error(`unsupported URL scheme in ${url.href}`));
   const request = (url.protocol === 'https:' ? https : http).request;
   return new Promise<HttpResponse>((resolve, reject) => {

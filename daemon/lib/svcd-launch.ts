@@ -11,9 +11,12 @@ export function isHostRoot(): boolean {
   return process.getuid?.() === 0 && !process.env.ROOTLESSKIT_PARENT_EUID;
 }
 
+/** The socket of the system's svcd (the package's systemd unit), and of any svcd root starts. */
+export const systemSvcdSocket = '/run/svc/svcd.sock';
+
 /** /run/svc as root; otherwise $XDG_RUNTIME_DIR/svcd.sock (as rootless Docker's), or under ~/.cache. */
 export function defaultSvcdSocket(): string {
-  if (isHostRoot()) return '/run/svc/svcd.sock';
+  if (isHostRoot()) return systemSvcdSocket;
   if (process.env.XDG_RUNTIME_DIR) return join(process.env.XDG_RUNTIME_DIR, 'svcd.sock');
   return join(homedir(), '.cache', 'svc', 'svcd.sock');
 }

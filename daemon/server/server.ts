@@ -14,7 +14,7 @@ import { InvalidParameterError, NotFoundError } from '../api/errors';
 import { absentFeature } from './absent-features';
 import { compareVersions, MAX_API_VERSION, maxApiVersion } from '../api/versions';
 import type { Logger } from '../lib/logger';
-import { setUpgradeBody } from './http/body';
+import { answerAfterBody, setUpgradeBody } from './http/body';
 import { Query } from './http/query';
 import { readUpgradeBody } from './streams/hijack';
 import { writeError } from './middleware/errors';
@@ -126,6 +126,10 @@ export class EngineServer {
           handler,
         )
       : createHttpServer(handler);
+    // dockerd never closes an idle connection, and clients (docker-py's pool, the docker CLI,
+    // our gateway) reuse theirs without a retry: closing one after Node's 5 s races a request
+    // sent on it at that moment (the client sees EPIPE or a reset). Idle ones are dropped late.
+    server.keepAliveTimeout = 10 * 60_000;
     // Requests with `Upgrade: tcp` (attach, exec start) arrive here; they are served by the same
     // routes, whose stream helpers take the socket over.
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -159,6 +163,7 @@ export class EngineServer {
 
     const url = new URL(req.url ?? '/', 'http://svcd');
     const { version, path, error } = splitVersion(url.pathname);
+    answerAfterBody(req, res);
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();

@@ -47,14 +47,21 @@ export function ensureRootlessUser(): { uid: number; gid: number } {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-/** svcd started as the test user (so rootless by default) in a temp directory it owns. */
-export async function startRootlessSvcd(opts: SvcdHarnessOptions = {}): Promise<SvcdInstance> {
+/** A temp directory the test user owns, with its `home` and `run` (XDG_RUNTIME_DIR) in it. */
+export async function makeRootlessDir(
+  prefix = 'svcd-',
+): Promise<{ dir: string; user: { uid: number; gid: number } }> {
   const user = ensureRootlessUser();
-  const dir = await mkdtemp(join(tmpdir(), 'svcd-'));
+  const dir = await mkdtemp(join(tmpdir(), prefix));
   for (const sub of ['', 'home', 'run']) {
     await mkdir(join(dir, sub), { recursive: true });
     await chown(join(dir, sub), user.uid, user.gid);
     await chmod(join(dir, sub), 0o700);
   }
-  return startSvcd({ ...opts, dir, user });
+  return { dir, user };
+}
+
+/** svcd started as the test user (so rootless by default) in a temp directory it owns. */
+export async function startRootlessSvcd(opts: SvcdHarnessOptions = {}): Promise<SvcdInstance> {
+  return startSvcd({ ...opts, ...(await makeRootlessDir()) });
 }

@@ -126,20 +126,12 @@ export class SvcdInstance {
     });
   }
 
-  /** setpriv runs svcd as the suite's user (it execs, so signals still reach svcd itself). */
   private asUser(cmd: { command: string; args: string[] }): { command: string; args: string[] } {
-    const user = this.opts.user;
-    if (!user) return cmd;
-    return {
-      command: 'setpriv',
-      args: [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', cmd.command, ...cmd.args],
-    };
+    return this.opts.user ? commandAsUser(this.opts.user, cmd) : cmd;
   }
 
   private env(): NodeJS.ProcessEnv {
-    if (!this.opts.user) return process.env;
-    const home = join(this.dir, 'home');
-    return { ...process.env, HOME: home, XDG_RUNTIME_DIR: join(this.dir, 'run'), XDG_DATA_HOME: home };
+    return this.opts.user ? userDirEnv(this.dir) : process.env;
   }
 
   get stderr(): string {
@@ -171,6 +163,28 @@ export class SvcdInstance {
   kill9(): Promise<number | null> {
     return this.stop('SIGKILL');
   }
+}
+
+/**
+ * setpriv runs the command as that user, in those supplementary groups only (it execs, so
+ * signals still reach the command itself).
+ */
+export function commandAsUser(
+  user: { uid: number; gid: number },
+  cmd: { command: string; args: string[] },
+  groups: number[] = [],
+): { command: string; args: string[] } {
+  const groupArg = groups.length ? `--groups=${groups.join(',')}` : '--clear-groups';
+  return {
+    command: 'setpriv',
+    args: [`--reuid=${user.uid}`, `--regid=${user.gid}`, groupArg, cmd.command, ...cmd.args],
+  };
+}
+
+/** A user's environment in a suite's directory: HOME and XDG_DATA_HOME `home`, XDG_RUNTIME_DIR `run`. */
+export function userDirEnv(dir: string): NodeJS.ProcessEnv {
+  const home = join(dir, 'home');
+  return { ...process.env, HOME: home, XDG_RUNTIME_DIR: join(dir, 'run'), XDG_DATA_HOME: home };
 }
 
 export async function startSvcd(opts: SvcdHarnessOptions = {}): Promise<SvcdInstance> {

@@ -1,8 +1,10 @@
 // The app's own preferences, kept as JSON in its data directory (written atomically).
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { DesktopSettings } from '../../daemon/api/desktop-types';
+import type { DesktopSettings, EngineModePreference } from '../../daemon/api/desktop-types';
 import type { EngineConfig } from './engines/engine-spec';
+import type { RegistryConfig } from './registries/registry-session';
+import { isEngineModePreference } from './supervisor/engine-choice';
 
 const defaults: DesktopSettings = { stopContainersOnQuit: false };
 
@@ -13,7 +15,7 @@ export class SettingsFile {
     this.path = join(dataDir, 'settings.json');
   }
 
-  /** The preferences the renderer may see: added engines (with their TLS file paths) are not. */
+  /** The preferences the renderer may see: added engines and registries (with their secrets) are not. */
   read(): DesktopSettings {
     const stored = this.readFile();
     const next = { ...defaults };
@@ -43,6 +45,26 @@ export class SettingsFile {
     this.writeFile({ ...this.readFile(), engines });
   }
 
+  /** The registries added in the registry browser, credentials included (never sent to the renderer). */
+  readRegistries(): RegistryConfig[] {
+    const registries = this.readFile().registries;
+    return Array.isArray(registries) ? (registries as RegistryConfig[]) : [];
+  }
+
+  writeRegistries(registries: RegistryConfig[]): void {
+    this.writeFile({ ...this.readFile(), registries });
+  }
+
+  /** The engine mode picked in Settings (engine-choice.ts); `auto` until one is. */
+  readEngineMode(): EngineModePreference {
+    const mode = this.readFile().engineMode;
+    return isEngineModePreference(mode) ? mode : 'auto';
+  }
+
+  writeEngineMode(engineMode: EngineModePreference): void {
+    this.writeFile({ ...this.readFile(), engineMode });
+  }
+
   private readFile(): Record<string, unknown> {
     try {
       const parsed: unknown = JSON.parse(readFileSync(this.path, 'utf8'));
@@ -55,7 +77,8 @@ export class SettingsFile {
   private writeFile(content: Record<string, unknown>): void {
     mkdirSync(dirname(this.path), { recursive: true });
     const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(content, null, 2));
+    // Owner-only: the file holds registry passwords.
+    writeFileSync(tmp, JSON.stringify(content, null, 2), { mode: 0o600 });
     renameSync(tmp, this.path);
   }
 }

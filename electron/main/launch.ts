@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   const { url, token } = desktop.gateway;
   process.stdout.write(`Svc Desktop (web mode): ${url}/?token=${token}\n`);
   process.stdout.write(`docker CLI: export DOCKER_HOST=${desktop.dockerHost}\n`);
+  process.stderr.write(`engine: ${desktop.engine.mode} (${desktop.engine.reason})\n`);
   process.stderr.write(`(web mode because: ${why}; Ctrl-C stops the app and the servers it started)\n`);
   desktop.supervisor.on('state', (s) => {
     process.stderr.write(`${s.name}: ${s.status}${s.reason ? ` (${s.reason})` : ''}\n`);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { desktopOptionsFrom, startDesktop, type Desktop } from './desktop';
 import { findRepoRoot } from './supervisor/default-services';
 import type { ServiceState } from './supervisor/service-state';
+import { opensInBrowser, permissionAllowed, staysInApp } from './window-policy';
 
 let desktop: Desktop | undefined;
 let win: BrowserWindow | undefined;
@@ -27,31 +28,28 @@ function createWindow(d: Desktop): BrowserWindow {
   w.once('ready-to-show', () => w.show());
   // The window stays on the gateway; links (published ports) open in the user's browser.
   w.webContents.setWindowOpenHandler(({ url }) => {
-    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+    if (opensInBrowser(url)) void shell.openExternal(url);
     return { action: 'deny' };
   });
   w.webContents.on('will-navigate', (e, url) => {
-    if (!url.startsWith(d.gateway.url)) e.preventDefault();
+    if (!staysInApp(url, d.gateway.url)) e.preventDefault();
   });
-  // The app needs no camera, microphone, notifications or other powers a page may ask for;
-  // only writing to the clipboard (the terminal's and the registry's Copy).
-  const allowed = (permission: string) => permission === 'clipboard-sanitized-write';
   w.webContents.session.setPermissionRequestHandler((_contents, permission, grant) =>
-    grant(allowed(permission)),
+    grant(permissionAllowed(permission)),
   );
-  w.webContents.session.setPermissionCheckHandler((_contents, permission) => allowed(permission));
+  w.webContents.session.setPermissionCheckHandler((_contents, permission) => permissionAllowed(permission));
   w.webContents.on('will-attach-webview', (e) => e.preventDefault());
   void w.loadURL(`${d.gateway.url}/`);
   return w;
 }
 
-function trayLabel(states: ServiceState[]): string {
+function trayLabel(states: ServiceState[], mode: string): string {
   const engine = states.find((s) => s.name === 'svcd');
-  return `Engine: ${engine?.status ?? 'unknown'}${engine?.reason ? ` (${engine.reason})` : ''}`;
+  return `Engine (${mode}): ${engine?.status ?? 'unknown'}${engine?.reason ? ` (${engine.reason})` : ''}`;
 }
 
 function updateTray(d: Desktop): void {
-  const label = trayLabel(d.supervisor.states());
+  const label = trayLabel(d.supervisor.states(), d.engine.mode);
   tray?.setToolTip(`Svc Desktop — ${label}`);
   tray?.setContextMenu(
     Menu.buildFromTemplate([
@@ -80,8 +78,9 @@ function buildMenu(): void {
 }
 
 function logsDir(): string {
-  const svcd = desktop?.supervisor.state('svcd');
-  return svcd ? join(svcd.logFile, '..') : app.getPath('logs');
+  // The registry's log is always the app's (svcd's is not when the engine is the system's).
+  const registry = desktop?.supervisor.state('svc-registry');
+  return registry ? join(registry.logFile, '..') : app.getPath('logs');
 }
 
 if (!app.requestSingleInstanceLock()) {

@@ -24,7 +24,9 @@ async function uploadOffset(location: string): Promise<number | 'gone' | undefin
   if (res.status === 404) return 'gone';
   if (res.status !== 204) return undefined;
   const m = /^0-(\d+)$/.exec(String(res.headers.range ?? ''));
-  return m ? Number(m[1]) + 1 : 0;
+  // "0-0" says both "empty" and "1 byte" (Distribution's format); these uploads grow by 16 KiB
+  // chunks, so it is empty.
+  return m && m[1] !== '0' ? Number(m[1]) + 1 : 0;
 }
 
 async function patch(location: string, data: Buffer, from: number, to: number): Promise<string> {

@@ -169,14 +169,24 @@ export class ContainerLifecycle {
   }
 
   /**
-   * Kills and deletes whatever task containerd still has for the container. `alongside` runs
-   * once none of its processes is left, concurrently with the task's deletion (the shim's
-   * teardown), which does not touch what svcd mounted.
+   * Kills and deletes whatever task containerd still has for the container, and what is left of
+   * a task containerd lost (its Create cut short when containerd died): runc's state and cgroups
+   * and containerd's bundle, which no containerd call reaches. `alongside` runs once none of its
+   * processes is left, concurrently with the task's deletion (the shim's teardown), which does
+   * not touch what svcd mounted.
    */
   async deleteStaleTask(
     container: Container,
     alongside: () => Promise<void> = async () => undefined,
   ): Promise<void> {
+    await this.deleteTask(container, alongside);
+    const { runcState } = this.ctx;
+    if (runcState.has(container.id))
+      await runcState.remove(container.id, containerCgroupPath(container.id, container.record.HostConfig));
+    await runcState.removeLostBundle(container.id);
+  }
+
+  private async deleteTask(container: Container, alongside: () => Promise<void>): Promise<void> {
     const { tasks } = this.ctx.client;
     const id = container.id;
     const teardown = container.taskTeardown;
@@ -184,7 +194,7 @@ export class ContainerLifecycle {
       let deleted = false;
       await allOrFirstError([teardown.then((d) => (deleted = d)), alongside()]);
       // Once the teardown deleted it, containerd need not be asked again.
-      return deleted ? undefined : this.deleteStaleTask(container);
+      return deleted ? undefined : this.deleteTask(container, async () => undefined);
     }
     let status: string;
     try {
@@ -351,6 +361,11 @@ export class ContainerLifecycle {
       const state = container.record.State;
       if (!isRunning(state)) throw new ConflictError(`Container ${container.id} is not running`);
       if (state.Paused) throw new ConflictError(`Container ${container.id} is already paused`);
+      const noCgroup = this.ctx.host.cgroupsUnavailable;
+      if (noCgroup)
+        throw new ConflictError(
+          `Cannot pause container ${container.id}: rootless svcd pauses through the container's cgroup, and ${noCgroup}`,
+        );
       await this.ctx.client.tasks.pause(container.id);
       markPaused(state, true);
       await saveRecord(this.ctx, container);

@@ -64,12 +64,26 @@ describe('containerd killed while a container starts', () => {
     expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
   });
 
+  test('removing it leaves no task directory, runc state or cgroups', async () => {
+    const { svcd } = suite();
+    const { id } = await startCutShort();
+    // Once containerd is back (svcd's reconcile has removed runc's state by then).
+    await eventually(
+      async () => runcLeftovers(svcd.dataRoot, id),
+      (l) => l.length === 0,
+    );
+    expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
+    assert.equal(existsSync(taskDir(svcd.dataRoot, id)), false, 'containerd dropped the task');
+    assert.deepEqual(runcLeftovers(svcd.dataRoot, id), []);
+  });
+
   test(
     'the container starts again, and containerd keeps no task directory for it',
     {
       todo:
-        "containerd 1.6 keeps a task it cannot delete (its shim answers 'container not created'): " +
-        'Tasks.Create says "already exists" until containerd restarts',
+        'containerd 1.6 keeps a task whose Create it died in: Tasks.Get does not find it, Tasks.Create ' +
+        'says "already exists" (even with its bundle removed) until containerd restarts; removing ' +
+        'the container does clean it up',
     },
     async () => {
       const { svcd } = suite();

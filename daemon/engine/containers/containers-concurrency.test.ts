@@ -7,14 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { SvcdInstance } from '../../testing/svcd-harness';
+import { runcStateDir, type SvcdInstance } from '../../testing/svcd-harness';
 import type { EngineResponse } from '../../testing/engine-client';
 import { useEngine } from './testing/containers-fixture';
 
 const names = Array.from({ length: 20 }, (_, i) => `race-${i}`);
 const racersPerName = 10;
-/** runc's state directory of svcd's containerd namespace (shared by every svcd on the host). */
-const runcState = '/run/containerd/runc/svc';
 /** A container's cgroup is /svc/<id> in every hierarchy (cgroup v1 controllers, or v2's one). */
 const cgroupRoot = '/sys/fs/cgroup';
 
@@ -61,7 +59,7 @@ function leftovers(svcd: SvcdInstance, ids: string[]): Record<string, string[]> 
     containerdContainers: ctr(svcd, 'containers', 'ls', '-q').filter(ours),
     containerdTasks: ctr(svcd, 'tasks', 'ls').filter(ours),
     snapshots: ctr(svcd, 'snapshots', 'ls').filter(ours),
-    runcState: ids.filter((id) => existsSync(join(runcState, id))),
+    runcState: ids.filter((id) => existsSync(join(runcStateDir(svcd.dataRoot), id))),
     cgroups: readdirSync(cgroupRoot).flatMap((hierarchy) =>
       ids.map((id) => join(cgroupRoot, hierarchy, 'svc', id)).filter((dir) => existsSync(dir)),
     ),

@@ -25,7 +25,6 @@ import type {
 import { ConflictError, InvalidParameterError, NotFoundError, NotImplementedError } from '../../api/errors';
 import { validateContainerName } from '../../runtime/oci-spec/container-name';
 import { Container } from './container';
-import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 
 import { applyLegacyHostConfig, createContainer, initShared } from './container-create';
 import { ContainerLifecycle } from './container-lifecycle';
@@ -35,7 +34,7 @@ import { listContainers, type ListOptions } from './container-list';
 import { ContainerArchive, exportRootfs } from './container-archive';
 import { layerChanges } from './container-changes';
 import { lowerDirsOf, upperDirOf } from './container-rootfs';
-import { psTop } from './container-top';
+import { processesOf, psTop } from './container-top';
 import { containerSpec, refreshSeccomp, specNeedsStart } from './container-spec';
 import { isRunning, markDead, markExited, markRemoving } from './container-state';
 import { updateResources } from './container-update';
@@ -221,22 +220,24 @@ export class ContainersService {
    * Tasks of containers svcd does not record as running: a start cut short by a containerd that
    * died. If its Create or Start went through and the answer did not, containerd lists the task;
    * if runc was killed with the Create, containerd lost it but runc's state and cgroups stay.
-   * Either belongs to nothing svcd reports: it goes.
+   * Either belongs to nothing svcd reports: it goes, and so does a network namespace such a run
+   * left (its teardown failed while containerd was away).
    */
   private async removeStrayTasks(listed: Set<string>): Promise<void> {
     const idle = (c: Container) =>
       !c.starting && !isRunning(c.record.State) && c.record.State.Status !== 'restarting';
-    const { runcState } = this.ctx;
+    const { runcState, networking } = this.ctx;
+    const left = (c: Container) => listed.has(c.id) || runcState.has(c.id) || networking.hasNamespace(c.id);
     for (const c of this.ctx.registry.all()) {
-      if (!idle(c) || !(listed.has(c.id) || runcState.has(c.id))) continue;
+      if (!idle(c) || !left(c)) continue;
       await c
         .exclusive(async () => {
           // Checked again: a start may have taken the container while this waited.
           if (!idle(c)) return;
           this.ctx.log.info('removing a task of a container not recorded as running', { id: c.id });
           await this.lifecycle.deleteStaleTask(c);
-          if (runcState.has(c.id))
-            await runcState.remove(c.id, containerCgroupPath(c.id, c.record.HostConfig));
+          await c.networkTeardown;
+          if (networking.hasNamespace(c.id)) await networking.release(c.id);
         })
         .catch((err: Error) => this.ctx.log.warn('stray task not removed', { id: c.id, error: err.message }));
     }
@@ -478,7 +479,10 @@ export class ContainersService {
 
   async top(ref: string, psArgs: string): Promise<ContainerTopResponse> {
     const container = this.running(ref);
-    const result = await psTop(await this.ctx.client.tasks.pids(container.id), psArgs);
+    const pids = this.ctx.host.cgroupsUnavailable
+      ? await processesOf(container.record.State.Pid)
+      : await this.ctx.client.tasks.pids(container.id);
+    const result = await psTop(pids, psArgs);
     publishContainerEvent(this.ctx, container, 'top');
     return result;
   }

@@ -49,6 +49,8 @@ export interface EngineContextDeps {
   dataRoot: string;
   /** runc's state root for this svcd's tasks. */
   runcRoot: string;
+  /** containerd's state directory (its task bundles). */
+  containerdState: string;
   events: EventsService;
   host: HostFacts;
   defaultSeccomp?: SeccompChoice;
@@ -64,7 +66,7 @@ export function createEngineContext(deps: EngineContextDeps): EngineContext {
   return {
     client: deps.client,
     taskOptions: runcOptions(deps.runcRoot),
-    runcState: new RuncState(deps.runcRoot, deps.client.namespace),
+    runcState: new RuncState(deps.runcRoot, deps.containerdState, deps.client.namespace),
     paths,
     store: new JsonStore<ContainerRecord>(paths.containersDir),
     registry: new ContainerRegistry(),

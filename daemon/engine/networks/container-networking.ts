@@ -3,6 +3,7 @@
 // chain, published ports on the first; at exit, the chains' DEL and the namespace gone. What DEL
 // needs is kept with the endpoint, so it works after an svcd restart or a removed network, and
 // in a file beside the namespace, so what a crash left half made or half removed goes at start.
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,10 +12,11 @@ import type { PortBindingJson } from '../../api/container-summary-types';
 import { InvalidParameterError } from '../../api/errors';
 import { writeFileAtomic } from '../../lib/atomic-file';
 import { cniAdd, cniDel, type CniResult } from '../../runtime/cni/cni-plugin';
-import { createNetns, removeNetns } from '../../runtime/cni/netns';
+import { createNetns, dropStaleNetns, removeNetns } from '../../runtime/cni/netns';
 import type { NetworkMode } from '../../runtime/oci-spec/namespace-modes';
 import type { NetworksService } from './networks-service';
 import { publishPorts, type PortMapping } from './published-ports';
+import type { RootlessPorts } from './rootless-ports';
 
 /** A network a container is configured to join (NetworkingConfig, connect). */
 export interface NetworkAttachment {
@@ -77,6 +79,8 @@ export class ContainerNetworking {
   constructor(
     private readonly networks: NetworksService,
     private readonly dataRoot: string,
+    /** Rootless: ports forwarded from the host by rootlesskit instead of portmap's rules. */
+    private readonly rootlessPorts?: RootlessPorts,
   ) {}
 
   /** A user network's name server address (its gateway); none for the default bridge. */
@@ -125,14 +129,24 @@ export class ContainerNetworking {
     const swept: string[] = [];
     for (const id of ids) {
       if (running(id)) continue;
-      const endpoints = await readFile(this.endpointsPath(id), 'utf8').then(
-        (text) => JSON.parse(text) as Record<string, EndpointTeardown>,
-        () => ({}),
-      );
-      await this.detach(id, endpoints);
+      await this.release(id);
       swept.push(id);
     }
     return swept;
+  }
+
+  /** Whether the container has a network namespace (one left behind, when it does not run). */
+  hasNamespace(containerId: string): boolean {
+    return existsSync(this.netnsPath(containerId));
+  }
+
+  /** What the container's endpoints left, as recorded at the attach: their DEL, then the namespace. */
+  async release(containerId: string): Promise<void> {
+    const endpoints = await readFile(this.endpointsPath(containerId), 'utf8').then(
+      (text) => JSON.parse(text) as Record<string, EndpointTeardown>,
+      () => ({}),
+    );
+    await this.detach(containerId, endpoints);
   }
 
   /** The networks a new container joins: its NetworkMode's, then the other EndpointsConfig entries. */
@@ -179,7 +193,7 @@ export class ContainerNetworking {
       for (const [name, attachment] of Object.entries(input.attachments)) {
         const first = index === 0;
         const published = first
-          ? await publishPorts(input.hostConfig, input.exposed, input.takenPorts)
+          ? await publishPorts(input.hostConfig, input.exposed, input.takenPorts, this.rootlessPorts?.probe)
           : { mappings: [], ports: {} };
         if (first) ports = published.ports;
         endpoints[name] = await this.addEndpoint(
@@ -191,6 +205,8 @@ export class ContainerNetworking {
           (pending) => this.remember(input.id, { ...endpoints, [name]: pending }),
         );
         await this.remember(input.id, endpoints);
+        if (first && this.rootlessPorts)
+          await this.rootlessPorts.forward(input.id, published.mappings, endpoints[name].IPAddress);
         index++;
       }
     } catch (err) {
@@ -215,12 +231,14 @@ export class ContainerNetworking {
     const network = this.networks.get(attachment.NetworkID);
     const chain = this.networks.cniChain(network, attachment.IPAMConfig?.IPv4Address);
     await recordFirst({ chain, IfName: ifName, portMappings });
-    const result = await cniAdd(chain, { containerId, netns, ifName }, { portMappings });
+    const result = await cniAdd(chain, { containerId, netns, ifName }, this.portmapArgs(portMappings));
     try {
       await this.networks.ensureIsolation(network);
       await this.networks.ensureResolver(network);
     } catch (err) {
-      await cniDel(chain, { containerId, netns, ifName }, { portMappings }, undefined).catch(() => undefined);
+      await cniDel(chain, { containerId, netns, ifName }, this.portmapArgs(portMappings), undefined).catch(
+        () => undefined,
+      );
       throw err;
     }
     return {
@@ -233,17 +251,24 @@ export class ContainerNetworking {
     };
   }
 
+  /** portmap's mappings: none where rootlesskit forwards the ports. */
+  private portmapArgs(portMappings: PortMapping[]): { portMappings: PortMapping[] } {
+    return { portMappings: this.rootlessPorts ? [] : portMappings };
+  }
+
   async removeEndpoint(containerId: string, endpoint: EndpointTeardown): Promise<void> {
+    if (this.rootlessPorts && endpoint.portMappings.length > 0) await this.rootlessPorts.release(containerId);
     await cniDel(
       endpoint.chain,
       { containerId, netns: this.netnsPath(containerId), ifName: endpoint.IfName },
-      { portMappings: endpoint.portMappings },
+      this.portmapArgs(endpoint.portMappings),
       undefined,
     );
   }
 
   /** Every endpoint's DEL, then the namespace; a failing DEL does not keep the others. */
   async detach(containerId: string, endpoints: Record<string, EndpointTeardown>): Promise<void> {
+    await dropStaleNetns(this.netnsPath(containerId));
     let first: unknown;
     for (const endpoint of Object.values(endpoints).reverse()) {
       await this.removeEndpoint(containerId, endpoint).catch((err: unknown) => (first ??= err));

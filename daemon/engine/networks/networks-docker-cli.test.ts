@@ -12,28 +12,11 @@ import { useEngine } from '../containers/testing/containers-fixture';
 import { destroySvcd, startSvcd } from '../../testing/svcd-harness';
 import { useDockerCli } from '../containers/testing/docker-cli';
 import { pollUntil } from '../../testing/poll';
+import { httpGet, served, webCommand } from '../containers/testing/host-http';
 import { importBusybox } from '../images/testing/busybox-image';
 import { destroyDockerd, dockerdMissing, startDockerd, type DockerdPeer } from '../../testing/dockerd-peer';
 
 const run = promisify(execFile);
-const webCommand = (text: string) => `mkdir -p /www; echo ${text} > /www/index.html; httpd -f -p 80 -h /www`;
-
-/** One HTTP GET from the host, with busybox nc, bounded to 5 s. */
-async function httpGet(host: string, port: string): Promise<string> {
-  const { stdout } = await run(
-    'sh',
-    ['-c', `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | timeout 5 busybox nc ${host} ${port}`],
-    {
-      encoding: 'utf8',
-    },
-  ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
-  return stdout.trim().split('\n').pop() ?? '';
-}
-
-/** The first answer of a server just started (its httpd may not listen yet), bounded by the poll. */
-function served(host: string, port: string): Promise<string> {
-  return pollUntil(`an answer on ${host}:${port}`, async () => (await httpGet(host, port)) || undefined);
-}
 
 describe('networks through the docker CLI and docker-compose', () => {
   const dummy = `svcdum${process.pid % 100000}`;

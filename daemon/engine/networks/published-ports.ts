@@ -1,7 +1,7 @@
 // HostConfig.PortBindings and PublishAllPorts turned into the portmap plugin's mappings and the
 // Ports map inspect shows: ranges expanded, an empty HostPort given a free ephemeral port, and a
 // host port another process (or another container) holds refused with dockerd's message.
-import { InvalidParameterError, SystemError } from '../../api/errors';
+import { InvalidParameterError, isSvcError, SystemError } from '../../api/errors';
 import type { HostConfig, PortSet } from '../../api/container-types';
 import type { PortBindingJson } from '../../api/container-summary-types';
 import { probePort } from '../../runtime/cni/port-probe';
@@ -44,6 +44,8 @@ export async function publishPorts(
   exposed: PortSet | null | undefined,
   /** Host ports already published by other containers of this engine, as `proto/ip/port`. */
   taken: Set<string>,
+  /** Whether the port is free (or a free one for 0), on the host where ports are bound. */
+  probe: typeof probePort = probePort,
 ): Promise<PublishedPorts> {
   const ports: PortMap = {};
   const mappings: PortMapping[] = [];
@@ -71,8 +73,10 @@ export async function publishPorts(
         }
         let hostPort: number;
         try {
-          hostPort = await probePort(protocol, hostIP, wanted);
+          hostPort = await probe(protocol, hostIP, wanted);
         } catch (err) {
+          // A probe's own answer (a rootless one's) already says what is wrong.
+          if (isSvcError(err)) throw err;
           const code = (err as NodeJS.ErrnoException).code;
           const reason = code === 'EADDRINUSE' ? 'port is already allocated' : (err as Error).message;
           throw new SystemError(`Bind for ${label} failed: ${reason}`);

@@ -1,7 +1,7 @@
 // Starts svc-registry as a child process on a random port and a temp data dir, for tests of this
 // and other suites. From .ts sources it runs through tsx; from build/ it runs the compiled file.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/product';
@@ -30,6 +30,8 @@ export interface StartOptions {
   config?: object;
   /** A fixed port (e.g. to restart where clients expect it); random otherwise. */
   port?: number;
+  /** Run as this user (e.g. the rootless suite's), owning the data dir. */
+  user?: { uid: number; gid: number };
 }
 
 /** The argv that runs svc-registry with the given arguments. */
@@ -54,8 +56,10 @@ export async function startRegistry(options: StartOptions = {}): Promise<Registr
     await writeFile(file, JSON.stringify(options.config));
     args.push('--config', file);
   }
+  if (options.user) await chown(dataDir, options.user.uid, options.user.gid);
   const child = spawn(process.execPath, registryCommand(args), {
     cwd: repoRoot(),
+    ...options.user,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

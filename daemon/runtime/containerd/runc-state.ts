@@ -1,9 +1,10 @@
 // runc's state of one task under svcd's own runc root (runc-options.ts), read and removed
 // without containerd: for a task containerd lost track of (its Create cut short when containerd
-// died: runc made the state and cgroups, the shim never recorded the task).
+// died: runc made the state and cgroups, the shim never recorded the task), or one it keeps but
+// cannot delete.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rmdir } from 'node:fs/promises';
+import { readdir, readFile, readlink, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -11,11 +12,35 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 export class RuncState {
-  /** `root` is the runc root given to the shim; runc adds the containerd namespace. */
+  /**
+   * `root` is the runc root given to the shim; runc adds the containerd namespace. `containerdState`
+   * holds containerd's task bundles, each with its shim's pid.
+   */
   constructor(
     private readonly root: string,
+    private readonly containerdState: string,
     private readonly namespace: string,
   ) {}
+
+  /**
+   * Removes the bundle containerd made for a task it then lost (it died in the task's Create,
+   * with the shim): containerd neither lists nor cleans it, and refuses to create the task again
+   * while its directory is there ("already exists"). Only when no shim runs for it and nothing is
+   * mounted under it; its work directory, under containerd's root, goes with it.
+   */
+  async removeLostBundle(id: string): Promise<void> {
+    const bundle = this.bundle(id);
+    if (!existsSync(bundle) || (await shimRuns(bundle, id))) return;
+    const mounts = await readFile('/proc/self/mounts', 'utf8');
+    if (mounts.split('\n').some((l) => l.split(' ')[1]?.startsWith(`${bundle}/`))) return;
+    const work = await readlink(path.join(bundle, 'work')).catch(() => undefined);
+    if (work?.endsWith(`/${this.namespace}/${id}`)) await rm(work, { recursive: true, force: true });
+    await rm(bundle, { recursive: true, force: true });
+  }
+
+  private bundle(id: string): string {
+    return path.join(this.containerdState, 'io.containerd.runtime.v2.task', this.namespace, id);
+  }
 
   private get dir(): string {
     return path.join(this.root, this.namespace);
@@ -30,9 +55,23 @@ export class RuncState {
    * its create may not have recorded them in the state, so they are removed by their path.
    */
   async remove(id: string, cgroupsPath: string): Promise<void> {
-    await run('runc', ['--root', this.dir, 'delete', '--force', id]);
+    // runc cut short before it wrote state.json cannot delete its own state: the cgroups' processes
+    // are killed and the directory (only runc's files, no mount) removed by hand then.
+    const deleted = await run('runc', ['--root', this.dir, 'delete', '--force', id]).then(
+      () => true,
+      () => false,
+    );
     await removeCgroup(cgroupsPath);
+    if (!deleted) await rm(path.join(this.dir, id), { recursive: true, force: true });
   }
+}
+
+/** Whether the shim the bundle names (shim.pid) is still a running shim of this task. */
+async function shimRuns(bundle: string, id: string): Promise<boolean> {
+  const pid = Number(await readFile(path.join(bundle, 'shim.pid'), 'utf8').catch(() => ''));
+  if (!Number.isInteger(pid) || pid <= 1) return false;
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  return cmdline.includes('containerd-shim') && cmdline.includes(id);
 }
 
 const cgroupRoot = '/sys/fs/cgroup';

@@ -177,14 +177,21 @@ export class TasksService {
     }));
   }
 
-  /** Resolves when the process exits (immediately if it has); `signal` stops waiting. */
-  async wait(containerId: string, execId = '', signal?: AbortSignal): Promise<ExitResult> {
-    const res = await this.rpc.unary<{ exitStatus: number; exitedAt: WireTimestamp }>(
-      service,
-      'Wait',
-      { containerId, execId },
-      signal,
-    );
-    return { exitStatus: res.exitStatus, exitedAt: toDate(res.exitedAt) };
+  /**
+   * Resolves when the process exits (immediately if it has); `signal` stops waiting. Callers ask
+   * before the start or kill they wait for, and drop the wait when that call fails: a wait that
+   * then fails too (containerd gone) must not be an unhandled rejection, which ends svcd.
+   */
+  wait(containerId: string, execId = '', signal?: AbortSignal): Promise<ExitResult> {
+    const exited = this.rpc
+      .unary<{ exitStatus: number; exitedAt: WireTimestamp }>(
+        service,
+        'Wait',
+        { containerId, execId },
+        signal,
+      )
+      .then((res) => ({ exitStatus: res.exitStatus, exitedAt: toDate(res.exitedAt) }));
+    exited.catch(() => undefined);
+    return exited;
   }
 }

@@ -40,7 +40,7 @@ export interface HostFacts {
   initBinary?: string;
   /** Whether the kernel has AppArmor enabled (profiles other than unconfined need it). */
   appArmor: boolean;
-  /** Why no limit can be set at all (rootless without a delegated cgroup); limits are refused. */
+  /** Why no cgroup can be written (rootless without a delegated one), as a clause: limits and pause are refused. */
   cgroupsUnavailable?: string;
 }
 
@@ -145,7 +145,7 @@ export async function rootlessHostFacts(host: HostFacts, cgroupRoot = '/sys/fs/c
       ...host,
       cgroup: noCgroupSupport,
       cgroupsUnavailable:
-        'rootless svcd cannot set resource limits on this host: it has cgroup v1, which the kernel does not delegate to unprivileged users (limits need cgroup v2 with a delegated subtree)',
+        'this host has cgroup v1, which the kernel does not delegate to unprivileged users (it takes cgroup v2 with a delegated subtree)',
     };
   }
   const own = /^0::(.*)$/m.exec(await readTrimmed('/proc/self/cgroup', ''))?.[1] ?? '/';
@@ -157,6 +157,6 @@ export async function rootlessHostFacts(host: HostFacts, cgroupRoot = '/sys/fs/c
   return {
     ...host,
     cgroup: noCgroupSupport,
-    cgroupsUnavailable: `rootless svcd cannot set resource limits: its cgroup ${own} is not delegated to this user (start it from a systemd user service with Delegate=yes)`,
+    cgroupsUnavailable: `its cgroup ${own} is not delegated to this user (start it from a systemd user service with Delegate=yes)`,
   };
 }

@@ -59,7 +59,10 @@ function refuseLimits(r: Resources, reason: string): void {
     if (typeof value === 'number') return value > 0;
     return Array.isArray(value) ? value.length > 0 : !!value;
   });
-  if (asked.length > 0) throw new InvalidParameterError(`${asked.join(', ')}: ${reason}`);
+  if (asked.length > 0)
+    throw new InvalidParameterError(
+      `${asked.join(', ')}: rootless svcd cannot set resource limits: ${reason}`,
+    );
 }
 
 /** Create-time adaptation (dockerd's adaptContainerSettings) followed by the resource checks. */

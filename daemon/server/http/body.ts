@@ -1,5 +1,5 @@
 // Request bodies: JSON with a size cap and clear 400s, as every create/update endpoint needs.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
 import { InvalidParameterError } from '../../api/errors';
 import { parseJsonBounded } from '../../lib/json-bounded';
@@ -21,8 +21,11 @@ export function setUpgradeBody(req: IncomingMessage, body: Buffer): void {
  * the connection, and the client would see the reset instead of the error. Past the bound the
  * connection is cut after all.
  */
+const discarding = new WeakSet<IncomingMessage>();
+
 export function discardRest(req: IncomingMessage): void {
-  if (req.complete || req.destroyed) return;
+  if (req.complete || req.destroyed || discarding.has(req)) return;
+  discarding.add(req);
   let left = maxDiscarded;
   req.on('data', (chunk: Buffer) => {
     left -= chunk.length;
@@ -32,11 +35,38 @@ export function discardRest(req: IncomingMessage): void {
 }
 
 /**
+ * Holds the end of an answer until the request's body is in, the rest read and dropped: Node
+ * closes a connection the client asked to close as soon as the answer ends, and closing with
+ * unread data resets it, so the client would see the reset instead of the answer (an error that
+ * came while a large upload was still being sent: a full disk, a bad archive). Upgraded requests
+ * have read their body already.
+ */
+export function answerAfterBody(req: IncomingMessage, res: ServerResponse): void {
+  if (upgradeBodies.has(req)) return;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    if (req.complete || req.destroyed) return end(...args);
+    req.unpipe();
+    let ended = false;
+    const go = () => {
+      if (!ended) end(...args);
+      ended = true;
+    };
+    req.once('end', go).once('close', go);
+    discardRest(req);
+    return res;
+  }) as ServerResponse['end'];
+}
+
+/**
  * The body as a stream of its own for an engine call that may fail, and destroy its source, while
  * the body is still coming: the request stays whole, so the error can still be answered.
  */
 export function bodyStream(req: IncomingMessage): Readable {
   const body = new PassThrough();
+  // A handler that failed before reading the body no longer listens: the client's hang-up then
+  // concerns nobody and must not be an unhandled error.
+  body.on('error', () => undefined);
   req.pipe(body);
   req.once('close', () => {
     if (!req.complete) body.destroy(new Error('the client closed the connection before the body ended'));

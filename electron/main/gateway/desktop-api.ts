@@ -1,12 +1,16 @@
 // The gateway's own endpoints under /api: supervisor state (snapshot and a Server-Sent Events
 // stream), the servers' log files, a manual restart, the app's and servers' resource use, and
-// the engines added in Settings (engines-api.ts).
+// the engines added in Settings (engines-api.ts) and the registry browser's registries
+// (registries-api.ts).
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DesktopState } from '../../../daemon/api/desktop-types';
+import type { DesktopState, EngineChoice, EngineModePreference } from '../../../daemon/api/desktop-types';
 import type { ServiceState } from '../supervisor/service-state';
-import type { AddedEngines } from '../engines/added-engines';
+import type { AddedRegistries } from '../registries/added-registries';
+import { engineModePreferences, isEngineModePreference } from '../supervisor/engine-choice';
 import { handleEnginesApi } from './engines-api';
+import { handleRegistriesApi } from './registries-api';
+import type { Upstreams } from './upstream';
 import { engineHelpers, procUsage } from './proc-usage';
 import { readJsonBody, sendError, sendJson } from './responses';
 
@@ -25,24 +29,32 @@ export interface SettingsStore {
   update(patch: Record<string, unknown>): object;
 }
 
-export interface DesktopApiParts {
-  services: ServiceControl;
-  settings?: SettingsStore;
-  engines?: AddedEngines;
+/** The engine mode in use and the way to pick another (desktop.ts). */
+export interface EngineModeControl {
+  current(): EngineChoice;
+  select(preference: EngineModePreference): Promise<EngineChoice>;
 }
 
-export function handleDesktopApi(
-  req: IncomingMessage,
-  res: ServerResponse,
-  { services, settings, engines }: DesktopApiParts,
-): void {
+export interface DesktopApiParts extends Upstreams {
+  services: ServiceControl;
+  settings?: SettingsStore;
+  engineMode?: EngineModeControl;
+  registries?: AddedRegistries;
+}
+
+export function handleDesktopApi(req: IncomingMessage, res: ServerResponse, api: DesktopApiParts): void {
+  const { services, settings, engines, engineMode, registries } = api;
   const url = new URL(req.url ?? '/', 'http://gateway');
   const parts = url.pathname.split('/').filter(Boolean); // ['api', ...]
   if (engines && parts[1] === 'engines') return void handleEnginesApi(req, res, parts.slice(2), engines);
+  if (registries && parts[1] === 'registries')
+    return void handleRegistriesApi(req, res, parts.slice(2), registries, api);
   const route = `${req.method} /${parts.slice(1, 2).join('/')}`;
   if (route === 'GET /state' && parts.length === 2) return sendJson(res, 200, snapshot(services));
   if (settings && route === 'GET /settings') return sendJson(res, 200, settings.read());
   if (settings && route === 'PUT /settings') return void updateSettings(req, res, settings);
+  if (engineMode && route === 'GET /engine-mode') return sendJson(res, 200, engineMode.current());
+  if (engineMode && route === 'PUT /engine-mode') return void selectEngineMode(req, res, engineMode);
   if (route === 'GET /state' && parts[2] === 'stream') return streamState(req, res, services);
   if (parts[1] === 'services' && parts.length === 4) {
     const name = decodeURIComponent(parts[2]);
@@ -85,6 +97,8 @@ function streamState(req: IncomingMessage, res: ServerResponse, services: Servic
 
 /** The whole log by default (downloads are never capped); ?tail=N bytes for a quick look. */
 function sendLog(res: ServerResponse, service: ServiceState, tail: string | null): void {
+  if (service.external)
+    return sendError(res, 404, `${service.name} is not run by the app: it keeps no log of it`);
   if (!existsSync(service.logFile)) return sendError(res, 404, `${service.name} has not written a log yet`);
   const size = statSync(service.logFile).size;
   const start = tail ? Math.max(0, size - Number(tail)) : 0;
@@ -105,4 +119,23 @@ async function updateSettings(
   if (typeof patch !== 'object' || patch === null)
     return sendError(res, 400, 'settings must be a JSON object');
   sendJson(res, 200, settings.update(patch as Record<string, unknown>));
+}
+
+/** PUT /api/engine-mode {preference}: kept in the settings file, applied at once. */
+async function selectEngineMode(
+  req: IncomingMessage,
+  res: ServerResponse,
+  engineMode: EngineModeControl,
+): Promise<void> {
+  const body = (await readJsonBody(req)) as { preference?: unknown } | null;
+  const preference = body?.preference;
+  if (!isEngineModePreference(preference))
+    return sendError(res, 400, `preference must be one of ${engineModePreferences.join(', ')}`);
+  if (preference !== 'auto' && !engineMode.current().available.includes(preference))
+    return sendError(
+      res,
+      400,
+      `${preference} is not available here (${preference === 'rootful' ? 'only as root' : 'not as root'})`,
+    );
+  sendJson(res, 200, await engineMode.select(preference));
 }

@@ -1,18 +1,27 @@
 // The renderer's only door: an HTTP server on 127.0.0.1 with a random port and a per-launch
 // token. /engine/* goes to svcd, /engines/{id}/* to an engine added in Settings, /registry/* to
-// the registry, /api/* is the supervisor's state and the added engines; everything else is the
-// built renderer.
+// the registry, /registries/{id}/v2/* to a registry of the registry browser (with its stored
+// credentials), /api/* is the supervisor's state, the added engines and registries; everything
+// else is the built renderer.
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { checkAccess, checkHost, type Allowed } from './access';
-import { handleDesktopApi, type ServiceControl, type SettingsStore } from './desktop-api';
+import {
+  handleDesktopApi,
+  type EngineModeControl,
+  type ServiceControl,
+  type SettingsStore,
+} from './desktop-api';
 import { bridgeExec, EXEC_WS_PATH } from './exec-bridge';
 import { proxyHttp } from './http-proxy';
+import type { AddedRegistries } from '../registries/added-registries';
+import { proxyRegistry, REGISTRY_PROXY } from './registries-api';
 import { LOG_FILE_PATH, sendLogFile } from './log-download';
 import { refuseUpgrade, sendError } from './responses';
 import { serveStatic } from './static-files';
+import { LAYER_FILES_PATH, sendLayerFiles } from './image-layers';
 import { engineTarget, routeOf, type Upstreams } from './upstream';
 import { proxyUpgrade } from './upgrade-proxy';
 
@@ -20,6 +29,10 @@ export interface GatewayOptions extends Upstreams {
   services: ServiceControl;
   /** The app's preferences, served on /api/settings. */
   settings?: SettingsStore;
+  /** The registry browser's registries; absent, /registries/* and /api/registries answer 404. */
+  registries?: AddedRegistries;
+  /** The engine mode, served on /api/engine-mode. */
+  engineMode?: EngineModeControl;
   /** The built renderer; absent in tests that only proxy. */
   rendererDir?: string;
   /** 0 (default) picks a free port. */
@@ -46,6 +59,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
     const route = routeOf(pathname);
     const isApi = pathname === '/api' || pathname.startsWith('/api/');
+    const registry = REGISTRY_PROXY.exec(pathname);
+    if (registry && options.registries) {
+      const verdict = checkAccess(req, token, allowed);
+      if (!verdict.ok) return sendError(res, verdict.status, verdict.message);
+      return void proxyRegistry(req, res, options.registries, decodeURIComponent(registry[1]));
+    }
     if (!route && !isApi) {
       const host = checkHost(req, allowed.hosts);
       if (!host.ok) return sendError(res, host.status, host.message);
@@ -56,11 +75,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (isApi) return handleDesktopApi(req, res, options);
     if (route!.target === 'added' && !engineTarget(route!, options))
       return sendError(res, 404, `no such engine: ${route!.engineId}`);
-    const logFile =
-      req.method === 'GET' && route!.target !== 'registry'
-        ? LOG_FILE_PATH.exec(pathname.slice(route!.prefix.length))
-        : null;
+    // The gateway's own views of an engine, computed from its standard answers.
+    const own =
+      req.method === 'GET' && route!.target !== 'registry' ? pathname.slice(route!.prefix.length) : '';
+    const logFile = LOG_FILE_PATH.exec(own);
     if (logFile) return void sendLogFile(req, res, route!, options, decodeURIComponent(logFile[1]));
+    const layerFiles = LAYER_FILES_PATH.exec(own);
+    if (layerFiles) return void sendLayerFiles(req, res, route!, options, decodeURIComponent(layerFiles[1]));
     proxyHttp(req, res, route!, options, agent);
   });
 

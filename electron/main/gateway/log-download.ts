@@ -2,30 +2,14 @@
 // or /engines/{engine}/containers/{id}/log-file (?timestamps=1, ?token= as any download). The engine's logs answer is copied to the browser
 // frame by frame with the stdcopy framing taken off, so neither the gateway nor the renderer ever
 // holds the whole log, however long it is.
-import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FrameParser } from '../../../daemon/server/streams/stdcopy';
 import { sendError } from './responses';
-import { upstreamOptions, type Route, type Upstreams } from './upstream';
+import { engineGet, readJson } from './engine-get';
+import type { Route, Upstreams } from './upstream';
 
 /** The path after an engine route's prefix. */
 export const LOG_FILE_PATH = /^(?:\/v[\d.]+)?\/containers\/([^/]+)\/log-file$/;
-
-function engineGet(route: Route, upstreams: Upstreams, path: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) =>
-    http.get(upstreamOptions(route, upstreams, path), resolve).once('error', reject),
-  );
-}
-
-async function readJson(res: IncomingMessage): Promise<{ message?: string } & Record<string, unknown>> {
-  let text = '';
-  for await (const chunk of res) text += String(chunk);
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return { message: text };
-  }
-}
 
 export async function sendLogFile(
   req: IncomingMessage,

@@ -1,8 +1,10 @@
 // The two servers the desktop app runs, as ServiceSpecs: svcd on a unix socket and svc-registry
 // on loopback, both from the compiled tree, with data roots under one desktop data directory.
+// In system mode svcd is the system's (engine-choice.ts): watched, never started.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { EngineChoice } from '../../../daemon/api/desktop-types';
 import { type ServiceSpec } from './managed-service';
 import { registryNodeFlags } from '../../../daemon/lib/registry-launch';
 import { defaultSvcdSocket, svcdNodeFlags } from '../../../daemon/lib/svcd-launch';
@@ -12,8 +14,12 @@ export interface DesktopPaths {
   root: string;
   /** Default ~/.local/share/svc-desktop (XDG_DATA_HOME honoured). */
   dataDir?: string;
-  /** Default: svcd's own default socket, so an already-running svcd is found and adopted. */
+  /** The app's own svcd; default svcd's own default socket, so one already running is adopted. */
   engineSocket?: string;
+  /** The system svcd's socket (engine-choice.ts); default /run/svc/svcd.sock. */
+  systemSocket?: string;
+  /** The app's own svcd's default bridge; default svcd's (svc0). A second app on one host needs another. */
+  engineBridge?: string;
   /** Default 5000, the registry's usual port. */
   registryPort?: number;
 }
@@ -34,52 +40,87 @@ export function findRepoRoot(from: string): string {
   return dir;
 }
 
-export function desktopServices(paths: DesktopPaths): ServiceSpec[] {
+/** Packaged, process.execPath is Electron's binary: this makes it run the servers as plain Node. */
+function serverEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
+}
+
+function binOf(paths: DesktopPaths, name: string): string {
+  return join(paths.root, 'build', 'daemon', 'bin', `${name}.js`);
+}
+
+/** The app's own svcd's socket: rootless under $XDG_RUNTIME_DIR, rootful /run/svc/svcd.sock. */
+export function ownEngineSocket(paths: DesktopPaths): string {
+  return paths.engineSocket ?? defaultSvcdSocket();
+}
+
+/** svcd as the chosen mode has it: the app's own (started, supervised) or the system's (watched). */
+export function engineService(
+  paths: DesktopPaths,
+  engine: Pick<EngineChoice, 'mode' | 'socket'>,
+): ServiceSpec {
   const dataDir = paths.dataDir ?? defaultDataDir();
-  const socket = paths.engineSocket ?? defaultSvcdSocket();
-  const port = paths.registryPort ?? 5000;
-  // Packaged, process.execPath is Electron's binary: this makes it run the servers as plain Node.
-  const env = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
-  const bin = (name: string) => join(paths.root, 'build', 'daemon', 'bin', `${name}.js`);
-  return [
-    {
+  const socket = engine.socket;
+  const health = { kind: 'unix', socketPath: socket, path: '/_ping' } as const;
+  const logFile = join(dataDir, 'logs', 'svcd.log');
+  if (engine.mode === 'system') {
+    return {
       name: 'svcd',
-      command: process.execPath,
-      args: [
-        ...svcdNodeFlags,
-        bin('svcd'),
-        '--data-root',
-        join(dataDir, 'engine'),
-        '--host',
-        `unix://${socket}`,
-      ],
-      cwd: paths.root,
-      env,
-      health: { kind: 'unix', socketPath: socket, path: '/_ping' },
-      logFile: join(dataDir, 'logs', 'svcd.log'),
+      command: '',
+      args: [],
+      health,
+      // Its log is the system's (journalctl -u svcd), not the app's.
+      logFile: '',
       adopt: true,
-      requires: [bin('svcd')],
-      ensureDirs: [dirname(socket), join(dataDir, 'engine')],
-    },
-    {
-      name: 'svc-registry',
-      command: process.execPath,
-      args: [
-        ...registryNodeFlags,
-        bin('svc-registry'),
-        'serve',
-        '--data',
-        join(dataDir, 'registry'),
-        '--addr',
-        `127.0.0.1:${port}`,
-      ],
-      cwd: paths.root,
-      env,
-      health: { kind: 'http', url: `http://127.0.0.1:${port}/v2/` },
-      logFile: join(dataDir, 'logs', 'svc-registry.log'),
-      adopt: true,
-      requires: [bin('svc-registry')],
-      ensureDirs: [join(dataDir, 'registry')],
-    },
-  ];
+      external: `the system engine (the svcd service) does not answer on ${socket}`,
+    };
+  }
+  const bin = binOf(paths, 'svcd');
+  // Not root, svcd runs itself inside rootlesskit (rootless); as root it runs as it is.
+  return {
+    name: 'svcd',
+    command: process.execPath,
+    args: [
+      ...svcdNodeFlags,
+      bin,
+      '--data-root',
+      join(dataDir, 'engine'),
+      '--host',
+      `unix://${socket}`,
+      ...(paths.engineBridge ? ['--bridge', paths.engineBridge] : []),
+    ],
+    cwd: paths.root,
+    env: serverEnv(),
+    health,
+    logFile,
+    adopt: true,
+    requires: [bin],
+    ensureDirs: [dirname(socket), join(dataDir, 'engine')],
+  };
+}
+
+export function registryService(paths: DesktopPaths): ServiceSpec {
+  const dataDir = paths.dataDir ?? defaultDataDir();
+  const port = paths.registryPort ?? 5000;
+  const bin = binOf(paths, 'svc-registry');
+  return {
+    name: 'svc-registry',
+    command: process.execPath,
+    args: [
+      ...registryNodeFlags,
+      bin,
+      'serve',
+      '--data',
+      join(dataDir, 'registry'),
+      '--addr',
+      `127.0.0.1:${port}`,
+    ],
+    cwd: paths.root,
+    env: serverEnv(),
+    health: { kind: 'http', url: `http://127.0.0.1:${port}/v2/` },
+    logFile: join(dataDir, 'logs', 'svc-registry.log'),
+    adopt: true,
+    requires: [bin],
+    ensureDirs: [join(dataDir, 'registry')],
+  };
 }

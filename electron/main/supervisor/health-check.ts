@@ -4,16 +4,22 @@ import http from 'node:http';
 
 export type HealthCheck = { kind: 'unix'; socketPath: string; path: string } | { kind: 'http'; url: string };
 
-export function probe(check: HealthCheck, timeoutMs = 1000): Promise<boolean> {
+export async function probe(check: HealthCheck, timeoutMs = 1000): Promise<boolean> {
+  return (await probeFailure(check, timeoutMs)) === undefined;
+}
+
+/** undefined when the check answers 2xx; otherwise why not (the connect error's code, a status). */
+export function probeFailure(check: HealthCheck, timeoutMs = 1000): Promise<string | undefined> {
   return new Promise((resolve) => {
     const target =
       check.kind === 'unix' ? { socketPath: check.socketPath, path: check.path } : new URL(check.url);
     const req = http.request({ ...targetOptions(target), method: 'GET', timeout: timeoutMs }, (res) => {
       res.resume();
-      resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300);
+      const status = res.statusCode ?? 0;
+      resolve(status >= 200 && status < 300 ? undefined : `answered ${status} to ${describeProbe(check)}`);
     });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
     req.end();
   });
 }
@@ -21,6 +27,10 @@ export function probe(check: HealthCheck, timeoutMs = 1000): Promise<boolean> {
 function targetOptions(t: { socketPath: string; path: string } | URL): http.RequestOptions {
   if (t instanceof URL) return { host: t.hostname, port: t.port, path: t.pathname + t.search };
   return { socketPath: t.socketPath, path: t.path };
+}
+
+function describeProbe(check: HealthCheck): string {
+  return check.kind === 'unix' ? `GET ${check.path}` : `GET ${new URL(check.url).pathname}`;
 }
 
 export function describeCheck(check: HealthCheck): string {

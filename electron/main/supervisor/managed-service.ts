@@ -14,9 +14,15 @@ export interface ServiceSpec {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   health: HealthCheck;
+  /** Where the app writes the server's output; empty for an external server (not the app's). */
   logFile: string;
   /** Use a server that already answers the health check instead of starting a second one. */
   adopt: boolean;
+  /**
+   * Never started by the app, only watched (the system's svcd): down until it answers, then up
+   * and adopted. The text says what to do while it is down.
+   */
+  external?: string;
   /** Created before start (e.g. the directory of a unix socket). */
   ensureDirs?: string[];
   /** Files that must exist to start (the compiled program); missing means failed, not retried. */
@@ -49,6 +55,7 @@ export class ManagedService extends EventEmitter<{ state: [ServiceState] }> {
       status: 'down',
       reason: 'not started',
       adopted: false,
+      ...(spec.external ? { external: true } : {}),
       restarts: 0,
       since: Date.now(),
       logFile: spec.logFile,
@@ -63,8 +70,13 @@ export class ManagedService extends EventEmitter<{ state: [ServiceState] }> {
   async start(): Promise<void> {
     this.stopping = false;
     this.fastFailures = 0;
-    if (this.spec.adopt && (await probe(this.spec.health))) {
+    if ((this.spec.adopt || this.spec.external) && (await probe(this.spec.health))) {
       this.set('up', { adopted: true, pid: undefined, reason: undefined });
+      this.watchAdopted();
+      return;
+    }
+    if (this.spec.external) {
+      this.set('down', { adopted: false, pid: undefined, reason: this.spec.external });
       this.watchAdopted();
       return;
     }
@@ -190,15 +202,23 @@ export class ManagedService extends EventEmitter<{ state: [ServiceState] }> {
     this.restartTimer = setTimeout(() => void this.launch('restarting'), delay);
   }
 
-  /** An adopted server has no child to watch, so a slow health check notices when it goes. */
+  /**
+   * An adopted server has no child to watch, so a slow health check notices when it goes (and
+   * when an external one comes back).
+   */
   private watchAdopted(): void {
     this.adoptedTimer = setTimeout(async () => {
       if (this.stopping) return;
-      if (await probe(this.spec.health)) return this.watchAdopted();
-      this.set('down', {
-        adopted: false,
-        reason: `adopted server stopped answering ${this.current.endpoint}`,
-      });
+      const up = await probe(this.spec.health);
+      if (this.stopping) return;
+      const wasUp = this.current.status === 'up';
+      if (up && !wasUp) this.set('up', { adopted: true, reason: undefined });
+      if (!up && wasUp)
+        this.set('down', {
+          adopted: false,
+          reason: `adopted server stopped answering ${this.current.endpoint}`,
+        });
+      if (up || this.spec.external) return this.watchAdopted();
       void this.launch('starting');
     }, ADOPTED_RECHECK_MS);
     this.adoptedTimer.unref();

@@ -6,14 +6,29 @@ import { defaultRestartPolicy, type RestartPolicy, type ServiceState } from './s
 
 export class Supervisor extends EventEmitter<{ state: [ServiceState] }> {
   private readonly services = new Map<string, ManagedService>();
+  private readonly policy: RestartPolicy;
 
   constructor(specs: ServiceSpec[], policy: Partial<RestartPolicy> = {}) {
     super();
-    for (const spec of specs) {
-      const service = new ManagedService(spec, { ...defaultRestartPolicy, ...policy });
-      service.on('state', (s) => this.emit('state', s));
-      this.services.set(spec.name, service);
+    this.policy = { ...defaultRestartPolicy, ...policy };
+    for (const spec of specs) this.add(spec);
+  }
+
+  private add(spec: ServiceSpec): ManagedService {
+    const service = new ManagedService(spec, this.policy);
+    service.on('state', (s) => this.emit('state', s));
+    this.services.set(spec.name, service);
+    return service;
+  }
+
+  /** Stops the service of that name (when it is ours) and starts this spec in its place. */
+  async replace(spec: ServiceSpec): Promise<void> {
+    const old = this.services.get(spec.name);
+    if (old) {
+      await old.stop();
+      old.removeAllListeners('state');
     }
+    await this.add(spec).start();
   }
 
   states(): ServiceState[] {

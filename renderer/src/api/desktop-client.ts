@@ -1,5 +1,10 @@
 // The gateway's own API: supervisor state, the servers' logs, restart.
-import type { DesktopSettings, DesktopState } from '../../../daemon/api/desktop-types';
+import type {
+  DesktopSettings,
+  DesktopState,
+  EngineChoice,
+  EngineModePreference,
+} from '../../../daemon/api/desktop-types';
 import { getJson, request, sendJson, withToken } from './gateway';
 
 export type { ProcUsage, ServiceState } from '../../../daemon/api/desktop-types';
@@ -16,4 +21,10 @@ export const desktop = {
 export const desktopSettings = {
   read: () => getJson<DesktopSettings>('/api/settings'),
   update: (patch: Partial<DesktopSettings>) => sendJson<DesktopSettings>('PUT', '/api/settings', patch),
+};
+
+export const engineMode = {
+  read: () => getJson<EngineChoice>('/api/engine-mode'),
+  select: (preference: EngineModePreference) =>
+    sendJson<EngineChoice>('PUT', '/api/engine-mode', { preference }),
 };

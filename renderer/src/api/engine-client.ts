@@ -1,4 +1,5 @@
 // The typed Engine API client (API 1.41 shapes), over the gateway's prefix of the selected engine.
+import type { ImageLayerFiles } from '../../../daemon/api/image-layer-types';
 import { E } from './engine-target';
 import { getJson, query, request, sendJson, upload, withToken, wsUrl } from './gateway';
 import type {
@@ -143,16 +144,25 @@ export const engine = {
   /** A root filesystem tar made into an image, as `docker import` (changes are Dockerfile lines). */
   importImage: (
     rootfs: Blob,
-    v: { repo: string; tag: string; changes: string[] },
+    v: { repo: string; tag: string; message?: string; changes: string[] },
     onProgress: (sent: number, total: number) => void,
     signal?: AbortSignal,
   ) => {
     const q = new URLSearchParams({ fromSrc: '-', repo: v.repo, tag: v.tag });
+    if (v.message) q.set('message', v.message);
     for (const c of v.changes) q.append('changes', c);
     return upload(`${E()}/images/create?${q}`, rootfs, onProgress, signal);
   },
   /** A link that downloads the image as a `docker save` archive. */
   saveUrl: (name: string) => withToken(`${E()}/images/${enc(name)}/get`),
+  /** Each layer's added, changed and removed files: the gateway reads them from the saved archive. */
+  imageLayerFiles: (name: string, signal?: AbortSignal) =>
+    getJson<ImageLayerFiles>(`${E()}/images/${enc(name)}/layer-files`, { signal }),
+  /** Containers made from the image, running or not (the `ancestor` filter). */
+  containersOf: (image: string) =>
+    getJson<ContainerSummary[]>(
+      `${E()}/containers/json${query({ all: true, filters: JSON.stringify({ ancestor: [image] }) })}`,
+    ),
   tag: (id: string, repo: string, tag: string) =>
     sendJson('POST', `${E()}/images/${enc(id)}/tag${query({ repo, tag })}`),
   removeImage: (id: string, force: boolean) =>

@@ -1,5 +1,8 @@
-// The typed Registry API V2 client, over the gateway's /registry prefix (our svc-registry).
+// The typed Registry API V2 client: `registry` over the gateway's /registry prefix (our
+// svc-registry), `registryAt(id)` over /registries/{id} for any registry of the registry browser
+// (the gateway signs the requests in with that registry's stored credentials).
 import { getJson, query, request } from './gateway';
+import { MANIFEST_ACCEPT } from '../../../daemon/api/manifest-accept';
 
 const R = '/registry/v2';
 
@@ -7,7 +10,8 @@ export interface Descriptor {
   mediaType: string;
   digest: string;
   size: number;
-  platform?: { architecture: string; os: string };
+  platform?: { architecture: string; os: string; variant?: string; 'os.version'?: string };
+  annotations?: Record<string, string>;
 }
 
 export interface Manifest {
@@ -16,37 +20,84 @@ export interface Manifest {
   config?: Descriptor;
   layers?: Descriptor[];
   manifests?: Descriptor[];
+  annotations?: Record<string, string>;
 }
 
-const MANIFEST_TYPES = [
-  'application/vnd.oci.image.index.v1+json',
-  'application/vnd.oci.image.manifest.v1+json',
-  'application/vnd.docker.distribution.manifest.list.v2+json',
-  'application/vnd.docker.distribution.manifest.v2+json',
-  'application/vnd.svc.distribution.manifest.v2+json',
-].join(', ');
+/** The parts of an image config (OCI / Docker v1) the browser shows. */
+export interface ImageConfigBlob {
+  architecture?: string;
+  os?: string;
+  variant?: string;
+  created?: string;
+  author?: string;
+  config?: {
+    User?: string;
+    Env?: string[];
+    Entrypoint?: string[] | null;
+    Cmd?: string[] | null;
+    WorkingDir?: string;
+    ExposedPorts?: Record<string, object>;
+    Labels?: Record<string, string> | null;
+    Volumes?: Record<string, object> | null;
+  };
+  rootfs?: { type: string; diff_ids: string[] };
+  history?: { created?: string; created_by?: string; comment?: string; empty_layer?: boolean }[];
+}
+
+/** One page of a paged list, and the `last` of the next page when the Link header names one. */
+export interface Page<T> {
+  items: T[];
+  next?: string;
+}
+
+/** `Link: </v2/_catalog?n=50&last=x>; rel="next"` → "x". */
+export function nextLast(link: string | null): string | undefined {
+  const m = link ? /<([^>]+)>\s*;\s*rel="?next"?/.exec(link) : null;
+  return m ? (new URL(m[1], 'http://registry').searchParams.get('last') ?? undefined) : undefined;
+}
 
 const path = (repo: string) => repo.split('/').map(encodeURIComponent).join('/');
 
+async function readManifest(res: Response) {
+  // svc-registry names its headers Svc-*; other registries Docker-*.
+  const digest = res.headers.get('Docker-Content-Digest') ?? res.headers.get('Svc-Content-Digest') ?? '';
+  return {
+    digest,
+    contentType: res.headers.get('Content-Type') ?? '',
+    manifest: (await res.json()) as Manifest,
+  };
+}
+
+/** Registry `id` of the registry browser, through the gateway. */
+export function registryAt(id: string) {
+  const base = `/registries/${encodeURIComponent(id)}/v2`;
+  return {
+    catalog: async (n: number, last?: string, signal?: AbortSignal): Promise<Page<string>> => {
+      const res = await request(`${base}/_catalog${query({ n, last })}`, { signal });
+      const body = (await res.json()) as { repositories: string[] | null };
+      return { items: body.repositories ?? [], next: nextLast(res.headers.get('Link')) };
+    },
+    tags: async (repo: string, n: number, last?: string): Promise<Page<string>> => {
+      const res = await request(`${base}/${path(repo)}/tags/list${query({ n, last })}`);
+      const body = (await res.json()) as { tags: string[] | null };
+      return { items: body.tags ?? [], next: nextLast(res.headers.get('Link')) };
+    },
+    manifest: async (repo: string, reference: string) =>
+      readManifest(
+        await request(`${base}/${path(repo)}/manifests/${encodeURIComponent(reference)}`, {
+          headers: { Accept: MANIFEST_ACCEPT },
+        }),
+      ),
+    config: (repo: string, digest: string) =>
+      getJson<ImageConfigBlob>(`${base}/${path(repo)}/blobs/${digest}`),
+    deleteManifest: (repo: string, digest: string) =>
+      request(`${base}/${path(repo)}/manifests/${digest}`, { method: 'DELETE' }),
+  };
+}
+
+/** The embedded registry's catalog and tags, as the pull dialog suggests them. */
 export const registry = {
-  ping: () => request(`${R}/`),
   catalog: (n = 1000, last?: string) =>
     getJson<{ repositories: string[] | null }>(`${R}/_catalog${query({ n, last })}`),
   tags: (repo: string) => getJson<{ name: string; tags: string[] | null }>(`${R}/${path(repo)}/tags/list`),
-  manifest: async (repo: string, reference: string) => {
-    const res = await request(`${R}/${path(repo)}/manifests/${encodeURIComponent(reference)}`, {
-      headers: { Accept: MANIFEST_TYPES },
-    });
-    const digest = res.headers.get('Svc-Content-Digest') ?? res.headers.get('Docker-Content-Digest') ?? '';
-    return {
-      digest,
-      contentType: res.headers.get('Content-Type') ?? '',
-      manifest: (await res.json()) as Manifest,
-    };
-  },
-  config: (repo: string, digest: string) =>
-    getJson<Record<string, unknown>>(`${R}/${path(repo)}/blobs/${digest}`),
-  // As docker and skopeo send it: "sha256:…" unencoded (a digest has no character that needs it).
-  deleteManifest: (repo: string, digest: string) =>
-    request(`${R}/${path(repo)}/manifests/${digest}`, { method: 'DELETE' }),
 };

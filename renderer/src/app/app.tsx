@@ -6,6 +6,7 @@ import { ContainerList } from '../features/containers/components/container-list'
 import { AllContainers } from '../features/engines/components/all-containers';
 import { DiskUsage } from '../features/disk-usage/components/disk-usage';
 import { EventTimeline } from '../features/events/components/event-timeline';
+import { ImageDetail } from '../features/images/components/image-detail';
 import { ImageList } from '../features/images/components/image-list';
 import { NetworkList } from '../features/networks/components/network-list';
 import { RegistryBrowser } from '../features/registry/components/registry-browser';
@@ -27,7 +28,7 @@ function Screen() {
     case 'all-engines':
       return <AllContainers />;
     case 'images':
-      return <ImageList />;
+      return rest[0] ? <ImageDetail id={rest[0]} tab={rest[1] ?? 'summary'} /> : <ImageList />;
     case 'volumes':
       return <VolumeList />;
     case 'networks':

@@ -3,13 +3,16 @@ import { useEffect, useMemo, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { LucideIcon } from 'lucide-react';
 import {
+  Boxes,
   Download,
   Eraser,
   FileArchive,
   FileInput,
   FolderOpen,
+  HardDriveDownload,
   History,
   Info,
+  Layers,
   LineChart,
   Moon,
   Play,
@@ -27,6 +30,9 @@ import type { ContainerSummary, ImageSummary } from '../api/engine-types';
 import { useBulkAction } from '../features/containers/queries';
 import { useContainersUi } from '../features/containers/store';
 import { useImagesUi } from '../features/images/store';
+import { archiveName } from '../features/images/names';
+import { engine } from '../api/engine-client';
+import { downloadUrl } from './save-file';
 import { Dialog } from './dialog';
 import { containerName } from './format';
 import { navigate, SECTIONS } from './router';
@@ -85,6 +91,13 @@ function containerCommands(c: ContainerSummary, act: ReturnType<typeof useBulkAc
   ];
 }
 
+const IMAGE_VIEWS: [string, string, LucideIcon][] = [
+  ['summary', 'details', Info],
+  ['layers', 'layers and files', Layers],
+  ['history', 'history', History],
+  ['containers', 'containers', Boxes],
+];
+
 function imageCommands(i: ImageSummary): Command[] {
   const names = (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
   const ui = useImagesUi.getState();
@@ -99,7 +112,13 @@ function imageCommands(i: ImageSummary): Command[] {
       go(`${n}: run…`, Play, () => ui.open({ kind: 'run', image: n })),
       go(`${n}: push…`, Upload, () => ui.open({ kind: 'push', name: n })),
       go(`${n}: tag…`, Tag, () => ui.open({ kind: 'tag', id: i.Id })),
-      go(`${n}: history`, History, () => ui.showHistory(i.Id)),
+      ...IMAGE_VIEWS.map(([view, label, icon]) => ({
+        label: `${n}: ${label}`,
+        hint: 'image',
+        icon,
+        run: () => navigate('images', i.Id, view),
+      })),
+      go(`${n}: save to a file`, HardDriveDownload, () => downloadUrl(engine.saveUrl(n), archiveName(n))),
       go(`${n}: remove…`, Trash2, () => ui.open({ kind: 'remove', id: n, last: names.length <= 1 })),
     ]),
   ];
@@ -133,6 +152,8 @@ function useCommands(): Command[] {
     action('Create volume…', Plus, () => requestIntent('volumes', 'volume.create')),
     action('Prune unused volumes…', Eraser, () => requestIntent('volumes', 'volume.prune')),
     action('Clean up everything…', Trash2, () => requestIntent('disk', 'disk.cleanup')),
+    action('Add a registry…', Plus, () => requestIntent('registry', 'registry.add')),
+    action('Push to a registry from an engine…', Upload, () => requestIntent('registry', 'registry.push')),
     action(`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`, theme === 'dark' ? Sun : Moon, () =>
       setTheme(theme === 'dark' ? 'light' : 'dark'),
     ),

@@ -3,7 +3,12 @@
 // challenge, as Docker does), and one retry after a fresh challenge.
 import { Readable } from 'node:stream';
 import { UnauthorizedError, UnavailableError } from '../../../api/errors';
-import { httpRequest, type HttpRequestOptions, type HttpResponse } from '../../../lib/http-client';
+import {
+  httpRequest,
+  isLoopbackHost,
+  type HttpRequestOptions,
+  type HttpResponse,
+} from '../../../lib/http-client';
 import { credentials, type AuthConfig } from './auth-config';
 import { parseWwwAuthenticate, type Challenge } from './www-authenticate';
 import { readRegistryErrors, formatRegistryErrors } from './registry-errors';
@@ -31,12 +36,6 @@ export interface RequestOptions {
 interface Token {
   value: string;
   expires: number;
-}
-
-const loopbackHost = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
-
-export function isLoopbackHost(host: string): boolean {
-  return loopbackHost.test(host);
 }
 
 export class RegistryTransport {

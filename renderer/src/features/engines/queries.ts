@@ -70,6 +70,11 @@ export function selectEngine(qc: QueryClient, id: string): void {
   // A container's page names an object of the other engine.
   const { section, rest } = useRoute.getState();
   if (rest.length) navigate(section);
+  dropEngineAnswers(qc);
+}
+
+/** Forgets every cached answer of an engine (not the app's own, keyed `desktop-…`). */
+export function dropEngineAnswers(qc: QueryClient): void {
   void qc.resetQueries({ predicate: (q) => !String(q.queryKey[0]).startsWith('desktop-') });
 }
 

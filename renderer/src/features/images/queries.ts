@@ -9,6 +9,32 @@ export function useImages() {
   return useQuery({ queryKey: ['images', {}], queryFn: engine.images, enabled: up });
 }
 
+export function useImage(id: string) {
+  const up = useEngineUp();
+  return useQuery({ queryKey: ['image', { id }], queryFn: () => engine.imageInspect(id), enabled: up });
+}
+
+/** An image's layers never change under its ID: read once (the gateway reads the whole image). */
+export function useImageLayerFiles(id: string) {
+  return useQuery({
+    queryKey: ['image-layers', { id }],
+    // Leaving before the answer stops the gateway reading the image.
+    queryFn: ({ signal }) => engine.imageLayerFiles(id, signal),
+    staleTime: Infinity,
+    retry: false,
+  });
+}
+
+/** Under "containers", so container events refresh it. */
+export function useImageContainers(id: string) {
+  const up = useEngineUp();
+  return useQuery({
+    queryKey: ['containers', { ancestor: id }],
+    queryFn: () => engine.containersOf(id),
+    enabled: up,
+  });
+}
+
 export function useImageHistory(id: string | undefined) {
   return useQuery({
     queryKey: ['image', { id, history: true }],

@@ -18,14 +18,11 @@ export type ImageDialog =
 export const useImagesUi = create<{
   search: string;
   dialog: ImageDialog;
-  historyOf?: string;
   setSearch(v: string): void;
   open(d: ImageDialog): void;
-  showHistory(id?: string): void;
 }>((set) => ({
   search: '',
   dialog: undefined,
   setSearch: (search) => set({ search }),
   open: (dialog) => set({ dialog }),
-  showHistory: (historyOf) => set({ historyOf }),
 }));

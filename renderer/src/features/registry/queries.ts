@@ -1,21 +1,197 @@
-// Server state of the embedded registry (svc-registry): catalog, tags, manifests.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+// Server state of the registry browser: the registries (the embedded svc-registry and those added
+// here, /api/registries), each one's catalog and tags page by page, manifests and image configs,
+// deletes, and the transfers the main process does (pull into an engine, push from one, copy).
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { create } from 'zustand';
+import type {
+  AddRegistryRequest,
+  RegistryCopyRequest,
+  RegistryPullRequest,
+  RegistryPushRequest,
+  RegistrySummary,
+} from '../../../../daemon/api/desktop-types';
 import { engine } from '../../api/engine-client';
-import { registry } from '../../api/registry-client';
+import type { ImageSummary } from '../../api/engine-types';
+import { enginePrefix } from '../../api/engine-target';
+import { getJson, request, sendJson } from '../../api/gateway';
+import { registry, registryAt } from '../../api/registry-client';
 import { useService } from '../../app/use-desktop-state';
+
+export const EMBEDDED_REGISTRY = 'embedded';
+/** Entries per page of the catalog and of a repository's tags. */
+export const PAGE_SIZE = 50;
+/** A search reads the whole catalog in pages this large. */
+const SEARCH_PAGE = 1000;
 
 function useRegistryUp(): boolean {
   return useService('svc-registry')?.status === 'up';
 }
 
-export function useCatalog() {
-  const up = useRegistryUp();
-  return useQuery({
-    queryKey: ['registry', { catalog: true }],
-    queryFn: () => registry.catalog(),
-    enabled: up,
-    // The registry sends the app no events: what was pushed since shows when the screen opens.
+/** Which registry the browser shows; kept across reloads. */
+const storageKey = 'svc-desktop.registry';
+export const useSelectedRegistry = create<{ id: string }>(() => ({
+  id: localStorage.getItem(storageKey) ?? EMBEDDED_REGISTRY,
+}));
+useSelectedRegistry.subscribe(({ id }) => localStorage.setItem(storageKey, id));
+
+const registriesKey = ['desktop-registries', {}];
+
+export function useRegistries() {
+  return useQuery({ queryKey: registriesKey, queryFn: () => getJson<RegistrySummary[]>('/api/registries') });
+}
+
+/** The selected registry's summary (the embedded one when the selection is gone). */
+export function useCurrentRegistry(): RegistrySummary | undefined {
+  const id = useSelectedRegistry((s) => s.id);
+  const list = useRegistries().data;
+  return list?.find((r) => r.id === id) ?? list?.[0];
+}
+
+export function useAddRegistry() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: AddRegistryRequest) => sendJson<RegistrySummary>('POST', '/api/registries', body),
+    onSuccess: (r) => {
+      if (r) useSelectedRegistry.setState({ id: r.id });
+      return qc.invalidateQueries({ queryKey: registriesKey });
+    },
+  });
+}
+
+export function useRemoveRegistry() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => request(`/api/registries/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSuccess: () => {
+      useSelectedRegistry.setState({ id: EMBEDDED_REGISTRY });
+      return qc.invalidateQueries({ queryKey: registriesKey });
+    },
+  });
+}
+
+/** The catalog, a page at a time (n/last; the next page named by the Link header). */
+export function useCatalog(id: string | undefined) {
+  return useInfiniteQuery({
+    queryKey: ['registry', { id, catalog: true }],
+    queryFn: ({ pageParam }) => registryAt(id!).catalog(PAGE_SIZE, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next,
+    enabled: !!id,
+    // Registries send the app no events: what was pushed since shows when the screen opens.
     refetchOnMount: 'always',
+  });
+}
+
+/** Repositories whose name contains `text`, from every page of the catalog. */
+export function useCatalogSearch(id: string | undefined, text: string) {
+  const term = text.trim().toLowerCase();
+  return useQuery({
+    queryKey: ['registry', { id, search: term }],
+    queryFn: async ({ signal }) => {
+      const found: string[] = [];
+      let last: string | undefined;
+      let pages = 0;
+      do {
+        const page = await registryAt(id!).catalog(SEARCH_PAGE, last, signal);
+        found.push(...page.items.filter((r) => r.toLowerCase().includes(term)));
+        last = page.next;
+        pages++;
+      } while (last);
+      return { found, pages };
+    },
+    enabled: !!id && term.length > 0,
+    staleTime: 5000,
+  });
+}
+
+export function useTags(id: string | undefined, repo: string | undefined) {
+  return useInfiniteQuery({
+    queryKey: ['registry', { id, repo, tags: true }],
+    queryFn: ({ pageParam }) => registryAt(id!).tags(repo!, PAGE_SIZE, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => page.next,
+    enabled: !!id && !!repo,
+  });
+}
+
+export function useManifest(id: string | undefined, repo: string | undefined, ref: string | undefined) {
+  return useQuery({
+    queryKey: ['registry', { id, repo, ref }],
+    queryFn: () => registryAt(id!).manifest(repo!, ref!),
+    enabled: !!id && !!repo && !!ref,
+  });
+}
+
+/** The image config blob (platform, entrypoint, env, history). */
+export function useImageConfig(id: string, repo: string, digest: string | undefined) {
+  return useQuery({
+    queryKey: ['registry', { id, repo, blob: digest }],
+    queryFn: () => registryAt(id).config(repo, digest!),
+    enabled: !!digest,
+    staleTime: Infinity,
+  });
+}
+
+/** After a delete the repository's manifests and tags are dropped, not refetched: they may 404. */
+function useForgetRepository() {
+  const qc = useQueryClient();
+  return (id: string, repo: string) => {
+    qc.removeQueries({
+      queryKey: ['registry'],
+      predicate: (q) => {
+        const k = q.queryKey[1] as { id?: string; repo?: string; ref?: string } | undefined;
+        return k?.id === id && k.repo === repo && k.ref !== undefined;
+      },
+    });
+    return qc.invalidateQueries({ queryKey: ['registry'] });
+  };
+}
+
+export function useDeleteManifest() {
+  const forget = useForgetRepository();
+  return useMutation({
+    mutationFn: (v: { id: string; repo: string; digest: string }) =>
+      registryAt(v.id).deleteManifest(v.repo, v.digest),
+    onSettled: (_data, _err, v) => forget(v.id, v.repo),
+  });
+}
+
+/** Deletes one tag; its manifest and the manifest's other tags stay (done main-side). */
+export function useDeleteTag() {
+  const forget = useForgetRepository();
+  return useMutation({
+    mutationFn: (v: { id: string; repo: string; tag: string }) =>
+      sendJson('POST', `/api/registries/${encodeURIComponent(v.id)}/untag`, {
+        repository: v.repo,
+        tag: v.tag,
+      }),
+    onSettled: (_data, _err, v) => forget(v.id, v.repo),
+  });
+}
+
+/** The images of engine `engineId`, for the push dialog. */
+export function useEngineImages(engineId: string) {
+  return useQuery({
+    queryKey: ['registry', { engineImages: engineId }],
+    queryFn: () => getJson<ImageSummary[]>(`${enginePrefix(engineId)}/images/json`),
+  });
+}
+
+/** A progress stream from the main process: pull, push or copy. */
+export const transfers = {
+  pull: (id: string, body: RegistryPullRequest, signal: AbortSignal) =>
+    stream(`/api/registries/${encodeURIComponent(id)}/pull`, body, signal),
+  push: (id: string, body: RegistryPushRequest, signal: AbortSignal) =>
+    stream(`/api/registries/${encodeURIComponent(id)}/push`, body, signal),
+  copy: (body: RegistryCopyRequest, signal: AbortSignal) => stream('/api/registries/copy', body, signal),
+};
+
+function stream(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
+  return request(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
   });
 }
 
@@ -40,35 +216,6 @@ export function useRegistryReferences() {
   });
 }
 
-export function useTags(repo: string | undefined) {
-  return useQuery({ queryKey: ['registry', { repo }], queryFn: () => registry.tags(repo!), enabled: !!repo });
-}
-
-export function useManifest(repo: string | undefined, ref: string | undefined) {
-  return useQuery({
-    queryKey: ['registry', { repo, ref }],
-    queryFn: () => registry.manifest(repo!, ref!),
-    enabled: !!repo && !!ref,
-  });
-}
-
-export function useDeleteManifest() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (v: { repo: string; digest: string }) => registry.deleteManifest(v.repo, v.digest),
-    onSettled: (_data, _err, v) => {
-      // The repository's manifests (by tag or digest) are dropped, not refetched: the deleted
-      // one would answer 404 on the screen the user is leaving.
-      const isManifestOf = (key: readonly unknown[]) => {
-        const k = key[1] as { repo?: string; ref?: string } | undefined;
-        return k?.repo === v.repo && k.ref !== undefined;
-      };
-      qc.removeQueries({ queryKey: ['registry'], predicate: (q) => isManifestOf(q.queryKey) });
-      return qc.invalidateQueries({ queryKey: ['registry'] });
-    },
-  });
-}
-
 /** The embedded registry's `host:port`, as image names carry it. */
 export function useRegistryHost(): string | undefined {
   const endpoint = useService('svc-registry')?.endpoint;
@@ -88,15 +235,5 @@ export function useRegistrySearch(text: string) {
     queryFn: ({ signal }) => engine.search(term, signal),
     enabled: trimmed.length > 0 && /\//.test(term),
     staleTime: 5000,
-  });
-}
-
-/** The engine's view of a tag in the embedded registry: digest and platforms (GET /distribution). */
-export function useDistribution(repo: string, tag: string) {
-  const host = useRegistryHost();
-  return useQuery({
-    queryKey: ['registry', { distribution: `${host}/${repo}:${tag}` }],
-    queryFn: () => engine.distribution(`${host}/${repo}:${tag}`),
-    enabled: !!host,
   });
 }

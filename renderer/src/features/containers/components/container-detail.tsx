@@ -12,8 +12,9 @@ import { FilesTab } from './files-tab';
 import { LogsTab } from './logs-tab';
 import { StatsTab } from './stats-tab';
 import { SummaryTab } from './summary-tab';
-import { ChevronRight, Play, RotateCw, Square, Trash2 } from 'lucide-react';
+import { Play, RotateCw, Square, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
+import { Breadcrumb, DetailTabs } from '../../../app/ui/detail';
 
 // xterm.js is a third of the bundle: it loads when a terminal is first opened.
 const TerminalView = lazy(() =>
@@ -50,11 +51,7 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
   return (
     <section className="screen detail">
       <header className="toolbar">
-        <a href="#/containers">Containers</a>
-        <ChevronRight size={16} aria-hidden className="muted" />
-        <h1 className="ellipsis" title={name}>
-          {name}
-        </h1>
+        <Breadcrumb href="#/containers" label="Containers" title={name} />
         {busy ? <span className="badge state-busy">{busy}</span> : null}
         {c.data && !busy ? (
           <span
@@ -98,13 +95,7 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
       ) : null}
       <ErrorMessage error={c.error} context="Could not inspect the container" />
       {bulk.data?.map((r) => (r.error ? <ErrorMessage key={r.id} error={r.error} /> : null))}
-      <div role="tablist" className="tabs">
-        {TABS.map((t) => (
-          <a key={t} role="tab" aria-selected={t === current} href={`#/containers/${id}/${t}`}>
-            {t[0].toUpperCase() + t.slice(1)}
-          </a>
-        ))}
-      </div>
+      <DetailTabs tabs={TABS} current={current} href={(t) => `#/containers/${id}/${t}`} />
       <div className="tabpanel" role="tabpanel">
         {c.data && current === 'summary' ? <SummaryTab c={c.data} /> : null}
         {c.data && current === 'logs' ? <LogsTab id={id} tty={tty} created={c.data.Created} /> : null}

@@ -1,6 +1,7 @@
 // Inspect as readable fields, then the raw JSON.
 import type { ContainerInspect } from '../../../api/engine-types';
 import { plural, when } from '../../../app/format';
+import { Fields } from '../../../app/ui/detail';
 
 export function SummaryTab({ c }: { c: ContainerInspect }) {
   const ports = Object.entries(c.NetworkSettings?.Ports ?? {}).flatMap(([k, v]) =>
@@ -27,20 +28,5 @@ export function SummaryTab({ c }: { c: ContainerInspect }) {
     ['Environment', (c.Config.Env ?? []).join('  ') || '—'],
     ['TTY', c.Config.Tty ? 'yes' : 'no'],
   ];
-  return (
-    <div className="summary">
-      <dl>
-        {fields.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
-      <details>
-        <summary>Raw JSON</summary>
-        <pre className="raw">{JSON.stringify(c, null, 2)}</pre>
-      </details>
-    </div>
-  );
+  return <Fields fields={fields} raw={c} />;
 }

@@ -30,6 +30,8 @@ export function ArchiveDialog({
   const [repo, setRepo] = useState('');
   const [tag, setTag] = useState('latest');
   const [command, setCommand] = useState('');
+  const [message, setMessage] = useState('');
+  const [changes, setChanges] = useState('');
   const [sent, setSent] = useState<{ sent: number; total: number }>();
   const [running, setRunning] = useState(false);
   const [lines, setLines] = useState<string[]>([]);
@@ -55,7 +57,14 @@ export function ArchiveDialog({
               {
                 repo: repo.trim(),
                 tag: tag.trim() || 'latest',
-                changes: cmd.length ? [`CMD ${JSON.stringify(cmd)}`] : [],
+                message: message.trim(),
+                changes: [
+                  ...(cmd.length ? [`CMD ${JSON.stringify(cmd)}`] : []),
+                  ...changes
+                    .split('\n')
+                    .map((l) => l.trim())
+                    .filter(Boolean),
+                ],
               },
               onProgress,
               abort.current.signal,
@@ -120,6 +129,23 @@ export function ArchiveDialog({
                 value={command}
                 onChange={(e) => setCommand(e.target.value)}
                 placeholder="(none: give one when you run it)"
+              />
+            </label>
+            <label>
+              Message{' '}
+              <input
+                value={message}
+                onChange={(e) => setMessage(e.target.value)}
+                placeholder="(shown in the image's history)"
+              />
+            </label>
+            <label>
+              Other changes{' '}
+              <textarea
+                rows={3}
+                value={changes}
+                onChange={(e) => setChanges(e.target.value)}
+                placeholder={'One instruction a line, as in a Dockerfile:\nENV MODE=prod\nWORKDIR /app'}
               />
             </label>
           </>

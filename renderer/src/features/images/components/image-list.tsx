@@ -9,7 +9,9 @@ import { useContainers } from '../../containers/queries';
 import { Dialog } from '../../../app/dialog';
 import { ago, bytes, shortId } from '../../../app/format';
 import { useEngineUp } from '../../../app/use-desktop-state';
-import { explainRemoveError, useImageHistory, useImageMutations, useImages } from '../queries';
+import { explainRemoveError, useImageMutations, useImages } from '../queries';
+import { archiveName } from '../names';
+import { navigate } from '../../../app/router';
 import { useImagesUi } from '../store';
 import { ArchiveDialog } from './archive-dialog';
 import { ProgressDialog, splitTag } from './progress-dialog';
@@ -21,6 +23,7 @@ import { EngineDown } from '../../../app/ui/engine-down';
 
 export function ImageList() {
   const ui = useImagesUi();
+  const [dragging, setDragging] = useState(false);
   const up = useEngineUp();
   const images = useImages();
   const { remove } = useImageMutations();
@@ -51,15 +54,30 @@ export function ImageList() {
   );
   return (
     <section
-      className="screen"
-      onDragOver={(e) => up && e.dataTransfer.types.includes('Files') && e.preventDefault()}
+      className={`screen${dragging ? ' drop-target' : ''}`}
+      onDragOver={(e) => {
+        if (!up || !e.dataTransfer.types.includes('Files')) return;
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={(e) => {
+        // Leaving for a child of the screen is no leaving.
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+      }}
       onDrop={(e) => {
+        setDragging(false);
         const file = e.dataTransfer.files[0];
         if (!up || !file) return;
         e.preventDefault();
         ui.open({ kind: 'load', file });
       }}
     >
+      {dragging ? (
+        <div className="drop-hint" aria-hidden>
+          <FileArchive size={32} />
+          Drop the archive to load it
+        </div>
+      ) : null}
       <header className="toolbar">
         <h1>Images</h1>
         <SearchBox
@@ -90,7 +108,9 @@ export function ImageList() {
             {rows.map(({ image: i, name }) => (
               <tr key={`${i.Id} ${name ?? ''}`}>
                 <td className="truncate" title={name}>
-                  {name ?? '<none>'}{' '}
+                  <a href={`#/images/${encodeURIComponent(i.Id)}`} data-testid="image-link">
+                    {name ?? '<none>'}
+                  </a>{' '}
                   {users.get(i.Id) ? (
                     <span
                       className="badge in-use"
@@ -112,7 +132,18 @@ export function ImageList() {
                     onClick={() => ui.open({ kind: 'run', image: name ?? i.Id })}
                     disabled={!up}
                   />
-                  <Button iconOnly icon={History} label="History" onClick={() => ui.showHistory(i.Id)} />
+                  <Button
+                    iconOnly
+                    icon={Layers}
+                    label="Layers"
+                    onClick={() => navigate('images', i.Id, 'layers')}
+                  />
+                  <Button
+                    iconOnly
+                    icon={History}
+                    label="History"
+                    onClick={() => navigate('images', i.Id, 'history')}
+                  />
                   <Button
                     iconOnly
                     icon={Tag}
@@ -129,7 +160,7 @@ export function ImageList() {
                   <a
                     className="button"
                     href={engine.saveUrl(name ?? i.Id)}
-                    download={`${(name ?? shortId(i.Id)).replace(/[/:]/g, '_')}.tar`}
+                    download={archiveName(name ?? i.Id)}
                     title="Save the image to a file, as docker save"
                     aria-label="Save"
                   >
@@ -211,7 +242,6 @@ export function ImageList() {
         </ConfirmDialog>
       ) : null}
       {ui.dialog?.kind === 'tag' ? <TagDialog id={ui.dialog.id} onClose={() => ui.open(undefined)} /> : null}
-      {ui.historyOf ? <HistoryDialog id={ui.historyOf} onClose={() => ui.showHistory(undefined)} /> : null}
     </section>
   );
 }
@@ -245,31 +275,6 @@ function TagDialog({ id, onClose }: { id: string; onClose: () => void }) {
           <button type="submit">Tag</button>
         </footer>
       </form>
-    </Dialog>
-  );
-}
-
-function HistoryDialog({ id, onClose }: { id: string; onClose: () => void }) {
-  const history = useImageHistory(id);
-  return (
-    <Dialog title={`History of ${shortId(id)}`} onClose={onClose}>
-      <ErrorMessage error={history.error} />
-      <table className="table">
-        <tbody>
-          {(history.data ?? []).map((h, i) => (
-            <tr key={i}>
-              <td>{ago(h.Created)}</td>
-              <td>{bytes(h.Size)}</td>
-              <td>
-                <code className="wrap">{h.CreatedBy}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <footer>
-        <button onClick={onClose}>Close</button>
-      </footer>
     </Dialog>
   );
 }

@@ -1,4 +1,4 @@
-// Settings and diagnostics: theme; each supervised server's state, restarts and log; the app's
+// Settings and diagnostics: theme; the engine mode; each supervised server's state, restarts and log; the app's
 // and the servers' own CPU and memory; the engine's version and info.
 import { useRef, useState } from 'react';
 import { desktop, type ProcUsage, type ServiceState } from '../../../api/desktop-client';
@@ -8,6 +8,7 @@ import { useTheme, type ThemeChoice } from '../../../app/theme';
 import { useService } from '../../../app/use-desktop-state';
 import { EngineSettings } from '../../engines/components/engine-settings';
 import { useDesktopSettings, useEngineInfo, useServiceLog, useUsage } from '../queries';
+import { EngineModeSettings } from './engine-mode';
 
 export function Settings() {
   const { theme, setTheme } = useTheme();
@@ -41,6 +42,7 @@ export function Settings() {
         </label>
         <ErrorMessage error={prefs.query.error ?? prefs.update.error} />
       </fieldset>
+      <EngineModeSettings />
       <EngineSettings />
       <DockerHost />
       <h2>Resource use</h2>
@@ -145,11 +147,39 @@ function DockerHost() {
 
 function ServicePanel({ name, title }: { name: string; title: string }) {
   const s = useService(name);
-  const log = useServiceLog(name);
+  const log = useServiceLog(name, !s?.external);
   return (
     <section className="service" data-testid={`service-${name}`}>
       <h2>{title}</h2>
       {s ? <ServiceFacts s={s} /> : <p className="muted">unknown</p>}
+      {s?.external ? (
+        <>
+          <p className="muted">
+            The system&apos;s svcd (the svcd service): the app watches it and never starts or stops it. Its
+            log is the system&apos;s: <code>journalctl -u svcd</code>.
+          </p>
+          <div className="toolbar">
+            <button onClick={() => void desktop.restart(name)}>Check again</button>
+          </div>
+        </>
+      ) : (
+        <ServiceLog name={name} logFile={s?.logFile} log={log} />
+      )}
+    </section>
+  );
+}
+
+function ServiceLog({
+  name,
+  logFile,
+  log,
+}: {
+  name: string;
+  logFile?: string;
+  log: ReturnType<typeof useServiceLog>;
+}) {
+  return (
+    <>
       <div className="toolbar">
         <button onClick={() => void desktop.restart(name).then(() => log.refetch())}>Restart</button>
         <button onClick={() => void log.refetch()}>Refresh log</button>
@@ -160,11 +190,11 @@ function ServicePanel({ name, title }: { name: string; title: string }) {
       <ErrorMessage error={log.error} context="Log" />
       {log.data !== undefined ? (
         <>
-          <p className="muted">Last 64 kB of {s?.logFile} (the download has all of it):</p>
+          <p className="muted">Last 64 kB of {logFile} (the download has all of it):</p>
           <pre className="raw log-tail">{log.data || '(empty)'}</pre>
         </>
       ) : null}
-    </section>
+    </>
   );
 }
 

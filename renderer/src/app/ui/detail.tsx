@@ -1,0 +1,54 @@
+// What every detail screen shares: the way back to its list with its title, its tabs (in the
+// route, so reload and back keep them), and its fields with the raw JSON under them.
+import { ChevronRight } from 'lucide-react';
+
+export function Breadcrumb({ href, label, title }: { href: string; label: string; title: string }) {
+  return (
+    <>
+      <a href={href}>{label}</a>
+      <ChevronRight size={16} aria-hidden className="muted" />
+      <h1 className="ellipsis" title={title}>
+        {title}
+      </h1>
+    </>
+  );
+}
+
+export function DetailTabs({
+  tabs,
+  current,
+  href,
+}: {
+  tabs: readonly string[];
+  current: string;
+  href: (tab: string) => string;
+}) {
+  return (
+    <div role="tablist" className="tabs">
+      {tabs.map((t) => (
+        <a key={t} role="tab" aria-selected={t === current} href={href(t)}>
+          {t[0].toUpperCase() + t.slice(1)}
+        </a>
+      ))}
+    </div>
+  );
+}
+
+export function Fields({ fields, raw }: { fields: [string, string][]; raw: unknown }) {
+  return (
+    <div className="summary">
+      <dl>
+        {fields.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+      <details>
+        <summary>Raw JSON</summary>
+        <pre className="raw">{JSON.stringify(raw, null, 2)}</pre>
+      </details>
+    </div>
+  );
+}

@@ -202,9 +202,10 @@ describe('logs, terminals and stats at scale in web mode', { skip: missingPrereq
     const older = page.getByRole('button', { name: 'Load older lines' });
     let shown: string[] = [];
     await until('stderr only', async () => {
-      // (isEnabled would wait for a button that is not there: the lines may come by themselves.)
-      if ((await older.count()) && (await older.isEnabled().catch(() => false)))
-        await older.click().catch(() => undefined);
+      // (Neither waits for a button that is not there, or not any more: the lines may come by
+      // themselves, and the button goes once they have.)
+      if ((await older.count()) && (await older.isEnabled({ timeout: 1000 }).catch(() => false)))
+        await older.click({ timeout: 1000 }).catch(() => undefined);
       shown = await rows(page).allInnerTexts();
       return shown.join('|') === 'err-marker' ? true : undefined;
     }).catch((err: Error) => assert.fail(`${err.message}: ${shown.slice(0, 5).join('|')}`));

@@ -1,6 +1,7 @@
 // Desktop app figures in web mode, in Debian's Chromium: cold start to an interactive
-// containers list, and the list's responsiveness with 500 containers when the engine can
-// create them (otherwise that row is left out and the reason printed).
+// containers list, the CPU the app uses while idle (alone, then with the list showing 20 running
+// containers), and the list's responsiveness with 500 containers when the engine can create
+// them (otherwise that row is left out and the reason printed).
 import type { Page } from 'playwright-core';
 import { pushTestImage } from '../e2e/registry-push';
 import {
@@ -12,8 +13,14 @@ import {
   type WebApp,
 } from '../e2e/web-mode-fixture';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
+import { engineCaller, pullBusybox } from '../e2e/engine-calls';
+import { pollUntil } from '../daemon/testing/poll';
+import { busiestSince, rendererCpuTimes } from './renderer-process';
 
 const MANY = 500;
+/** Running containers while the app idles with the UI open, and how long it idles. */
+const RUNNING = 20;
+const IDLE_MS = 20_000;
 
 async function engineCall(app: WebApp, method: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${app.base}/engine${path}`, {
@@ -56,16 +63,75 @@ async function filterLatency(page: Page): Promise<number> {
   return samples.reduce((a, b) => a + b, 0) / samples.length;
 }
 
+/** CPU seconds so far of the app's processes as the app reports them (Resource use). */
+async function appCpu(app: WebApp): Promise<{ app: number; engine: number }> {
+  const res = await fetch(`${app.base}/api/state`, { headers: { authorization: `Bearer ${app.token}` } });
+  const { usage } = (await res.json()) as { usage: Record<string, { cpuSeconds: number } | undefined> };
+  let engine = 0;
+  for (const [label, u] of Object.entries(usage))
+    if (label === 'svcd' || label.endsWith('(svcd)')) engine += u?.cpuSeconds ?? 0;
+  return { app: usage.app?.cpuSeconds ?? 0, engine };
+}
+
 /** CPU use of the app's own process (supervisor + gateway) over a quiet period. */
 async function idleCpu(app: WebApp, ms: number): Promise<number> {
-  const sample = async () => {
-    const res = await fetch(`${app.base}/api/state`, { headers: { authorization: `Bearer ${app.token}` } });
-    const { usage } = (await res.json()) as { usage: { app: { cpuSeconds: number } } };
-    return usage.app.cpuSeconds;
-  };
-  const before = await sample();
+  const before = await appCpu(app);
   await new Promise((r) => setTimeout(r, ms));
-  return (((await sample()) - before) / (ms / 1000)) * 100;
+  return (((await appCpu(app)).app - before.app) / (ms / 1000)) * 100;
+}
+
+/**
+ * Starts RUNNING busybox containers, shows them in the containers list (which polls their CPU and
+ * memory for its sparklines) and measures the CPU of the app's process (main process and
+ * gateway), of the page's renderer and of the engine while nobody touches anything.
+ */
+async function idleWithRunning(app: WebApp, page: Page): Promise<BenchRow[]> {
+  const engine = engineCaller(app);
+  const image = await pullBusybox(app);
+  for (let i = 0; i < RUNNING; i++) {
+    const { Id } = (await engine('POST', `/containers/create?name=idle-${i}`, {
+      Image: image,
+      Cmd: ['sleep', '86400'],
+    })) as { Id: string };
+    await engine('POST', `/containers/${Id}/start`);
+  }
+  await page.goto(app.launchUrl);
+  await pollUntil(
+    `${RUNNING} running containers in the list`,
+    async () =>
+      (await page.locator('[data-testid=container-row] .badge.state-running').count()) >= RUNNING
+        ? true
+        : undefined,
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+  // Past the first stats polls and the list's first renders.
+  await new Promise((r) => setTimeout(r, 3000));
+  const browser = page.context().browser()!;
+  const [app0, r0] = [await appCpu(app), await rendererCpuTimes(browser)];
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const [app1, r1] = [await appCpu(app), await rendererCpuTimes(browser)];
+  const seconds = (performance.now() - t0) / 1000;
+  const pct = (cpuSeconds: number) => (cpuSeconds / seconds) * 100;
+  const main = pct(app1.app - app0.app);
+  const renderer = pct(busiestSince(r0, r1).cpuSeconds);
+  const what = `idle ${IDLE_MS / 1000} s, containers list open, ${RUNNING} running`;
+  return [
+    { name: `desktop ${what}: app main process + gateway CPU`, unit: '%', ours: main, higherIsBetter: false },
+    { name: `desktop ${what}: renderer CPU`, unit: '%', ours: renderer, higherIsBetter: false },
+    {
+      name: `desktop ${what}: app CPU (main + gateway + renderer)`,
+      unit: '%',
+      ours: main + renderer,
+      higherIsBetter: false,
+    },
+    {
+      name: `desktop ${what}: engine CPU (svcd, containerd, shims)`,
+      unit: '%',
+      ours: pct(app1.engine - app0.engine),
+      higherIsBetter: false,
+    },
+  ];
 }
 
 async function run(_options: BenchOptions): Promise<BenchRow[]> {
@@ -113,6 +179,7 @@ async function run(_options: BenchOptions): Promise<BenchRow[]> {
       higherIsBetter: false,
       target: '< 1 %',
     });
+    rows.push(...(await idleWithRunning(app, page)));
     const why = await createMany(app);
     if (why) {
       process.stderr.write(`desktop bench: no ${MANY}-container row (${why})\n`);

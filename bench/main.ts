@@ -2,6 +2,7 @@
 // Peers are given as options so the figures are measured side by side in the same run:
 //   npm run bench -- --docker-host unix:///tmp/peer/docker.sock --distribution http://127.0.0.1:5001
 //   npm run bench -- --only registry,containers
+//   npm run bench -- --only logfollow --follow-minutes 10
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { streamsSuite } from './streams';
 import { buildSuite } from './build';
 import { networksSuite } from './networks';
 import { logsSuite } from './logs';
+import { logFollowSuite } from './log-follow';
 import { rootlessSuite } from './rootless';
 
 const suites: Record<string, BenchSuite> = {
@@ -25,6 +27,7 @@ const suites: Record<string, BenchSuite> = {
   build: buildSuite,
   networks: networksSuite,
   logs: logsSuite,
+  logfollow: logFollowSuite,
   rootless: rootlessSuite,
 };
 
@@ -38,9 +41,12 @@ function parseArgs(argv: string[]): { options: Omit<BenchOptions, 'workDir'>; on
     else if (flag === '--rootless-docker-host') options.rootlessDockerHost = value();
     else if (flag === '--distribution') options.distributionUrl = value();
     else if (flag === '--only') only = value().split(',');
-    else
+    else if (flag === '--follow-minutes') {
+      options.followMinutes = Number(value());
+      if (!(options.followMinutes > 0)) throw new Error(`--follow-minutes takes a number of minutes above 0`);
+    } else
       throw new Error(
-        `unknown option ${argv[i]}; options: --docker-host URL --rootless-docker-host URL --distribution URL --only a,b`,
+        `unknown option ${argv[i]}; options: --docker-host URL --rootless-docker-host URL --distribution URL --only a,b --follow-minutes N`,
       );
   }
   return { options, only };

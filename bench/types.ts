@@ -7,6 +7,8 @@ export interface BenchOptions {
   rootlessDockerHost?: string;
   /** Distribution 2.8 base URL to compare against, e.g. http://127.0.0.1:5001. */
   distributionUrl?: string;
+  /** How long the logfollow suite follows a log, minutes (the figure: 10). */
+  followMinutes?: number;
   /** Working directory for this bench run (temp data roots live under it). */
   workDir: string;
 }

@@ -2,7 +2,8 @@
 // --tlsverify is added in Settings with its client certificate files, the switcher moves every
 // screen to it (list, logs, terminal), the combined view shows both engines' containers with
 // the engine column and filter, and an engine that is not there is shown down with its reason.
-// Then Docker Engine 20.10, where installed, added by its unix socket.
+// Then Docker Engine 20.10, where installed, added by its unix socket, and a third svcd reached
+// over ssh:// (the system ssh client to an sshd the test starts on loopback).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,14 +17,45 @@ import {
   startDockerd,
   type DockerdPeer,
 } from '../daemon/testing/dockerd-peer';
+import type { EngineApi } from '../daemon/testing/engine-client';
 import { pollUntil } from '../daemon/testing/poll';
-import { destroySvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
+import { destroySvcd, startSvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
 import { makePki, startTlsSvcd, type Pki } from '../daemon/testing/test-pki';
 import { engineCaller, pullBusybox } from './engine-calls';
-import { CONTAINERS_SETTLED, missingPrerequisite, startSession, type Session } from './web-mode-fixture';
+import {
+  CONTAINERS_SETTLED,
+  missingPrerequisite,
+  startSession,
+  type Session,
+  type WebAppOptions,
+} from './web-mode-fixture';
+import { sshdMissing, startSshHost, type SshHost } from './ssh-host';
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
   pollUntil(what, probe, { timeoutMs: 20_000, intervalMs: 200 });
+
+/** Creates and starts, on an engine the test talks to directly, a busybox container printing `text`. */
+async function runPrinting(
+  engine: EngineApi,
+  name: string,
+  text: string,
+  hostConfig?: object,
+): Promise<void> {
+  const made = await engine.request('POST', `/containers/create?name=${name}`, {
+    body: { Image: 'busybox:latest', Cmd: ['sh', '-c', `echo ${text}; sleep 600`], HostConfig: hostConfig },
+  });
+  assert.equal(made.status, 201, made.body.toString());
+  const { Id } = JSON.parse(made.body.toString()) as { Id: string };
+  assert.equal((await engine.request('POST', `/containers/${Id}/start`)).status, 204);
+}
+
+/** Web mode on its Settings screen, where engines are added, once the embedded engine is up. */
+async function settingsSession(opts?: WebAppOptions): Promise<Session> {
+  const session = await startSession(opts);
+  await session.page.goto(session.app.launchUrl + '#/settings');
+  await session.page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+  return session;
+}
 
 describe('several engines in one window', { skip: missingPrerequisite() }, () => {
   let session: Session;
@@ -38,22 +70,15 @@ describe('several engines in one window', { skip: missingPrerequisite() }, () =>
     pki = await makePki(pkiDir);
     ({ svcd: second, port } = await startTlsSvcd(pki));
     await importBusybox(second);
-    const made = await second.request('POST', '/containers/create?name=on-second', {
-      body: { Image: 'busybox:latest', Cmd: ['sh', '-c', 'echo hello from the second engine; sleep 600'] },
-    });
-    assert.equal(made.status, 201, made.body.toString());
-    const { Id } = JSON.parse(made.body.toString()) as { Id: string };
-    assert.equal((await second.request('POST', `/containers/${Id}/start`)).status, 204);
+    await runPrinting(second, 'on-second', 'hello from the second engine');
 
-    session = await startSession();
+    session = await settingsSession();
     page = session.page;
     const image = await pullBusybox(session.app);
     await engineCaller(session.app)('POST', '/containers/create?name=on-embedded', {
       Image: image,
       Cmd: ['true'],
     });
-    await page.goto(session.app.launchUrl + '#/settings');
-    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
   });
 
   after(async () => {
@@ -164,21 +189,10 @@ describe(
     before(async () => {
       dockerd = await startDockerd();
       await importBusybox(dockerd);
-      const made = await dockerd.request('POST', '/containers/create?name=on-docker', {
-        body: {
-          Image: 'busybox:latest',
-          Cmd: ['sh', '-c', 'echo hello from docker; sleep 600'],
-          // The peer has no bridge.
-          HostConfig: { NetworkMode: 'none' },
-        },
-      });
-      assert.equal(made.status, 201, made.body.toString());
-      const { Id } = JSON.parse(made.body.toString()) as { Id: string };
-      assert.equal((await dockerd.request('POST', `/containers/${Id}/start`)).status, 204);
-      session = await startSession();
+      // The peer has no bridge.
+      await runPrinting(dockerd, 'on-docker', 'hello from docker', { NetworkMode: 'none' });
+      session = await settingsSession();
       page = session.page;
-      await page.goto(session.app.launchUrl + '#/settings');
-      await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
     });
 
     after(async () => {
@@ -236,6 +250,49 @@ describe(
         .getByRole('link', { name: 'on-docker' })
         .waitFor();
       await session.shot('engines-docker-layers');
+    });
+  },
+);
+
+describe(
+  'an ssh:// engine through the system ssh client',
+  { skip: missingPrerequisite() ?? sshdMissing() },
+  () => {
+    let session: Session;
+    let page: Page;
+    let remote: SvcdInstance;
+    let host: SshHost;
+
+    before(async () => {
+      remote = await startSvcd();
+      await importBusybox(remote);
+      await runPrinting(remote, 'on-ssh-host', 'hello over ssh');
+      host = await startSshHost(`unix://${remote.socket}`);
+      session = await settingsSession({ env: host.clientEnv });
+      page = session.page;
+    });
+
+    after(async () => {
+      await session?.stop();
+      await host?.stop();
+      await destroySvcd(remote);
+    });
+
+    test("added as ssh://root@127.0.0.1:PORT, it tests up and lists the remote engine's containers", async () => {
+      const form = page.getByRole('form', { name: 'Add an engine' });
+      await form.getByLabel('Name').fill('over-ssh');
+      await form.getByLabel('Endpoint').fill(`ssh://root@127.0.0.1:${host.port}`);
+      await form.getByRole('button', { name: 'Add engine' }).click();
+      const row = page.getByTestId('engine-over-ssh');
+      await row.getByText(/^up, /).waitFor({ timeout: 30_000 });
+      await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'over-ssh' });
+      await page.getByRole('link', { name: 'Containers' }).click();
+      const listed = page.getByTestId('container-row').filter({ hasText: 'on-ssh-host' });
+      await listed.waitFor();
+      await listed.getByRole('link').first().click();
+      await page.getByRole('tab', { name: 'Logs' }).click();
+      await page.locator('.log-lines .line', { hasText: 'hello over ssh' }).waitFor();
+      await session.shot('engines-ssh');
     });
   },
 );

@@ -87,6 +87,8 @@ export interface WebAppOptions {
   groups?: number[];
   /** The system engine's socket; default one in the suite's directory that nothing serves. */
   systemSocket?: string;
+  /** Variables added to the app's environment (as root): a PATH with a test's own ssh wrapper. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
@@ -113,7 +115,7 @@ export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
   const child: ChildProcess = spawn(command, args, {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: rootless ? userDirEnv(dir) : process.env,
+    env: rootless ? userDirEnv(dir) : { ...process.env, ...opts.env },
   });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -40,6 +40,7 @@ const debianPackageUses = {
   'docker.io': 'Docker Engine 20.10: a real client of svc-registry, and the bench peer',
   'docker-compose': 'docker-compose 1.29: a real client of svcd (volumes, networks, build)',
   'python3-docker': 'docker-py, a real Engine API client in the test suite',
+  'openssh-server': 'sshd the ssh:// engine e2e starts on loopback (the system ssh client dials through it)',
   gcc: 'builds the static syscall probe of the seccomp comparison with Docker',
   'libc6-dev': 'the C library that probe is linked with',
   uidmap: 'rootless svcd: newuidmap/newgidmap map the subordinate IDs of /etc/subuid, /etc/subgid',
@@ -97,8 +98,9 @@ function ensureDebian() {
     env,
   });
   // Debian starts a system containerd/dockerd where it can; ours never uses them, but a
-  // system dockerd would create docker0 routes the tests avoid. Stop what was just started.
-  for (const svc of ['docker', 'containerd', 'docker-registry']) {
+  // system dockerd would create docker0 routes the tests avoid, and the e2e starts an sshd of
+  // its own on loopback rather than listen on port 22 of every address. Stop what was just started.
+  for (const svc of ['docker', 'containerd', 'docker-registry', 'ssh']) {
     spawnSync('systemctl', ['stop', svc], { stdio: 'ignore' });
   }
 }

@@ -100,6 +100,7 @@ export function useStatsPolling(ids: string[]): void {
     let rounds = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const round = async () => {
+      const points: [string, StatsPoint][] = [];
       for (const id of list) {
         if (stopped) return;
         const s = await engine.statsOnce(id).catch(() => undefined);
@@ -107,8 +108,10 @@ export function useStatsPolling(ids: string[]): void {
         const pre = previous.get(id);
         previous.set(id, s.cpu_stats);
         // The first sample has nothing to compare CPU time with: it only starts the count.
-        if (pre) append(qc, id, toPoint({ ...s, precpu_stats: pre }));
+        if (pre) points.push([id, toPoint({ ...s, precpu_stats: pre })]);
       }
+      // All rows at once: one render and one frame a round, not one per running container.
+      for (const [id, p] of points) append(qc, id, p);
       // The first round only started the counts: the second comes soon, the rest at POLL_MS.
       if (!stopped) timer = setTimeout(() => void round(), rounds++ ? POLL_MS : 1000);
     };

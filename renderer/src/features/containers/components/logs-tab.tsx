@@ -12,6 +12,11 @@ import { apiTime, LogStore, MatchIndex, MS, shownText } from '../log-store';
 
 const ROW = 18;
 const TAILS = ['1000', '10000', '100000', 'all'];
+/**
+ * A longer tail loads in two steps: its last lines first, which fill the screen at once, then the
+ * rest before them (all lines up to the first one shown), put in front when it has arrived.
+ */
+const FIRST_WINDOW = 1000;
 /** About how many lines a page back from the first loaded line brings. */
 const PAGE = 10_000;
 /** A time window narrows what is loaded before any line limit applies (seconds back; 0 = all). */
@@ -61,8 +66,12 @@ export function LogsTab({ id, tty, created }: { id: string; tty: boolean; create
   /** A page back came short: the first line loaded is the log's first. */
   const [exhausted, setExhausted] = useState(false);
   const [loadingOlder, setLoadingOlder] = useState(false);
+  /** The rest of a long tail is on its way (the last lines are shown). */
+  const [loadingRest, setLoadingRest] = useState(false);
   /** Lines put in front so far: the list keeps its place when it grows there. */
   const [prepended, setPrepended] = useState(0);
+  /** A page back brought lines: there may be more before them. */
+  const [pagedBack, setPagedBack] = useState(false);
   const store = useRef(new LogStore());
   const index = useRef(new MatchIndex());
   const [, setVersion] = useState(0);
@@ -87,7 +96,9 @@ export function LogsTab({ id, tty, created }: { id: string; tty: boolean; create
   useEffect(() => {
     store.current = new LogStore();
     setPrepended(0);
+    setPagedBack(false);
     setExhausted(false);
+    setLoadingRest(false);
     setVersion((v) => v + 1);
     setError(undefined);
     const abort = new AbortController();
@@ -97,16 +108,38 @@ export function LogsTab({ id, tty, created }: { id: string; tty: boolean; create
       setVersion((v) => v + 1);
     };
     const lines = store.current;
-    request({ tail, follow: true }, abort.signal)
+    const failed = (err: unknown) => {
+      if ((err as Error).name !== 'AbortError') setError(err);
+    };
+    const twoSteps = tail === 'all' || Number(tail) > FIRST_WINDOW;
+    // The lines up to the first one shown (`until` is inclusive: prepend drops what both have).
+    // The engine applies a tail before `until`, so the same tail asked again ends where the
+    // first step began.
+    const loadRest = async (until: bigint) => {
+      setLoadingRest(true);
+      const page = new LogStore();
+      const res = await request({ tail, follow: false, until: apiTime(until) }, abort.signal);
+      await readChunks(res, tty, (stream, t) => page.append(stream, t));
+      if (store.current !== lines) return;
+      const added = lines.prepend(page);
+      setPrepended((n) => n + added);
+      setVersion((v) => v + 1);
+      setLoadingRest(false);
+    };
+    let restAsked = false;
+    request({ tail: twoSteps ? String(FIRST_WINDOW) : tail, follow: true }, abort.signal)
       .then((res) =>
         readChunks(res, tty, (stream, t) => {
           lines.append(stream, t);
+          const first = lines.timeOf(0);
+          if (twoSteps && !restAsked && first !== undefined) {
+            restAsked = true;
+            loadRest(first).catch(failed);
+          }
           if (!frame) frame = requestAnimationFrame(flush);
         }),
       )
-      .catch((err: unknown) => {
-        if ((err as Error).name !== 'AbortError') setError(err);
-      });
+      .catch(failed);
     return () => {
       abort.abort();
       cancelAnimationFrame(frame);
@@ -138,6 +171,7 @@ export function LogsTab({ id, tty, created }: { id: string; tty: boolean; create
         reached = range.since === floor;
       }
       setExhausted(reached || !added);
+      setPagedBack((p) => p || added > 0);
       setPrepended((n) => n + added);
       setVersion((v) => v + 1);
     } catch (err) {
@@ -164,7 +198,10 @@ export function LogsTab({ id, tty, created }: { id: string; tty: boolean; create
   // The engine counts the tail over both streams before it leaves one out, so with one stream
   // shown fewer lines than the tail say nothing about older ones.
   const hasOlder =
-    tail !== 'all' && !exhausted && (prepended > 0 || count >= Number(tail) || streams !== 'both');
+    tail !== 'all' &&
+    !loadingRest &&
+    !exhausted &&
+    (pagedBack || count >= Number(tail) || streams !== 'both');
 
   return (
     <div className="logs">
@@ -229,6 +266,7 @@ export function LogsTab({ id, tty, created }: { id: string; tty: boolean; create
             : ''}
           {plural(count, 'line')} loaded
           {hasOlder ? ' (older lines not loaded yet)' : ''}
+          {loadingRest ? ' (loading the lines before them…)' : ''}
         </span>
         {hasOlder ? (
           <button onClick={() => void loadOlder()} disabled={loadingOlder}>
@@ -246,6 +284,7 @@ export function LogsTab({ id, tty, created }: { id: string; tty: boolean; create
         rowHeight={ROW}
         follow={follow}
         prepended={prepended}
+        recycle
         scrollToIndex={follow ? undefined : target}
         onUserScroll={(atEnd, atTop) => {
           if (!atEnd && follow) setFollow(false);

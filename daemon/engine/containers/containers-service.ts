@@ -427,6 +427,7 @@ export class ContainersService {
       container.record,
       size ? await this.sizes(container) : {},
       this.execIdsOf(container.id),
+      this.ctx.client.snapshotter,
       this.logs.path(container),
     );
   }
@@ -490,6 +491,9 @@ export class ContainersService {
   async changes(ref: string): Promise<ContainerChange[]> {
     const container = this.get(ref);
     const mounts = await this.ctx.rootfs.mounts(container.id);
+    // The native snapshotter's layer is a full copy, not the container's own changes.
+    if (mounts[0]?.type === 'bind')
+      throw new NotImplementedError('container changes are not available with the native storage driver');
     return layerChanges(upperDirOf(mounts), lowerDirsOf(mounts));
   }
 

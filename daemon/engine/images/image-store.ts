@@ -17,7 +17,6 @@ import { chainIds, topChainId } from './unpacker';
 const idLabel = 'io.svc.image.id';
 const manifestLabel = 'io.svc.image.manifest';
 const danglingPrefix = 'svc-dangling@';
-const snapshotGcLabel = 'containerd.io/gc.ref.snapshot.overlayfs';
 // On the config blob, so it follows the image ID whatever its names; not a GC reference, as
 // dockerd keeps no parent alive either.
 const parentLabel = 'io.svc.image.parent';
@@ -103,6 +102,8 @@ export class ImageStore {
    */
   async protect(image: ImageContent, client: ContainerdClient): Promise<void> {
     const content = this.content(client);
+    // Per snapshotter: an image unpacked under another storage driver keeps both snapshots.
+    const snapshotGcLabel = `containerd.io/gc.ref.snapshot.${client.snapshotter}`;
     await content.mergeLabels(image.id, { [snapshotGcLabel]: topChainId(image.config.rootfs.diff_ids) });
     const refs: Record<string, string> = { 'containerd.io/gc.ref.content.config': image.id };
     image.layers.forEach((l, i) => (refs[`containerd.io/gc.ref.content.l.${i}`] = l.digest));

@@ -1,0 +1,71 @@
+// Rootless svcd on the fallback storage driver: this kernel allows overlay in a user namespace,
+// so `--storage-driver native` forces the snapshotter a kernel without it would get by probing.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { InfoResponse } from '../api/system-types';
+import { expectStatus, inspect, run } from '../engine/containers/testing/containers-fixture';
+import { importBusybox } from '../engine/images/testing/busybox-image';
+import { openStream } from '../server/streams/testing/stream-client';
+import { rootlessSkipReason, startRootlessSvcd } from '../testing/rootless-harness';
+import { destroySvcd, type SvcdInstance } from '../testing/svcd-harness';
+
+const skip = rootlessSkipReason();
+
+async function execOut(svcd: SvcdInstance, id: string, cmd: string[]): Promise<string> {
+  const exec = expectStatus(
+    await svcd.request('POST', `/containers/${id}/exec`, { body: { Cmd: cmd, AttachStdout: true } }),
+    201,
+  ).json<{ Id: string }>();
+  const s = await openStream(svcd, 'POST', `/exec/${exec.Id}/start`, true, { Detach: false, Tty: false });
+  await s.ended;
+  return s.stdout;
+}
+
+describe('rootless svcd with --storage-driver native', { skip }, () => {
+  let svcd: SvcdInstance;
+  before(async () => {
+    svcd = await startRootlessSvcd({ args: ['--storage-driver', 'native'] });
+    await importBusybox(svcd);
+  });
+  after(() => destroySvcd(svcd));
+
+  test('/info names the native driver and that it was forced', async () => {
+    const info = expectStatus(await svcd.request('GET', '/info'), 200).json<InfoResponse>();
+    assert.equal(info.Driver, 'native');
+    assert.deepEqual(info.DriverStatus, [
+      ['Snapshotter', 'containerd native'],
+      ['Chosen', 'forced by --storage-driver'],
+    ]);
+  });
+
+  test('a container runs, takes an exec that writes a file, logs, commits and is removed', async () => {
+    const id = await run(svcd, { Cmd: ['sh', '-c', 'echo started; exec sleep 60'] });
+    assert.equal((await inspect(svcd, id)).GraphDriver.Name, 'native');
+    assert.equal(await execOut(svcd, id, ['sh', '-c', 'echo kept > /data.txt && cat /data.txt']), 'kept\n');
+    const logs = await openStream(svcd, 'GET', `/containers/${id}/logs?stdout=1`, true);
+    await logs.ended;
+    assert.equal(logs.stdout, 'started\n');
+    // A full copy is no layer of changes: said plainly rather than listing every file.
+    const changes = await svcd.request('GET', `/containers/${id}/changes`);
+    expectStatus(changes, 501);
+    assert.match(changes.json<{ message: string }>().message, /native storage driver/);
+
+    const commit = expectStatus(
+      await svcd.request('POST', `/commit?container=${id}&repo=native-commit&tag=v1&pause=0`),
+      201,
+    ).json<{ Id: string }>();
+    const image = expectStatus(await svcd.request('GET', '/images/native-commit:v1/json'), 200).json<{
+      Id: string;
+      GraphDriver: { Name: string };
+    }>();
+    assert.equal(image.Id, commit.Id);
+    assert.equal(image.GraphDriver.Name, 'native');
+    expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
+
+    // The layer containerd diffed from the full copies holds the file.
+    const child = await run(svcd, { Image: 'native-commit:v1', Cmd: ['sleep', '60'] });
+    assert.equal(await execOut(svcd, child, ['cat', '/data.txt']), 'kept\n');
+    expectStatus(await svcd.request('DELETE', `/containers/${child}?force=1`), 204);
+    expectStatus(await svcd.request('DELETE', '/images/native-commit:v1'), 200);
+  });
+});

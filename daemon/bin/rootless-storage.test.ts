@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { InfoResponse } from '../api/system-types';
-import { expectStatus, inspect, run } from '../engine/containers/testing/containers-fixture';
+import { create, expectStatus, inspect, run } from '../engine/containers/testing/containers-fixture';
 import { importBusybox } from '../engine/images/testing/busybox-image';
 import { openStream } from '../server/streams/testing/stream-client';
-import { rootlessSkipReason, startRootlessSvcd } from '../testing/rootless-harness';
-import { destroySvcd, type SvcdInstance } from '../testing/svcd-harness';
+import { ensureRootlessUser, rootlessSkipReason, startRootlessSvcd } from '../testing/rootless-harness';
+import { destroySvcd, SvcdInstance } from '../testing/svcd-harness';
 
 const skip = rootlessSkipReason();
 
@@ -67,5 +67,17 @@ describe('rootless svcd with --storage-driver native', { skip }, () => {
     assert.equal(await execOut(svcd, child, ['cat', '/data.txt']), 'kept\n');
     expectStatus(await svcd.request('DELETE', `/containers/${child}?force=1`), 204);
     expectStatus(await svcd.request('DELETE', '/images/native-commit:v1'), 200);
+  });
+
+  test('started on the same data root with the probed driver, it refuses rather than lose a container', async () => {
+    const id = await create(svcd, { Cmd: ['true'] });
+    await svcd.stop();
+    const probed = new SvcdInstance(svcd.dir, { user: ensureRootlessUser() });
+    await assert.rejects(
+      probed.start(),
+      /containers made with another storage driver \(1 with native\); start svcd with --storage-driver native/,
+    );
+    await svcd.start();
+    expectStatus(await svcd.request('DELETE', `/containers/${id}`), 204);
   });
 });

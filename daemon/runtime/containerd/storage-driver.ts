@@ -35,7 +35,8 @@ export async function probeOverlay(dir: string): Promise<string | undefined> {
     try {
       await run('mount', ['-t', 'overlay', '-o', options, 'overlay', merged]);
     } catch (err) {
-      return (err as { stderr?: string }).stderr?.trim() || String(err);
+      // mount's first line names the error; the rest points at dmesg.
+      return (err as { stderr?: string }).stderr?.trim().split('\n')[0] || String(err);
     }
     await run('umount', [merged]);
     return undefined;

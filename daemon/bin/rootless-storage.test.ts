@@ -45,10 +45,11 @@ describe('rootless svcd with --storage-driver native', { skip }, () => {
     const logs = await openStream(svcd, 'GET', `/containers/${id}/logs?stdout=1`, true);
     await logs.ended;
     assert.equal(logs.stdout, 'started\n');
-    // A full copy is no layer of changes: said plainly rather than listing every file.
-    const changes = await svcd.request('GET', `/containers/${id}/changes`);
-    expectStatus(changes, 501);
-    assert.match(changes.json<{ message: string }>().message, /native storage driver/);
+    // The full copy compared with its base shows what an overlay's upper layer would.
+    const changes = expectStatus(await svcd.request('GET', `/containers/${id}/changes`), 200);
+    assert.deepEqual(changes.json(), [{ Path: '/data.txt', Kind: 1 }]);
+    const sized = expectStatus(await svcd.request('GET', `/containers/${id}/json?size=1`), 200);
+    assert.equal(sized.json<{ SizeRw: number }>().SizeRw, 'kept\n'.length);
 
     const commit = expectStatus(
       await svcd.request('POST', `/commit?container=${id}&repo=native-commit&tag=v1&pause=0`),

@@ -58,9 +58,16 @@ describe('rootless svcd with --storage-driver native', { skip }, () => {
     const image = expectStatus(await svcd.request('GET', '/images/native-commit:v1/json'), 200).json<{
       Id: string;
       GraphDriver: { Name: string };
+      Size: number;
     }>();
     assert.equal(image.Id, commit.Id);
     assert.equal(image.GraphDriver.Name, 'native');
+    // Each layer counts what its copy adds, not the copy: the new layer is the one small file.
+    const busybox = expectStatus(await svcd.request('GET', '/images/busybox/json'), 200).json<{
+      Size: number;
+    }>();
+    assert.ok(busybox.Size > 1_000_000, `busybox ${busybox.Size}`);
+    assert.ok(image.Size - busybox.Size < 64 * 1024, `committed ${image.Size}, busybox ${busybox.Size}`);
     expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);
 
     // The layer containerd diffed from the full copies holds the file.

@@ -46,7 +46,6 @@ const debianPackageUses = {
   uidmap: 'rootless svcd: newuidmap/newgidmap map the subordinate IDs of /etc/subuid, /etc/subgid',
   rootlesskit: "rootless svcd: the user, mount and network namespace and the published ports' driver",
   slirp4netns: "rootless svcd: the namespace's link to the outside",
-  'fuse-overlayfs': 'rootless svcd: image layers where the kernel refuses overlayfs in a user namespace',
   shellcheck: "checks the deb package's maintainer scripts (packaging/linux)",
 };
 const debianPackages = Object.keys(debianPackageUses);
@@ -60,7 +59,6 @@ const appPackages = [
   'uidmap',
   'rootlesskit',
   'slirp4netns',
-  'fuse-overlayfs',
 ];
 
 const isRoot = !process.getuid || process.getuid() === 0;

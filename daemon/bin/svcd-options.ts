@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isLogLevel, type LogLevel } from '../lib/logger';
+import { isStorageDriverName, type StorageDriverName } from '../runtime/containerd/storage-driver';
 import { defaultSvcdSocket, isHostRoot } from '../lib/svcd-launch';
 
 export interface SvcdOptions {
@@ -26,6 +27,8 @@ export interface SvcdOptions {
   seccompProfile?: string;
   /** Inside a rootlesskit user namespace: --rootless, and always when not started by root. */
   rootless: boolean;
+  /** The containerd snapshotter; absent: overlayfs when a probe mount works, native otherwise. */
+  storageDriver?: StorageDriverName;
 }
 
 export class UsageError extends Error {}
@@ -34,7 +37,7 @@ export const usage = `Usage: svcd --data-root DIR --host unix:///path/svcd.sock 
             [--config FILE] [--insecure-registry HOST:PORT]... [--log-level debug|info|warn|error]
             [--tlscert FILE --tlskey FILE [--tlsverify --tlscacert FILE]] [--group NAME|GID]
             [--bridge NAME] [--bip CIDR]
-            [--seccomp-profile FILE|unconfined] [--rootless]`;
+            [--seccomp-profile FILE|unconfined] [--rootless] [--storage-driver overlayfs|native]`;
 
 export function defaultDataRoot(): string {
   if (isHostRoot()) return '/var/lib/svc';
@@ -112,6 +115,14 @@ export function parseSvcdOptions(argv: string[]): SvcdOptions {
       case '--rootless':
         opts.rootless = true;
         break;
+      case '--storage-driver':
+      case '-s': {
+        const driver = value();
+        if (!isStorageDriverName(driver))
+          throw new UsageError(`--storage-driver must be overlayfs or native, not ${driver}`);
+        opts.storageDriver = driver;
+        break;
+      }
       default:
         throw new UsageError(`unknown option ${argv[i]}`);
     }

@@ -2,6 +2,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ContainerdClient } from '../runtime/containerd/client';
+import { chooseStorageDriver, refuseOtherDriversContainers } from '../runtime/containerd/storage-driver';
 import { ContainerdProcess } from '../runtime/containerd/process';
 import { createLogger, isLogLevel, type Logger, type LogLevel } from '../lib/logger';
 import { acquirePidLock, LockHeldError, type PidLock } from '../lib/pid-lock';
@@ -151,6 +152,9 @@ async function start(argv: string[], running: Running): Promise<string> {
   }
   running.lock = await acquirePidLock(join(dataRoot, 'svcd.pid'));
 
+  // Inside the user namespace when rootless: the probe asks the kernel what containerd will ask.
+  const storageDriver = await chooseStorageDriver(join(dataRoot, 'tmp'), opts.storageDriver);
+  log.info('storage driver', { driver: storageDriver.name, reason: storageDriver.reason });
   const containerd = new ContainerdProcess({ dir: join(dataRoot, 'containerd') });
   running.containerd = containerd;
   containerd.on('exit', (e) =>
@@ -159,9 +163,10 @@ async function start(argv: string[], running: Running): Promise<string> {
   containerd.on('restarted', (e) => log.info('containerd restarted', { pid: e.pid }));
   containerd.on('restart-failed', (err) => log.error('containerd restart failed', { error: err.message }));
   await containerd.start();
-  const client = ContainerdClient.connect(containerd.address, namespace);
+  const client = ContainerdClient.connect(containerd.address, namespace, storageDriver.name);
   running.client = client;
   await client.namespaces.ensure(namespace);
+  await refuseOtherDriversContainers(client, storageDriver.name);
 
   const product = productInfo();
   const events = new EventsService();
@@ -246,6 +251,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     seccompProfile: opts.seccompProfile ?? 'default',
     rootless: opts.rootless,
     cgroupDriver: hostFacts.cgroupsUnavailable ? 'none' : 'cgroupfs',
+    storageDriver,
   });
 
   const build = new BuildService({

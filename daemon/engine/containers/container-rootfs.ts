@@ -2,12 +2,16 @@
 // "-init" layer, so they never show up in changes or commits) on the image's top snapshot, the
 // container's writable snapshot on top, mounted by svcd at <container dir>/rootfs.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ConflictError, NotFoundError, SystemError } from '../../api/errors';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { Mount } from '../../runtime/containerd/types';
+import type { ContainerChange } from '../../api/container-summary-types';
+import { withLease } from '../images/lease';
+import { copyChanges, layerChanges } from './container-changes';
 
 const run = promisify(execFile);
 /** Snapshots svcd manages itself must survive containerd's garbage collection. */
@@ -180,18 +184,42 @@ export class ContainerRootfs {
     return upperDirOf(await this.client.snapshots.mounts(id));
   }
 
-  async mounts(id: string): Promise<Mount[]> {
-    return this.client.snapshots.mounts(id);
+  /**
+   * What the container changed: its overlay upper layer against the layers below, or with the
+   * native driver its full copy against a view (another copy) of its init layer.
+   */
+  async changes(id: string, initKey: string): Promise<ContainerChange[]> {
+    const mounts = await this.client.snapshots.mounts(id);
+    if (mounts[0]?.type !== 'bind') return layerChanges(upperDirOf(mounts), lowerDirsOf(mounts));
+    return withLease(this.client, async (leased) => {
+      const viewKey = `${id}-changes-${randomBytes(4).toString('hex')}`;
+      const base = await leased.snapshots.view(viewKey, initKey);
+      try {
+        return await copyChanges(upperDirOf(mounts), upperDirOf(base));
+      } finally {
+        await leased.snapshots.remove(viewKey).catch(() => undefined);
+      }
+    });
   }
 
-  /** Size of the writable layer (SizeRw) via containerd's usage. */
   /**
    * Bytes the container added or changed, as dockerd counts them: the apparent sizes of the
    * files in its writable layer, directories not counted and hard links once (containerd's usage
-   * counts blocks, directories included, so an untouched layer would not read 0).
+   * counts blocks, directories included, so an untouched layer would not read 0). With the
+   * native driver, the files its changes name.
    */
-  async sizeRw(id: string): Promise<number> {
-    const upper = upperDirOf(await this.client.snapshots.mounts(id));
+  async sizeRw(id: string, initKey: string): Promise<number> {
+    const mounts = await this.client.snapshots.mounts(id);
+    const upper = upperDirOf(mounts);
+    if (mounts[0]?.type === 'bind') {
+      let total = 0;
+      for (const change of await this.changes(id, initKey)) {
+        if (change.Kind === 2) continue;
+        const info = await lstat(join(upper, change.Path));
+        if (!info.isDirectory()) total += info.size;
+      }
+      return total;
+    }
     const seen = new Set<string>();
     const walk = async (dir: string): Promise<number> => {
       let total = 0;

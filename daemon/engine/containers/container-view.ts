@@ -49,6 +49,7 @@ export function inspectView(
   record: ContainerRecord,
   sizes: Sizes,
   execIds: string[],
+  storageDriver: string,
   logPath = '',
 ): ContainerInspect {
   return {
@@ -64,7 +65,7 @@ export function inspectView(
     LogPath: logPath,
     Name: record.Name,
     RestartCount: record.RestartCount,
-    Driver: 'overlayfs',
+    Driver: storageDriver,
     Platform: 'linux',
     MountLabel: '',
     ProcessLabel: '',
@@ -79,7 +80,7 @@ export function inspectView(
       },
       record.HostConfig,
     ),
-    GraphDriver: { Name: 'overlayfs', Data: null },
+    GraphDriver: { Name: storageDriver, Data: null },
     ...sizes,
     Mounts: record.Mounts.map(mountPoint),
     Config: withDefaults(containerConfigDefaults, record.Config),

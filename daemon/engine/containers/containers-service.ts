@@ -32,8 +32,6 @@ import type { ContainerIOFeed } from './container-io-feed';
 import type { ContainerLogs } from './container-logs';
 import { listContainers, type ListOptions } from './container-list';
 import { ContainerArchive, exportRootfs } from './container-archive';
-import { layerChanges } from './container-changes';
-import { lowerDirsOf, upperDirOf } from './container-rootfs';
 import { processesOf, psTop } from './container-top';
 import { containerSpec, refreshSeccomp, specNeedsStart } from './container-spec';
 import { isRunning, markDead, markExited, markRemoving } from './container-state';
@@ -407,7 +405,7 @@ export class ContainersService {
   }
 
   async sizes(container: Container): Promise<Sizes> {
-    const rw = await this.ctx.rootfs.sizeRw(container.id).catch(() => 0);
+    const rw = await this.ctx.rootfs.sizeRw(container.id, container.record.InitSnapshotKey).catch(() => 0);
     const base = await this.ctx.client.snapshots
       .usage(container.record.InitSnapshotKey)
       .catch(() => ({ size: 0 }));
@@ -431,6 +429,7 @@ export class ContainersService {
       container.record,
       size ? await this.sizes(container) : {},
       this.execIdsOf(container.id),
+      this.ctx.client.snapshotter,
       this.logs.path(container),
     );
   }
@@ -461,7 +460,7 @@ export class ContainersService {
       if (untilMs !== undefined && Date.parse(r.Created) >= untilMs) continue;
       const has = (v: string) => labelMatches(r.Config.Labels ?? {}, v);
       if (!(filters.get('label') ?? []).every(has) || (filters.get('label!') ?? []).some(has)) continue;
-      const size = await this.ctx.rootfs.sizeRw(c.id).catch(() => 0);
+      const size = await this.ctx.rootfs.sizeRw(c.id, r.InitSnapshotKey).catch(() => 0);
       try {
         await this.remove(c.id, { force: false, volumes: false });
         deleted.push(c.id);
@@ -493,8 +492,7 @@ export class ContainersService {
 
   async changes(ref: string): Promise<ContainerChange[]> {
     const container = this.get(ref);
-    const mounts = await this.ctx.rootfs.mounts(container.id);
-    return layerChanges(upperDirOf(mounts), lowerDirsOf(mounts));
+    return this.ctx.rootfs.changes(container.id, container.record.InitSnapshotKey);
   }
 
   async export(ref: string): Promise<Readable> {

@@ -97,7 +97,13 @@ export class ImageService {
       id: image.id,
       config: image.config,
       chainId: topChainId(diffIds),
-      unpack: () => withLease(this.deps.client, (leased) => unpackLayers(leased, image.layers, diffIds)),
+      // Protected once unpacked: under another storage driver than the image's, the new
+      // snapshots need their own GC label to outlive the container.
+      unpack: () =>
+        withLease(this.deps.client, async (leased) => {
+          await unpackLayers(leased, image.layers, diffIds);
+          await this.store.protect(image, leased);
+        }),
       name: named ? referenceString(named) : image.id,
     };
   }
@@ -215,7 +221,12 @@ export class ImageService {
 
   async inspect(ref: string): Promise<ImageInspect> {
     const image = await this.store.get(ref);
-    return imageInspect(image, await this.store.size(image), await this.store.parentOf(image.id));
+    return imageInspect(
+      image,
+      await this.store.size(image),
+      await this.store.parentOf(image.id),
+      this.deps.client.snapshotter,
+    );
   }
 
   async history(ref: string): Promise<ImageHistoryItem[]> {

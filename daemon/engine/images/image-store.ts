@@ -17,7 +17,6 @@ import { chainIds, topChainId } from './unpacker';
 const idLabel = 'io.svc.image.id';
 const manifestLabel = 'io.svc.image.manifest';
 const danglingPrefix = 'svc-dangling@';
-const snapshotGcLabel = 'containerd.io/gc.ref.snapshot.overlayfs';
 // On the config blob, so it follows the image ID whatever its names; not a GC reference, as
 // dockerd keeps no parent alive either.
 const parentLabel = 'io.svc.image.parent';
@@ -103,6 +102,8 @@ export class ImageStore {
    */
   async protect(image: ImageContent, client: ContainerdClient): Promise<void> {
     const content = this.content(client);
+    // Per snapshotter: an image unpacked under another storage driver keeps both snapshots.
+    const snapshotGcLabel = `containerd.io/gc.ref.snapshot.${client.snapshotter}`;
     await content.mergeLabels(image.id, { [snapshotGcLabel]: topChainId(image.config.rootfs.diff_ids) });
     const refs: Record<string, string> = { 'containerd.io/gc.ref.content.config': image.id };
     image.layers.forEach((l, i) => (refs[`containerd.io/gc.ref.content.l.${i}`] = l.digest));
@@ -357,19 +358,24 @@ export class ImageStore {
     return gone;
   }
 
-  /** Disk usage of the image's layers (snapshots), each measured once and remembered. */
+  /**
+   * Disk usage of the image's layers (snapshots), each measured once and remembered. The native
+   * driver's snapshots are full copies: a layer counts what its copy adds to the one below.
+   */
   async layerSizes(image: ImageContent): Promise<{ chain: string; size: number }[]> {
     const out: { chain: string; size: number }[] = [];
+    const copies = this.client.snapshotter === 'native';
+    let below = 0;
     for (const chain of chainIds(image.config.rootfs.diff_ids)) {
-      let size = this.sizes.get(chain);
-      if (size === undefined) {
-        size = await this.client.snapshots.usage(chain).then(
-          (u) => u.size,
-          () => 0,
-        );
-        this.sizes.set(chain, size);
+      let used = this.sizes.get(chain);
+      if (used === undefined) {
+        // Not unpacked (yet, with this driver): 0 until it is, then measured.
+        const usage = await this.client.snapshots.usage(chain).catch(() => undefined);
+        used = usage?.size ?? 0;
+        if (usage) this.sizes.set(chain, used);
       }
-      out.push({ chain, size });
+      out.push({ chain, size: copies ? Math.max(0, used - below) : used });
+      below = used;
     }
     return out;
   }

@@ -32,7 +32,12 @@ export function imageSummary(image: StoredImage, size: number, parent: string): 
   return summary;
 }
 
-export function imageInspect(image: StoredImage, size: number, parent: string): ImageInspect {
+export function imageInspect(
+  image: StoredImage,
+  size: number,
+  parent: string,
+  storageDriver: string,
+): ImageInspect {
   const config = image.config;
   return {
     Id: image.id,
@@ -52,7 +57,7 @@ export function imageInspect(image: StoredImage, size: number, parent: string): 
     ...(config['os.version'] ? { OsVersion: config['os.version'] } : {}),
     Size: size,
     VirtualSize: size,
-    GraphDriver: { Name: 'overlayfs', Data: null },
+    GraphDriver: { Name: storageDriver, Data: null },
     RootFS: { Type: 'layers', Layers: [...config.rootfs.diff_ids] },
     Metadata: { LastTagTime: image.lastTagged?.toISOString() ?? '0001-01-01T00:00:00Z' },
   };

@@ -1,6 +1,7 @@
-// Unpacking layers into overlayfs snapshots named by chain ID, as containerd's unpacker does:
-// each layer is applied by the diff service onto an active snapshot of its parent chain, checked
-// against its diff ID, then committed. Chains already committed are shared, not unpacked again.
+// Unpacking layers into snapshots of the storage driver in use, named by chain ID, as containerd's
+// unpacker does: each layer is applied by the diff service onto an active snapshot of its parent
+// chain, checked against its diff ID, then committed. Chains already committed are shared, not
+// unpacked again.
 import { randomBytes } from 'node:crypto';
 import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
 import { sha256 } from '../../lib/digest';

@@ -1,5 +1,6 @@
 // GET /version, /info and /system/df as data: no HTTP here, only facts gathered from the host,
 // the runtime components and what the engine holds.
+import type { StorageDriver } from '../../runtime/containerd/storage-driver';
 import { readdirSync } from 'node:fs';
 import { MAX_API_VERSION, MIN_API_VERSION } from '../../api/versions';
 import type { ContainerSummary } from '../../api/container-summary-types';
@@ -47,6 +48,8 @@ export interface SystemServiceDeps {
   rootless: boolean;
   /** `none` where no cgroup can be written (rootless without delegation), as rootless Docker's. */
   cgroupDriver: 'cgroupfs' | 'none';
+  /** The containerd snapshotter in use and why it was chosen. */
+  storageDriver: StorageDriver;
 }
 
 export class SystemService {
@@ -105,8 +108,11 @@ export class SystemService {
       ContainersPaused: counts.paused,
       ContainersStopped: counts.stopped,
       Images: images.images.length,
-      Driver: 'overlayfs',
-      DriverStatus: [['Snapshotter', 'containerd overlayfs']],
+      Driver: this.deps.storageDriver.name,
+      DriverStatus: [
+        ['Snapshotter', `containerd ${this.deps.storageDriver.name}`],
+        ['Chosen', this.deps.storageDriver.reason],
+      ],
       Plugins: {
         Volume: ['local'],
         Network: ['host', 'null'],

@@ -7,7 +7,7 @@ import { ImagesService } from './images-service';
 import { LeasesService } from './leases-service';
 import { NamespacesService } from './namespaces-service';
 import { Connection, Rpc } from './rpc';
-import { SnapshotsService } from './snapshots-service';
+import { defaultSnapshotter, SnapshotsService } from './snapshots-service';
 import { TasksService } from './tasks-service';
 
 export interface ContainerdVersion {
@@ -29,13 +29,15 @@ export class ContainerdClient {
   private constructor(
     private readonly rpc: Rpc,
     private readonly ownsConnection: boolean,
+    /** The snapshotter every snapshot, unpack and container of this client uses. */
+    readonly snapshotter: string,
   ) {
     this.namespaces = new NamespacesService(rpc);
-    this.containers = new ContainerdContainersService(rpc);
+    this.containers = new ContainerdContainersService(rpc, snapshotter);
     this.tasks = new TasksService(rpc);
     this.content = new ContentService(rpc);
     this.images = new ImagesService(rpc);
-    this.snapshots = new SnapshotsService(rpc);
+    this.snapshots = new SnapshotsService(rpc, snapshotter);
     this.diff = new DiffService(rpc);
     this.leases = new LeasesService(rpc);
     this.events = new ContainerdEventsService(rpc);
@@ -46,8 +48,8 @@ export class ContainerdClient {
    * `namespace`. The channel connects lazily: calls fail with UnavailableError while
    * containerd is down and succeed again once it is back.
    */
-  static connect(address: string, namespace: string): ContainerdClient {
-    return new ContainerdClient(new Rpc(new Connection(address), namespace), true);
+  static connect(address: string, namespace: string, snapshotter = defaultSnapshotter): ContainerdClient {
+    return new ContainerdClient(new Rpc(new Connection(address), namespace), true, snapshotter);
   }
 
   get namespace(): string {
@@ -60,12 +62,20 @@ export class ContainerdClient {
 
   /** A view on the same channel whose calls all carry the lease (content, snapshots, images). */
   withLease(leaseId: string): ContainerdClient {
-    return new ContainerdClient(new Rpc(this.rpc.connection, this.rpc.namespace, leaseId), false);
+    return new ContainerdClient(
+      new Rpc(this.rpc.connection, this.rpc.namespace, leaseId),
+      false,
+      this.snapshotter,
+    );
   }
 
   /** A view on the same channel acting in another namespace. */
   withNamespace(namespace: string): ContainerdClient {
-    return new ContainerdClient(new Rpc(this.rpc.connection, namespace, this.rpc.lease), false);
+    return new ContainerdClient(
+      new Rpc(this.rpc.connection, namespace, this.rpc.lease),
+      false,
+      this.snapshotter,
+    );
   }
 
   async version(): Promise<ContainerdVersion> {

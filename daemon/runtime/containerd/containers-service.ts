@@ -13,7 +13,7 @@ export interface NewContainerdContainer {
   spec: object;
   image?: string;
   labels?: Labels;
-  /** Defaults to overlayfs when a snapshotKey is given. */
+  /** Defaults to the client's snapshotter when a snapshotKey is given. */
   snapshotter?: string;
   snapshotKey?: string;
   runtime?: { name: string; options?: WireAny };
@@ -74,7 +74,10 @@ function fromWire(c: WireContainer): ContainerdContainer {
 const service = 'containers.v1.Containers';
 
 export class ContainerdContainersService {
-  constructor(private readonly rpc: Rpc) {}
+  constructor(
+    private readonly rpc: Rpc,
+    private readonly snapshotter = defaultSnapshotter,
+  ) {}
 
   async create(c: NewContainerdContainer): Promise<ContainerdContainer> {
     const container = {
@@ -83,7 +86,7 @@ export class ContainerdContainersService {
       labels: c.labels ?? {},
       runtime: c.runtime ?? { name: runcRuntime },
       spec: packJson(specTypeUrl, c.spec),
-      snapshotter: c.snapshotter ?? (c.snapshotKey ? defaultSnapshotter : ''),
+      snapshotter: c.snapshotter ?? (c.snapshotKey ? this.snapshotter : ''),
       snapshotKey: c.snapshotKey ?? '',
     };
     const res = await this.rpc.unary<{ container: WireContainer }>(service, 'Create', { container });

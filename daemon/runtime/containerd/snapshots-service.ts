@@ -1,4 +1,4 @@
-// Filesystem snapshots (overlayfs by default): committed layers and active container roots.
+// Filesystem snapshots (overlayfs by default, or native: storage-driver.ts): committed layers and active container roots.
 import type { Rpc } from './rpc';
 import { toDate, toMount, type Labels, type Mount, type WireTimestamp } from './types';
 

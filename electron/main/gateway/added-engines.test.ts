@@ -15,7 +15,7 @@ import { destroySvcd, type SvcdInstance } from '../../../daemon/testing/svcd-har
 import { makePki, startTlsSvcd, type Pki } from '../../../daemon/testing/test-pki';
 import { SettingsFile } from '../desktop-settings';
 import { AddedEngines } from '../engines/added-engines';
-import type { ServiceControl } from './desktop-api';
+import { noServices } from './testing/no-services';
 import { startGateway, type Gateway } from './gateway';
 
 let dir: string;
@@ -23,15 +23,6 @@ let pki: Pki;
 let port: number;
 let svcd: SvcdInstance;
 let gw: Gateway;
-
-// The embedded engine's supervisor is not what these tests are about.
-const noServices: ServiceControl = {
-  states: () => [],
-  state: () => undefined,
-  restart: () => Promise.resolve(false),
-  on: () => undefined,
-  off: () => undefined,
-};
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gateway-engines-'));

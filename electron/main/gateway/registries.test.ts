@@ -16,16 +16,8 @@ import { putManifest, pushSmallImage } from '../../../daemon/registry/testing/re
 import { startRegistry, type RegistryProcess } from '../../../daemon/registry/testing/registry-process';
 import { SettingsFile } from '../desktop-settings';
 import { AddedRegistries } from '../registries/added-registries';
-import type { ServiceControl } from './desktop-api';
+import { noServices } from './testing/no-services';
 import { startGateway, type Gateway } from './gateway';
-
-const noServices: ServiceControl = {
-  states: () => [],
-  state: () => undefined,
-  restart: () => Promise.resolve(false),
-  on: () => undefined,
-  off: () => undefined,
-};
 
 let dir: string;
 let plain: RegistryProcess;

@@ -183,7 +183,6 @@ export class ContainerLifecycle {
     const { runcState } = this.ctx;
     const cgroup = containerCgroupPath(container.id, container.record.HostConfig);
     if (runcState.has(container.id, cgroup)) await runcState.remove(container.id, cgroup);
-    await runcState.removeLostBundle(container.id);
   }
 
   private async deleteTask(container: Container, alongside: () => Promise<void>): Promise<void> {

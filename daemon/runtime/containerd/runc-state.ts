@@ -25,12 +25,14 @@ export class RuncState {
   /**
    * Removes the bundle containerd made for a task it then lost (it died in the task's Create,
    * with the shim): containerd neither lists nor cleans it, and refuses to create the task again
-   * while its directory is there ("already exists"). Only when no shim runs for it and nothing is
+   * while its directory is there ("already exists"). A shim still running for it serves nothing
+   * (containerd could not delete the task through it) and is killed first. Not when something is
    * mounted under it; its work directory, under containerd's root, goes with it.
    */
-  async removeLostBundle(id: string): Promise<void> {
+  private async removeLostBundle(id: string): Promise<void> {
     const bundle = this.bundle(id);
-    if (!existsSync(bundle) || (await shimRuns(bundle, id))) return;
+    if (!existsSync(bundle)) return;
+    await killShim(bundle, id);
     const mounts = await readFile('/proc/self/mounts', 'utf8');
     if (mounts.split('\n').some((l) => l.split(' ')[1]?.startsWith(`${bundle}/`))) return;
     const work = await readlink(path.join(bundle, 'work')).catch(() => undefined);
@@ -46,14 +48,19 @@ export class RuncState {
     return path.join(this.root, this.namespace);
   }
 
-  /** Whether runc left state or a cgroup of the task (a delete cut short leaves either). */
+  /** Whether runc or containerd left anything of the task: state, a cgroup, a bundle. */
   has(id: string, cgroupsPath: string): boolean {
-    return existsSync(path.join(this.dir, id)) || cgroupDirs(cgroupsPath).some((d) => existsSync(d));
+    return (
+      existsSync(path.join(this.dir, id)) ||
+      existsSync(this.bundle(id)) ||
+      cgroupDirs(cgroupsPath).some((d) => existsSync(d))
+    );
   }
 
   /**
-   * Kills what the container still runs and removes its state and its cgroups: runc killed in
-   * its create may not have recorded them in the state, so they are removed by their path.
+   * Kills what the container still runs and removes its state and its cgroups (runc killed in
+   * its create may not have recorded them in the state, so they are removed by their path), then
+   * containerd's bundle of a task it lost.
    */
   async remove(id: string, cgroupsPath: string): Promise<void> {
     // runc cut short before it wrote state.json cannot delete its own state: the cgroups' processes
@@ -67,16 +74,28 @@ export class RuncState {
       ));
     await removeCgroup(cgroupsPath);
     if (!deleted) await rm(state, { recursive: true, force: true });
+    await this.removeLostBundle(id);
   }
 }
 
-/** Whether the shim the bundle names (shim.pid) is still a running shim of this task. */
-async function shimRuns(bundle: string, id: string): Promise<boolean> {
+/** Kills the shim the bundle names (shim.pid) if it still runs for this task, and waits for its end. */
+async function killShim(bundle: string, id: string): Promise<void> {
   const pid = Number(await readFile(path.join(bundle, 'shim.pid'), 'utf8').catch(() => ''));
-  if (!Number.isInteger(pid) || pid <= 1) return false;
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  return cmdline.includes('containerd-shim') && cmdline.includes(id);
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  const isShim = async () => {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    return cmdline.includes('containerd-shim') && cmdline.includes(id);
+  };
+  if (!(await isShim())) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < shimExitWaits && (await isShim()); i++) await sleep(20);
 }
+
+const shimExitWaits = 100;
 
 const cgroupRoot = '/sys/fs/cgroup';
 const rmdirAttempts = 100;

@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runcStateDir } from '../../testing/svcd-harness';
-import { expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
+import { eventually, expectStatus, inspect, run, useEngine } from './testing/containers-fixture';
 import { shimKeeperId } from './shim-keeper';
 
 /** runc's default root for svcd's namespace, shared by every containerd on the machine. */
@@ -39,7 +39,12 @@ describe("runc's state of an svcd's containers", () => {
     expectStatus(await svcd.request('POST', `/exec/${exec}/start`, { body: { Detach: true } }), 200);
 
     expectStatus(await svcd.request('POST', `/containers/${id}/stop?t=0`), 204);
-    assert.equal(existsSync(join(root, id)), false, 'a stopped container keeps no runc state');
+    // The exit is answered first; the task's deletion (runc's state with it) follows at once.
+    const kept = await eventually(
+      async () => existsSync(join(root, id)),
+      (left) => !left,
+    );
+    assert.equal(kept, false, 'a stopped container keeps no runc state');
     expectStatus(await svcd.request('POST', `/containers/${id}/start`), 204);
     assert.equal(runcStatus(root, id), 'running');
     expectStatus(await svcd.request('DELETE', `/containers/${id}?force=1`), 204);

@@ -226,9 +226,12 @@ export async function storeProblems(dataDir: string): Promise<{ blobs: number; p
   let blobs = 0;
   for (const prefix of await readdir(root).catch(() => [])) {
     for (const hex of await readdir(join(root, prefix))) {
+      // A directory without its data file is a move killed between its mkdir and its rename: no
+      // blob to anyone (HEAD answers 404), and the next push of it renames into place.
       const data = await readFile(join(root, prefix, hex, 'data')).catch(() => undefined);
+      if (!data) continue;
       blobs++;
-      if (!data || sha256(data) !== `sha256:${hex}`) problems.push(`blob file sha256:${hex} is partial`);
+      if (sha256(data) !== `sha256:${hex}`) problems.push(`blob file sha256:${hex} is partial`);
     }
   }
   return { blobs, problems };

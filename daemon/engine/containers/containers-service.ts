@@ -25,6 +25,7 @@ import type {
 import { ConflictError, InvalidParameterError, NotFoundError, NotImplementedError } from '../../api/errors';
 import { validateContainerName } from '../../runtime/oci-spec/container-name';
 import { Container } from './container';
+import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 
 import { applyLegacyHostConfig, createContainer, initShared } from './container-create';
 import { ContainerLifecycle } from './container-lifecycle';
@@ -37,7 +38,6 @@ import { containerSpec, refreshSeccomp, specNeedsStart } from './container-spec'
 import { isRunning, markDead, markExited, markRemoving } from './container-state';
 import { updateResources } from './container-update';
 import { sweepUnrecorded } from './unrecorded-containers';
-import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 import { inspectView, type Sizes } from './container-view';
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 import { shouldStartAtBoot } from './restart-decision';

@@ -100,9 +100,13 @@ const shimExitWaits = 100;
 const cgroupRoot = '/sys/fs/cgroup';
 const rmdirAttempts = 100;
 
-/** The cgroup's directory in every hierarchy (cgroup v1's controllers, or v2's one). */
+/** The mounted hierarchies (cgroup v1's controllers, or v2's one): read once, they do not change. */
+let hierarchies: string[] | undefined;
+
+/** The cgroup's directory in every hierarchy; `has` asks at every container removal. */
 function cgroupDirs(cgroupsPath: string): string[] {
-  return readdirSync(cgroupRoot).map((hierarchy) => path.join(cgroupRoot, hierarchy, cgroupsPath));
+  hierarchies ??= readdirSync(cgroupRoot);
+  return hierarchies.map((hierarchy) => path.join(cgroupRoot, hierarchy, cgroupsPath));
 }
 
 /** The cgroup in every hierarchy, its processes killed first (rmdir fails while any is left). */

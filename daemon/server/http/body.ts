@@ -15,14 +15,15 @@ export function setUpgradeBody(req: IncomingMessage, body: Buffer): void {
   upgradeBodies.set(req, body);
 }
 
+/** Requests whose rest is being read and dropped already (a handler's and the answer's end ask). */
+const discarding = new WeakSet<IncomingMessage>();
+
 /**
  * Reads what is left of a body svcd no longer wants (it answered an error before the end), so
  * the client can send it all and then read the answer: closing a socket with unread data resets
  * the connection, and the client would see the reset instead of the error. Past the bound the
  * connection is cut after all.
  */
-const discarding = new WeakSet<IncomingMessage>();
-
 export function discardRest(req: IncomingMessage): void {
   if (req.complete || req.destroyed || discarding.has(req)) return;
   discarding.add(req);

@@ -98,8 +98,10 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
 
   test('search as you type, through the engine: the registry browser and the pull dialog', async () => {
     await pushTestImage(app.registryUrl, 'e2e/other', '2.0');
-    // The catalog is read when the screen opens.
+    // The catalog is read when the screen opens: the containers screen is waited for, so the
+    // registry screen has closed before it opens again (one CI run saw no new read without it).
     await page.keyboard.press('Alt+1');
+    await page.getByRole('heading', { name: 'Containers', exact: true }).waitFor();
     await page.keyboard.press('Alt+5');
     const repositories = page.getByTestId('repositories');
     await repositories.getByRole('link', { name: 'e2e/other' }).waitFor();

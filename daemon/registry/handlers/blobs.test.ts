@@ -1,9 +1,16 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sha256 } from '../../lib/digest';
 import { http, type HttpResponse } from '../../testing/http-client';
+import { makePki } from '../../testing/test-pki';
 import { pushBlob } from '../testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../testing/registry-process';
 
@@ -12,6 +19,18 @@ before(async () => {
   reg = await startRegistry();
 });
 after(() => reg.stop());
+
+/** What a process has open (the targets of /proc/PID/fd). */
+function openFiles(pid: number): string[] {
+  const dir = `/proc/${pid}/fd`;
+  return readdirSync(dir).flatMap((fd) => {
+    try {
+      return [readlinkSync(join(dir, fd))];
+    } catch {
+      return []; // closed while listed
+    }
+  });
+}
 
 function errors(res: HttpResponse): { code: string; detail?: Record<string, unknown> }[] {
   return res.json<{ errors: { code: string; detail?: Record<string, unknown> }[] }>().errors;
@@ -123,55 +142,149 @@ describe('blobs', () => {
   });
 });
 
-// Bodies go out in pooled 1 MiB pieces read ahead of the socket: these check the pieces' seams,
-// more pulls at once than the pool holds, and clients that leave mid-body (a buffer not given
-// back would leave later pulls waiting forever).
-describe('blob bodies at size', () => {
-  const data = randomBytes(5 * (1 << 20) + 123);
-  let url: string;
-  before(async () => {
-    url = `${reg.url}/v2/b/big/blobs/${await pushBlob(reg.url, 'b/big', data)}`;
+// A plain connection gets a local blob from the kernel (sendfile, on the native sender's
+// thread); TLS gets it in pooled 1 MiB pieces read ahead of the socket. Both are checked the same
+// way: the pieces' seams, more pulls at once than the pool holds, and clients that leave mid-body
+// (a buffer or transfer not given back would leave later pulls waiting forever).
+const bodyData = randomBytes(5 * (1 << 20) + 123);
+
+for (const transport of ['plain', 'tls'] as const)
+  describe(`blob bodies at size, ${transport === 'plain' ? 'sent by the kernel' : 'over TLS, read in pieces'}`, () => {
+    let server: RegistryProcess;
+    let scratch: string;
+    let url: string;
+    before(async () => {
+      if (transport === 'plain') server = reg;
+      else {
+        // The blob is pushed in the clear, then the same data dir is served over TLS.
+        scratch = await mkdtemp(join(tmpdir(), 'svc-registry-tls-'));
+        const plain = await startRegistry({ dataDir: scratch });
+        await pushBlob(plain.url, 'b/big', bodyData);
+        await plain.stop();
+        const pki = await makePki(scratch);
+        server = await startRegistry({
+          dataDir: scratch,
+          config: { tls: { certificate: pki.serverCert, key: pki.serverKey } },
+        });
+      }
+      url = `${server.url}/v2/b/big/blobs/${await (transport === 'plain' ? pushBlob(reg.url, 'b/big', bodyData) : sha256(bodyData))}`;
+    });
+    after(async () => {
+      if (transport === 'plain') return;
+      await server.stop();
+      await rm(scratch, { recursive: true, force: true });
+    });
+
+    /** A GET on a socket of its own; `leaveAfter` bytes, then the client hangs up. */
+    function pull(headers: Record<string, string> = {}, leaveAfter?: number): Promise<Buffer> {
+      return new Promise((resolve, reject) => {
+        const get = transport === 'plain' ? httpGet : httpsGet;
+        // The test PKI's certificate names 127.0.0.2: these tests are about the bytes, not TLS.
+        const req = get(url, { agent: false, headers, rejectUnauthorized: false }, (res) => {
+          const chunks: Buffer[] = [];
+          let received = 0;
+          res.on('data', (chunk: Buffer) => {
+            chunks.push(chunk);
+            received += chunk.length;
+            if (leaveAfter !== undefined && received >= leaveAfter) {
+              req.destroy();
+              resolve(Buffer.concat(chunks));
+            }
+          });
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+          res.on('error', reject);
+        });
+        req.on('error', (err) => (leaveAfter === undefined ? reject(err) : undefined));
+      });
+    }
+
+    test('whole, and a range across piece boundaries, byte for byte', async () => {
+      assert.ok((await pull()).equals(bodyData));
+      const [start, end] = [(1 << 20) - 5, 3 * (1 << 20) + 7];
+      assert.ok((await pull({ Range: `bytes=${start}-${end}` })).equals(bodyData.subarray(start, end + 1)));
+    });
+
+    test('40 pulls at once all get every byte', async () => {
+      const bodies = await Promise.all(Array.from({ length: 40 }, () => pull()));
+      assert.equal(bodies.filter((b) => b.equals(bodyData)).length, 40);
+    });
+
+    test(
+      '30 clients hanging up mid-body leave the registry serving whole blobs, holding no file open',
+      { timeout: 60_000 },
+      async () => {
+        const blobFiles = () => openFiles(server.child.pid!).filter((f) => f.includes('/blobs/')).length;
+        for (let i = 0; i < 30; i++) await pull({}, 64 * 1024);
+        const bodies = await Promise.all(Array.from({ length: 20 }, () => pull()));
+        assert.equal(bodies.filter((b) => b.equals(bodyData)).length, 20);
+        // Hang-ups are noticed when the registry next writes: give it a moment.
+        for (let i = 0; i < 50 && blobFiles() > 0; i++) await new Promise((r) => setTimeout(r, 100));
+        assert.equal(blobFiles(), 0, 'every pull closed its blob file');
+      },
+    );
   });
 
-  /** A GET on a socket of its own; `leaveAfter` bytes, then the client hangs up. */
-  function pull(headers: Record<string, string> = {}, leaveAfter?: number): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      const req = httpGet(url, { agent: false, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        let received = 0;
-        res.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          received += chunk.length;
-          if (leaveAfter !== undefined && received >= leaveAfter) {
-            req.destroy();
-            resolve(Buffer.concat(chunks));
-          }
-        });
-        res.on('end', () => resolve(Buffer.concat(chunks)));
-        res.on('error', reject);
+describe('clients that stop reading', () => {
+  let slow: RegistryProcess;
+  let digest: string;
+  // Far more than a client's socket buffers take while it reads nothing.
+  const data = randomBytes(32 * (1 << 20));
+  before(async () => {
+    slow = await startRegistry({ config: { idleTimeoutSeconds: 1 } });
+    digest = await pushBlob(slow.url, 'b/slow', data);
+  });
+  after(() => slow.stop());
+
+  /**
+   * A GET whose client reads nothing after the first bytes for `pauseMs`, then everything:
+   * the bytes it got and whether the registry had ended the connection.
+   */
+  function stalledPull(pauseMs: number): Promise<{ bytes: number; ended: boolean }> {
+    return new Promise((resolve) => {
+      const socket = connect(slow.port, '127.0.0.1', () =>
+        socket.write(`GET /v2/b/slow/blobs/${digest} HTTP/1.1\r\nHost: x\r\n\r\n`),
+      );
+      let bytes = 0;
+      socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      socket.once('data', () => {
+        socket.pause();
+        setTimeout(() => socket.resume(), pauseMs);
       });
-      req.on('error', (err) => (leaveAfter === undefined ? reject(err) : undefined));
+      // A whole body leaves a kept-alive connection open: the test stops waiting then.
+      const giveUp = setTimeout(() => socket.destroy(), pauseMs + 10_000);
+      socket.on('close', () => {
+        clearTimeout(giveUp);
+        resolve({ bytes, ended: socket.readableEnded });
+      });
     });
   }
 
-  test('whole, and a range across piece boundaries, byte for byte', async () => {
-    assert.ok((await pull()).equals(data));
-    const [start, end] = [(1 << 20) - 5, 3 * (1 << 20) + 7];
-    assert.ok((await pull({ Range: `bytes=${start}-${end}` })).equals(data.subarray(start, end + 1)));
-  });
-
-  test('40 pulls at once all get every byte', async () => {
-    const bodies = await Promise.all(Array.from({ length: 40 }, () => pull()));
-    assert.equal(bodies.filter((b) => b.equals(data)).length, 40);
-  });
-
   test(
-    '30 clients hanging up mid-body leave the registry serving whole blobs',
+    'a pull that takes nothing for idleTimeoutSeconds is cut; one reading slowly for longer gets every byte',
     { timeout: 60_000 },
     async () => {
-      for (let i = 0; i < 30; i++) await pull({}, 64 * 1024);
-      const bodies = await Promise.all(Array.from({ length: 20 }, () => pull()));
-      assert.equal(bodies.filter((b) => b.equals(data)).length, 20);
+      const stalled = await stalledPull(4000);
+      assert.equal(stalled.ended, true, 'the registry ended the stalled connection');
+      assert.ok(stalled.bytes < data.length, `cut after ${stalled.bytes} bytes`);
+      // 32 MiB at 4 MiB every 400 ms: over 3 s in all, never a second without progress.
+      const body = await new Promise<Buffer>((resolve, reject) => {
+        httpGet(`${slow.url}/v2/b/slow/blobs/${digest}`, { agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          let sinceBreak = 0;
+          res.on('data', (chunk: Buffer) => {
+            chunks.push(chunk);
+            sinceBreak += chunk.length;
+            if (sinceBreak >= 4 << 20) {
+              sinceBreak = 0;
+              res.pause();
+              setTimeout(() => res.resume(), 400);
+            }
+          });
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+          res.on('error', reject);
+        }).on('error', reject);
+      });
+      assert.ok(body.equals(data), `the slow pull got ${body.length} of ${data.length} bytes, intact`);
     },
   );
 });

@@ -11,6 +11,11 @@ export interface FileInfo {
 /** A stored file opened for reads at any offset: blob serving reads it into pooled buffers. */
 export interface RandomReader {
   size: number;
+  /**
+   * The file's descriptor, when the driver keeps it on a local file system: blob serving then
+   * lets the kernel copy it to the socket. Absent for remote stores.
+   */
+  fd?: number;
   /** Fills `into` from `position`; the count read, short only at the end of the file. */
   read(into: Buffer, position: number): Promise<number>;
   close(): Promise<void>;

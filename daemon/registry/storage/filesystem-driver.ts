@@ -120,6 +120,7 @@ export class FilesystemDriver implements StorageDriver {
       const { size } = await handle.stat();
       return {
         size,
+        fd: handle.fd,
         read: async (into, position) => (await handle.read(into, 0, into.length, position)).bytesRead,
         close: () => handle.close(),
       };

@@ -14,6 +14,7 @@ import { checkRepositoryName } from './api/names';
 import { matchRoute, type Operation } from './api/routes';
 import { AuthError, type AccessItem, type Authorizer } from './auth/access';
 import { sendJson, type RegistryServices, type RequestContext } from './handlers/context';
+import { returnFreeMemorySoon } from './free-memory';
 import { handlers } from './handlers';
 import { RateLimiter } from './rate-limiter';
 
@@ -70,6 +71,7 @@ export function createRegistryServer(options: RegistryServerOptions): Server {
         ? { allows: () => false }
         : await authorizer.authorize(req, neededAccess(op, name), baseUrl);
     const ctx: RequestContext = { ...options, req, res, url, params: match.params, auth, baseUrl };
+    if (op.writes) res.once('finish', returnFreeMemorySoon);
     await handlers[op.name](ctx);
   }
 

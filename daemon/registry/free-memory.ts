@@ -1,0 +1,16 @@
+// Gives memory freed after writes back to the system. An upload's body arrives in 64 KiB socket
+// buffers, freed only when the collector finds them dead; the C allocator keeps the freed space
+// (fragmented among live objects, it cannot shrink its heap) and the registry's RSS stayed at its
+// high-water mark for good. A trim a second after the last write returns it.
+import { returnFreeMemory } from './native/blob-sendfile';
+
+const delayMs = 1000;
+let pending: NodeJS.Timeout | undefined;
+
+export function returnFreeMemorySoon(): void {
+  pending?.refresh();
+  pending ??= setTimeout(() => {
+    pending = undefined;
+    returnFreeMemory();
+  }, delayMs).unref();
+}

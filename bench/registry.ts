@@ -75,7 +75,9 @@ function keepBest(target: Target, row: string, value: number): void {
   target.figures[row] = old === undefined ? value : better(old, value);
 }
 
+/** Memory at rest: read after both registries had a few seconds without requests. */
 async function noteMemory(targets: Target[], row: string): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 3000));
   for (const t of targets) if (t.pid) t.figures[row] = await rssMB(t.pid);
 }
 

@@ -63,6 +63,7 @@ static struct {
   size_t cancel_count, cancel_cap;
   transfer *active;    /* owned by the thread */
   napi_threadsafe_function finished;
+  napi_env env; /* the one environment (main thread) that may use it: the state is per process */
   size_t pending; /* transfers whose callback has not run; on the event loop only */
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -231,6 +232,7 @@ static napi_value start_thread(napi_env env) {
     return throw_errno(env, "pthread_create");
   }
   pthread_detach(S.thread);
+  S.env = env;
   S.started = 1;
   return NULL;
 }
@@ -254,6 +256,10 @@ static napi_value js_send(napi_env env, napi_callback_info info) {
     return NULL;
   }
   if (!S.started && (start_thread(env), !S.started)) return NULL;
+  if (env != S.env) {
+    napi_throw_error(env, NULL, "blob-sendfile serves one Node environment per process");
+    return NULL;
+  }
   transfer *t = calloc(1, sizeof *t);
   if (!t) return throw_errno(env, "calloc");
   t->sock = fcntl((int)sock, F_DUPFD_CLOEXEC, 0);
@@ -287,7 +293,7 @@ static napi_value js_cancel(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   int64_t id = argc == 1 ? int_arg(env, argv[0]) : -1;
-  if (id <= 0 || !S.started) return NULL;
+  if (id <= 0 || !S.started || env != S.env) return NULL;
   pthread_mutex_lock(&S.lock);
   if (S.cancel_count == S.cancel_cap) {
     size_t cap = S.cancel_cap ? S.cancel_cap * 2 : 8;

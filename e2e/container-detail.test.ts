@@ -158,6 +158,13 @@ describe('a container in detail in web mode', { skip: missingPrerequisite() }, (
     const box = (await chart.locator('svg').boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.9, box.y + box.height / 2);
     assert.match(await chart.getByTestId('chart-reading').innerText(), /\d+:\d+:\d+.* · \d+(\.\d)? %/);
+    // The axis spans the window picked, one minute unless the user picks more.
+    const windows = page.getByRole('radiogroup', { name: 'Time window' });
+    assert.equal(await windows.getByRole('radio', { checked: true }).innerText(), '1 min');
+    await chart.locator('svg text', { hasText: '−1 min' }).waitFor();
+    await windows.getByRole('radio', { name: '5 min' }).click();
+    await chart.locator('svg text', { hasText: '−5 min' }).waitFor();
+    assert.equal(await page.locator('figure.chart svg text', { hasText: '−5 min' }).count(), 4);
     await session.shot('container-stats');
   });
 

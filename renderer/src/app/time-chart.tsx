@@ -1,7 +1,8 @@
 // A line chart over time in SVG: a y axis with its unit (zero, half and the top of the scale), a
-// time axis (how long ago the window starts, and now), and on hover the sample under the pointer
-// with its time and value. No chart library for a few lines.
-import { useState, type MouseEvent } from 'react';
+// time axis over a fixed window (how long ago it starts, and now; samples fill it from the right
+// as they come), and on hover the sample under the pointer with its time and value. No chart
+// library for a few lines.
+import { useId, useState, type MouseEvent } from 'react';
 
 export interface TimePoint {
   t: number;
@@ -23,23 +24,27 @@ function niceMax(max: number): number {
 
 function ago(ms: number): string {
   const s = Math.round(ms / 1000);
-  return s >= 120 ? `−${Math.round(s / 60)} min` : `−${s} s`;
+  return s >= 60 ? `−${Math.round(s / 60)} min` : `−${s} s`;
 }
 
 export function TimeChart({
   points,
   format,
   label,
+  windowMs,
 }: {
   points: TimePoint[];
   /** A value with its unit, e.g. "12.5 %" or "3.2 MB/s". */
   format: (v: number) => string;
   label: string;
+  /** The time the axis spans, ending at the last sample. */
+  windowMs: number;
 }) {
   const [hover, setHover] = useState<number | undefined>();
+  const clip = useId();
   const top = niceMax(Math.max(0, ...points.map((p) => p.v)));
-  const first = points[0]?.t ?? 0;
-  const span = Math.max(1, (points[points.length - 1]?.t ?? 0) - first);
+  const span = windowMs;
+  const first = (points[points.length - 1]?.t ?? 0) - span;
   const x = (t: number) => LEFT + ((t - first) / span) * (W - LEFT - 4);
   const y = (v: number) => TOP + (1 - v / top) * (H - TOP - BOTTOM);
   const line = points.map((p) => `${x(p.t).toFixed(1)},${y(p.v).toFixed(1)}`).join(' ');
@@ -72,13 +77,17 @@ export function TimeChart({
         ))}
         <g className="axis">
           <text x={LEFT} y={H - 4}>
-            {points.length > 1 ? ago(span) : ''}
+            {ago(span)}
           </text>
           <text x={W - 4} y={H - 4} textAnchor="end">
             now
           </text>
         </g>
-        <polyline points={line} className="series" />
+        {/* A sample that came just before the window starts is cut at its edge. */}
+        <clipPath id={clip}>
+          <rect x={LEFT} y={0} width={W - LEFT - 4} height={H} />
+        </clipPath>
+        <polyline points={line} className="series" clipPath={`url(#${clip})`} />
         {shown ? <line className="cursor" x1={x(shown.t)} x2={x(shown.t)} y1={TOP} y2={H - BOTTOM} /> : null}
       </svg>
       <div className="chart-reading" data-testid="chart-reading" aria-live="polite">

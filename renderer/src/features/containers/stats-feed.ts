@@ -27,6 +27,8 @@ export interface StatsPoint {
 }
 
 const HISTORY = 300;
+/** The time the history covers at the detail stream's sample a second. */
+export const HISTORY_MS = HISTORY * 1000;
 /** How often the list's timer asks for samples. */
 export const POLL_MS = 5000;
 

@@ -7,14 +7,15 @@ import type { LayerChangeKind } from '../../../../../daemon/api/image-layer-type
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes, plural, shortId } from '../../../app/format';
 import { SearchBox } from '../../../app/search-box';
+import { Segmented, type Choice } from '../../../app/segmented';
 import { useImageLayerFiles } from '../queries';
 import { isDir, layerHistory, layerTotals, layerTree, type TreeNode } from '../layer-tree';
 
-const KINDS: { kind: LayerChangeKind | 'all'; label: string }[] = [
-  { kind: 'all', label: 'All' },
-  { kind: 'added', label: 'Added' },
-  { kind: 'changed', label: 'Changed' },
-  { kind: 'removed', label: 'Removed' },
+const KINDS: Choice<LayerChangeKind | 'all'>[] = [
+  { value: 'all', label: 'All' },
+  { value: 'added', label: 'Added' },
+  { value: 'changed', label: 'Changed' },
+  { value: 'removed', label: 'Removed' },
 ];
 const MARK: Record<LayerChangeKind, string> = { added: 'A', changed: 'C', removed: 'D', opaque: 'O' };
 /** Rows one directory shows before "more"; a layer can hold tens of thousands of files. */
@@ -77,18 +78,7 @@ export function LayerExplorer({ image, history }: { image: ImageInspect; history
       </ol>
       <div className="layer-files">
         <div className="toolbar">
-          <div role="radiogroup" aria-label="Show" className="segmented">
-            {KINDS.map((k) => (
-              <button
-                key={k.kind}
-                role="radio"
-                aria-checked={kind === k.kind}
-                onClick={() => setKind(k.kind)}
-              >
-                {k.label}
-              </button>
-            ))}
-          </div>
+          <Segmented label="Show" choices={KINDS} value={kind} onChange={setKind} />
           <SearchBox label="Filter files" placeholder="Filter files" value={search} onChange={setSearch} />
         </div>
         {totals ? (

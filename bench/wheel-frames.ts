@@ -150,6 +150,34 @@ export async function frameCosts(list: Locator, frames: number, delta: number): 
   );
 }
 
+/**
+ * Runs `run` with Chromium tracing on and returns the main-thread CPU time of each frame the
+ * busiest page made meanwhile, ms: ProxyMain::BeginMainFrame holds a frame's main-thread work
+ * (its input and scroll events, animation frame callbacks, style, layout, paint and the commit),
+ * and its thread time leaves out the time other programs had the core, so unlike frame times it
+ * does not grow with the machine's load.
+ */
+export async function mainThreadFrameCpu(browser: Browser, run: () => Promise<void>): Promise<number[]> {
+  await browser.startTracing(undefined, { categories: ['cc'] });
+  let trace: Buffer;
+  try {
+    await run();
+  } finally {
+    trace = await browser.stopTracing();
+  }
+  const { traceEvents } = JSON.parse(trace.toString('utf8')) as {
+    traceEvents: { name: string; ph: string; pid: number; tdur?: number }[];
+  };
+  const byPage = new Map<number, number[]>();
+  for (const e of traceEvents) {
+    if (e.name !== 'ProxyMain::BeginMainFrame' || e.ph !== 'X' || e.tdur === undefined) continue;
+    const frames = byPage.get(e.pid) ?? [];
+    frames.push(e.tdur / 1000);
+    byPage.set(e.pid, frames);
+  }
+  return [...byPage.values()].reduce((a, b) => (b.length > a.length ? b : a), []);
+}
+
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];

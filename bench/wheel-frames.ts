@@ -104,6 +104,80 @@ export async function wheelFrames(
   };
 }
 
+/**
+ * Chromium's flags for frames as fast as they can be made: no vsync, no 60 a second limit. A
+ * frame then comes as soon as the one before it is done, so the time between two is what a frame
+ * costs, free of the jitter of waiting for the next vsync (which on a loaded machine lands
+ * frames past 16.7 ms on any page, one doing nothing included).
+ */
+export const UNTHROTTLED_FRAMES = ['--disable-frame-rate-limit', '--disable-gpu-vsync'];
+
+/**
+ * In a browser launched with UNTHROTTLED_FRAMES: moves `list`'s content by `delta` px in each of
+ * `frames` animation frames (negative: up) and returns the time between frames, ms, while it
+ * moved. Each frame does a scroll's whole work: the wheel or scroll event and the rows it
+ * renders, style, layout, paint and the compositor's share. The move is a wheel event for a list
+ * that takes the wheel itself (one taller than its scrolled space), a scroll by as many px for
+ * any other.
+ */
+export async function frameCosts(list: Locator, frames: number, delta: number): Promise<number[]> {
+  // (Runs in the page; the bench is compiled without the DOM's types.)
+  return list.evaluate(
+    (el, [n, d]) =>
+      new Promise<number[]>((resolve) => {
+        const g = globalThis as unknown as {
+          requestAnimationFrame(cb: () => void): number;
+          WheelEvent: new (type: string, init: object) => { defaultPrevented: boolean };
+        };
+        const times: number[] = [];
+        let top = -1;
+        const step = () => {
+          // The list stopped moving (an end reached): the frames so far are the figure.
+          if (times.length > n || el.scrollTop === top) {
+            resolve(times.slice(1).map((t, i) => t - times[i]));
+            return;
+          }
+          times.push(performance.now());
+          top = el.scrollTop;
+          const wheel = new g.WheelEvent('wheel', { deltaY: d, cancelable: true, bubbles: true });
+          el.dispatchEvent(wheel as unknown as Event);
+          if (!wheel.defaultPrevented) el.scrollTop += d;
+          g.requestAnimationFrame(step);
+        };
+        g.requestAnimationFrame(step);
+      }),
+    [frames, delta],
+  );
+}
+
+/**
+ * Runs `run` with Chromium tracing on and returns the main-thread CPU time of each frame the
+ * busiest page made meanwhile, ms: ProxyMain::BeginMainFrame holds a frame's main-thread work
+ * (its input and scroll events, animation frame callbacks, style, layout, paint and the commit),
+ * and its thread time leaves out the time other programs had the core, so unlike frame times it
+ * does not grow with the machine's load.
+ */
+export async function mainThreadFrameCpu(browser: Browser, run: () => Promise<void>): Promise<number[]> {
+  await browser.startTracing(undefined, { categories: ['cc'] });
+  let trace: Buffer;
+  try {
+    await run();
+  } finally {
+    trace = await browser.stopTracing();
+  }
+  const { traceEvents } = JSON.parse(trace.toString('utf8')) as {
+    traceEvents: { name: string; ph: string; pid: number; tdur?: number }[];
+  };
+  const byPage = new Map<number, number[]>();
+  for (const e of traceEvents) {
+    if (e.name !== 'ProxyMain::BeginMainFrame' || e.ph !== 'X' || e.tdur === undefined) continue;
+    const frames = byPage.get(e.pid) ?? [];
+    frames.push(e.tdur / 1000);
+    byPage.set(e.pid, frames);
+  }
+  return [...byPage.values()].reduce((a, b) => (b.length > a.length ? b : a), []);
+}
+
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];

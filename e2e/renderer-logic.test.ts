@@ -1,5 +1,6 @@
 // The renderer's pure helpers, run under Node: the tar reader against real GNU tar output, the
-// stdcopy demuxer across chunk boundaries, the run form's create body, pull progress folding.
+// stdcopy demuxer across chunk boundaries, the run form's create body, pull progress folding,
+// the virtual list's scroll scale for content taller than an element may be.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -12,6 +13,16 @@ import { createBody, emptyRunForm, splitCommand } from '../renderer/src/features
 import { fold } from '../renderer/src/features/images/progress';
 import { layerHistory, layerTree } from '../renderer/src/features/images/layer-tree';
 import { archiveName } from '../renderer/src/features/images/names';
+import {
+  clampOffset,
+  keyDelta,
+  MAX_SPACE,
+  offsetAt,
+  rowsPlace,
+  scrollScale,
+  scrollTopFor,
+  wheelDelta,
+} from '../renderer/src/app/scroll-scale';
 import type { ImageHistoryItem } from '../renderer/src/api/engine-types';
 
 function frame(stream: number, text: string): Buffer {
@@ -179,5 +190,59 @@ describe('image layers', () => {
   test('a saved image is named after it', () => {
     assert.equal(archiveName('127.0.0.1:5000/app:1.0'), '127.0.0.1_5000_app_1.0.tar');
     assert.equal(archiveName(`sha256:${'a'.repeat(64)}`), `${'a'.repeat(12)}.tar`);
+  });
+});
+
+describe('scroll scale', () => {
+  const ROW = 18;
+  const VIEW = 700;
+
+  test('a list that fits scrolls one content px per px', () => {
+    const s = scrollScale(400_000 * ROW, VIEW);
+    assert.deepEqual([s.space, s.ratio], [400_000 * ROW, 1]);
+    assert.equal(offsetAt(s, 12_345), 12_345);
+    assert.equal(scrollTopFor(s, 12_345), 12_345);
+    assert.equal(rowsPlace(12_345, 12_345, 12_240), 12_240);
+  });
+
+  test('10,000,000 rows: a space of safe height whose two ends show the first and the last row', () => {
+    const lines = 10_000_000;
+    const s = scrollScale(lines * ROW, VIEW);
+    assert.equal(s.space, MAX_SPACE);
+    assert.ok(s.space < 33_554_428 && s.ratio > 20);
+    const maxTop = s.space - VIEW;
+    // The top shows row 0; the last scroll position shows the last row at the view's bottom.
+    assert.equal(offsetAt(s, 0), 0);
+    const end = offsetAt(s, maxTop);
+    assert.equal(Math.floor((end + VIEW - 1) / ROW), lines - 1);
+    assert.equal(end, lines * ROW - VIEW);
+    // Beyond either end is the end.
+    assert.equal(offsetAt(s, maxTop + 5000), end);
+    assert.equal(clampOffset(s, -1), 0);
+    assert.equal(scrollTopFor(s, Infinity), maxTop);
+    assert.equal(scrollTopFor(s, -Infinity), 0);
+    // The middle of the space is the middle of the content; a row's own position maps back to
+    // a scroll position that shows it (within one scroll px of content: `ratio` px).
+    assert.ok(Math.abs(offsetAt(s, maxTop / 2) - end / 2) < 1);
+    const row = 5_000_000 * ROW;
+    assert.ok(Math.abs(offsetAt(s, scrollTopFor(s, row)) - row) <= s.ratio / 2);
+    // The rows rendered from the one before the view's top: placed so that content position
+    // sits at the view's top, wherever the space is scrolled.
+    const top = scrollTopFor(s, row + 7);
+    assert.equal(rowsPlace(top, row + 7, row - ROW) - top, -ROW - 7);
+  });
+
+  test('the wheel and keys move the content as in an ordinary list, never more than a screen', () => {
+    assert.equal(wheelDelta(100, 0, ROW, VIEW), 100);
+    assert.equal(wheelDelta(-3, 1, ROW, VIEW), -3 * ROW);
+    assert.equal(wheelDelta(1, 2, ROW, VIEW), VIEW);
+    assert.equal(wheelDelta(50_000, 0, ROW, VIEW), VIEW);
+    assert.equal(wheelDelta(-50_000, 0, ROW, VIEW), -VIEW);
+    assert.equal(keyDelta('ArrowDown', false, VIEW), 40);
+    assert.equal(keyDelta('PageUp', false, VIEW), -(VIEW - 40));
+    assert.equal(keyDelta(' ', true, VIEW), keyDelta('PageUp', false, VIEW));
+    assert.equal(keyDelta('End', false, VIEW), Infinity);
+    assert.equal(keyDelta('Home', false, VIEW), -Infinity);
+    assert.equal(keyDelta('a', false, VIEW), undefined);
   });
 });

@@ -26,8 +26,8 @@ export const chromiumArgs = [
 export const CONTAINERS_SETTLED =
   '[data-testid=containers-empty], [data-testid=container-row], main [role=alert]';
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath, args: [...chromiumArgs, ...extraArgs] });
 }
 
 /** Why the e2e cannot run here, or undefined when it can. */

@@ -2,8 +2,20 @@
 // what one screenful costs. `follow` keeps the view pinned to the end while new rows arrive.
 // The rows sit in one block moved by a transform, so scrolling lays out only the rows that
 // change; the rows are rendered in the scroll event itself, in the frame that shows them.
-import { useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+// Content taller than an element may be scrolls a space of safe height (see scroll-scale): the
+// list then keeps the content position itself and moves it by the wheel and keys as an ordinary
+// list would, while the scrollbar maps proportionally.
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
+import {
+  clampOffset,
+  keyDelta,
+  offsetAt,
+  rowsPlace,
+  scrollScale,
+  scrollTopFor,
+  wheelDelta,
+} from './scroll-scale';
 
 interface Props {
   count: number;
@@ -32,6 +44,9 @@ const OVERSCAN = 4;
  */
 const BLOCK = 8;
 
+/** Controls whose own keys (space, arrows) are theirs, not the list's. */
+const OWN_KEYS = 'input, select, textarea, button, [contenteditable]';
+
 export function VirtualList({
   count,
   rowHeight,
@@ -45,9 +60,18 @@ export function VirtualList({
   label,
 }: Props) {
   const ref = useRef<HTMLDivElement>(null);
+  const rowsRef = useRef<HTMLDivElement>(null);
   /** Which block the rendered rows start at. */
   const [block, setBlock] = useState(0);
   const [height, setHeight] = useState(600);
+  const scale = scrollScale(count * rowHeight, height);
+  /**
+   * What the event handlers read: this render's props, the content position at the view's top
+   * (px), and the scroll position the list last set for it (a scroll event there is the list's
+   * own move, not the user's).
+   */
+  const live = useRef({ offset: 0, ownTop: -1, transform: '', scale, count, rowHeight, block, onUserScroll });
+  Object.assign(live.current, { scale, count, rowHeight, block, onUserScroll });
 
   useLayoutEffect(() => {
     const el = ref.current!;
@@ -56,53 +80,117 @@ export function VirtualList({
     return () => ro.disconnect();
   }, []);
 
-  /** The block at the list's scroll position. */
-  const blockAt = useCallback(
-    (el: HTMLElement) => Math.floor(Math.max(0, el.scrollTop / rowHeight - OVERSCAN) / BLOCK),
-    [rowHeight],
-  );
+  // (Stable functions: effects that move the list run for what moved it, not on every render.)
+  const [ctl] = useState(() => {
+    const l = live.current;
+    const blockAt = (offset: number) => Math.floor(Math.max(0, offset / l.rowHeight - OVERSCAN) / BLOCK);
+    const firstOf = (b: number) => Math.min(b, Math.floor(l.count / BLOCK)) * BLOCK;
+    /** Moves the rows' block so the content position is at the view's top. */
+    const place = (scrollTop: number, b: number) => {
+      const rowsTop = firstOf(b) * l.rowHeight;
+      const y = l.scale.ratio === 1 ? rowsTop : rowsPlace(scrollTop, l.offset, rowsTop);
+      const t = `translateY(${y}px)`;
+      if (t !== l.transform) rowsRef.current!.style.transform = t;
+      l.transform = t;
+    };
+    const report = (view: number) =>
+      l.onUserScroll?.(l.offset + view >= l.scale.content - l.rowHeight, l.offset === 0);
+    return {
+      firstOf,
+      place,
+      /**
+       * Shows the content from `offset` down: the scroll position for it and the rows. `sync`
+       * renders them at once (outside React's own events and effects), in the frame that
+       * shows them.
+       */
+      moveTo(offset: number, sync = false) {
+        const el = ref.current!;
+        l.offset = clampOffset(l.scale, offset);
+        const top = scrollTopFor(l.scale, l.offset);
+        if (top !== l.ownTop || Math.abs(el.scrollTop - top) >= 1) {
+          l.ownTop = top;
+          el.scrollTop = top;
+        }
+        const b = blockAt(l.offset);
+        if (sync) flushSync(() => setBlock(b));
+        else setBlock(b);
+        place(top, b);
+      },
+      /** The wheel or a key in a scaled space. */
+      by(px: number) {
+        this.moveTo(l.offset + px, true);
+        report(l.scale.view);
+      },
+      onScroll() {
+        const el = ref.current!;
+        // Read before the rows change, so reading does not lay them out ahead of the frame.
+        const top = el.scrollTop;
+        const view = el.clientHeight;
+        // The list's own move was placed where it was made; any other is the user's (the
+        // scrollbar, or the wheel where the space is not scaled).
+        if (Math.abs(top - l.ownTop) >= 1) {
+          l.ownTop = -1;
+          l.offset = offsetAt(l.scale, top);
+          const b = blockAt(l.offset);
+          // Scroll events come in the frame being drawn: rendered now, the new rows are in it
+          // (scheduled for later, the frame would show the list moved with the old rows).
+          if (b !== l.block) flushSync(() => setBlock(b));
+          place(top, b);
+        }
+        report(view);
+      },
+    };
+  });
 
-  // Where the list moves itself, its rows follow before the frame is drawn, not one scroll
-  // event later.
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!follow || !el) return;
-    el.scrollTop = count * rowHeight;
-    setBlock(blockAt(el));
-  }, [follow, count, rowHeight, blockAt]);
-
+  // The list moves itself: to the end when following, past the rows put in front, and to the
+  // same content when a scaled space is rescaled (rows added, the view resized).
   const shown = useRef(prepended);
   useLayoutEffect(() => {
     const added = prepended - shown.current;
     shown.current = prepended;
-    const el = ref.current;
-    if (added <= 0 || !el) return;
-    el.scrollTop += added * rowHeight;
-    setBlock(blockAt(el));
-  }, [prepended, rowHeight, blockAt]);
+    if (follow) ctl.moveTo(Infinity);
+    else if (added > 0) ctl.moveTo(live.current.offset + added * rowHeight);
+    else if (scale.ratio !== 1) ctl.moveTo(live.current.offset);
+  }, [ctl, follow, prepended, rowHeight, count, scale.ratio, height]);
 
   useLayoutEffect(() => {
-    const el = ref.current;
-    if (scrollToIndex === undefined || !el) return;
-    el.scrollTop = Math.max(0, scrollToIndex * rowHeight - height / 2);
-    setBlock(blockAt(el));
-  }, [scrollToIndex, rowHeight, height, blockAt]);
+    if (scrollToIndex !== undefined) ctl.moveTo(scrollToIndex * rowHeight - height / 2);
+  }, [ctl, scrollToIndex, rowHeight, height]);
 
-  const onScroll = useCallback(() => {
+  // In a scaled space the wheel and keys would move the scroll position, which moves the
+  // content `ratio` times as far: the list moves the content by what they ask instead.
+  const scaled = scale.ratio !== 1;
+  useEffect(() => {
     const el = ref.current!;
-    // Read before the rows change, so reading does not lay them out ahead of the frame.
-    const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - rowHeight;
-    const atTop = el.scrollTop === 0;
-    // Scroll events come in the frame being drawn: rendered now, the new rows are in it
-    // (scheduled for later, the frame would show the list moved with the old rows).
-    flushSync(() => setBlock(blockAt(el)));
-    onUserScroll?.(atEnd, atTop);
-  }, [onUserScroll, rowHeight, blockAt]);
+    if (!scaled) return;
+    const wheel = (e: WheelEvent) => {
+      if (e.ctrlKey || !e.deltaY) return;
+      e.preventDefault();
+      ctl.by(wheelDelta(e.deltaY, e.deltaMode, rowHeight, el.clientHeight));
+    };
+    const key = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+      if ((e.target as Element).closest(OWN_KEYS)) return;
+      const px = keyDelta(e.key, e.shiftKey, el.clientHeight);
+      if (px === undefined) return;
+      e.preventDefault();
+      ctl.by(px);
+    };
+    el.addEventListener('wheel', wheel, { passive: false });
+    el.addEventListener('keydown', key);
+    return () => {
+      el.removeEventListener('wheel', wheel);
+      el.removeEventListener('keydown', key);
+    };
+  }, [ctl, scaled, rowHeight]);
+
+  // Rendered rows go where the content position puts them, whatever made this render.
+  useLayoutEffect(() => ctl.place(scrollTopFor(scale, live.current.offset), block));
 
   // The view's first row is within BLOCK rows after `first` + OVERSCAN: enough rows follow to
   // cover the view and the overscan below it wherever it is in the block.
   // (A list that shrank may not have scrolled yet.)
-  const first = Math.min(block, Math.floor(count / BLOCK)) * BLOCK;
+  const first = ctl.firstOf(block);
   const last = Math.min(count, first + (Math.ceil((height / rowHeight + 2 * OVERSCAN) / BLOCK) + 1) * BLOCK);
   const rows: ReactNode[] = [];
   for (let i = first; i < last; i++) {
@@ -116,13 +204,13 @@ export function VirtualList({
     <div
       ref={ref}
       className={`vlist ${className ?? ''}`}
-      onScroll={onScroll}
+      onScroll={ctl.onScroll}
       role="list"
       aria-label={label}
       tabIndex={0}
     >
-      <div className="vlist-space" style={{ height: count * rowHeight }}>
-        <div className="vlist-rows" style={{ transform: `translateY(${first * rowHeight}px)` }}>
+      <div className="vlist-space" style={{ height: scale.space }}>
+        <div ref={rowsRef} className="vlist-rows">
           {rows}
         </div>
       </div>

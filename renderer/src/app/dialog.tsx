@@ -38,6 +38,8 @@ export function Dialog({
     const d = ref.current!;
     const opener = document.activeElement;
     d.showModal();
+    // React focuses an autoFocus control before the dialog shows (when it cannot take focus yet).
+    d.querySelector<HTMLElement>('[data-autofocus]')?.focus();
     return () => {
       d.close();
       // After the commit: the opener may be re-rendered (or removed) by the same change.

@@ -253,6 +253,7 @@ describe('the app with the keyboard only, at 1024×700', { skip: missingPrerequi
       if (walk.noRing.length) problems.push(`${command}: no focus ring: ${walk.noRing.join(', ')}`);
       if (walk.escaped.length)
         problems.push(`${command}: focus left the dialog for ${walk.escaped.join(', ')}`);
+      if (walk.pointerOnly.length) problems.push(`${command}: mouse only: ${walk.pointerOnly.join(', ')}`);
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
       // Focus goes back to the page (the control that had it, or the screen's heading), not to nowhere.

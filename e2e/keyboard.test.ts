@@ -424,5 +424,18 @@ describe('the app with the keyboard only, at 1024×700', { skip: missingPrerequi
     await page.getByRole('heading', { name: 'Registry', level: 1 }).waitFor();
     await page.getByTestId('repositories').getByRole('link', { name: 'e2e/busybox' }).waitFor();
     await session.shot('keyboard-session');
+
+    // Delete on a row, confirmed: the row goes, and focus lands on the screen's heading (its
+    // checkbox is gone), so Tab goes on from the screen rather than from the top of the page.
+    await page.keyboard.press('Alt+1');
+    await tabTo(page, walkRow.getByRole('checkbox'));
+    await page.keyboard.press('Delete');
+    await removeWalk.waitFor();
+    await page.keyboard.press('Enter');
+    await walkRow.waitFor({ state: 'detached', timeout: 30_000 });
+    await until(
+      page,
+      `document.activeElement?.matches('main h1') && document.activeElement.textContent === 'Containers'`,
+    );
   });
 });

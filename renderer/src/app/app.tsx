@@ -15,6 +15,7 @@ import { VolumeList } from '../features/volumes/components/volume-list';
 import { CommandPalette } from './command-palette';
 import { useRoute } from './router';
 import { focusSearch } from './search-box';
+import { useFocusKeeper } from './screen-focus';
 import { Sidebar } from './sidebar';
 import { applyTheme, useTheme } from './theme';
 import { Toaster } from './toasts';
@@ -71,6 +72,7 @@ export function App() {
   useDesktopStateStream();
   useEngineEvents();
   useSearchShortcut();
+  useFocusKeeper();
   if (!gateway.token) {
     return (
       <main className="screen">

@@ -1,25 +1,19 @@
 // A modal dialog on the native <dialog> element: focus trapped, Escape closes, and focus goes
 // back where it was when the dialog goes.
 import { useLayoutEffect, useRef, type ReactNode } from 'react';
+import { focusScreenHeading } from './screen-focus';
 
 /**
  * Where focus goes when a dialog closes: the control that opened it or, when that is gone (the
- * row it stood on was removed), the screen's heading, so the next Tab starts from the screen
- * rather than from the top of the page.
+ * row it stood on was removed), the screen's heading.
  */
 function restoreFocus(opener: Element | null, dialog: HTMLDialogElement): void {
   // Focus already went somewhere (a palette command's field, another dialog): it stays there.
   const now = document.activeElement;
   if (document.querySelector('dialog[open]') || (now && now !== document.body && !dialog.contains(now)))
     return;
-  if (opener instanceof HTMLElement && opener.isConnected && opener !== document.body) {
-    opener.focus();
-    return;
-  }
-  const heading = document.querySelector<HTMLElement>('main h1');
-  if (!heading) return;
-  heading.tabIndex = -1;
-  heading.focus();
+  if (opener instanceof HTMLElement && opener.isConnected && opener !== document.body) opener.focus();
+  else focusScreenHeading();
 }
 
 export function Dialog({

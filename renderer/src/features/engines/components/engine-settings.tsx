@@ -7,6 +7,7 @@ import type { EngineSummary } from '../../../../../daemon/api/desktop-types';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
 import { useIntentHandler } from '../../../app/ui/intent';
+import { rowKeys } from '../../../app/ui/row-keys';
 import { useAddEngine, useEngines, useEngineStatus, useRemoveEngine } from '../queries';
 
 export function EngineSettings() {
@@ -68,7 +69,7 @@ function EngineRow({ engine, onRemove }: { engine: EngineSummary; onRemove: () =
   const status = useEngineStatus(engine.id);
   const s = status.data;
   return (
-    <tr data-testid={`engine-${engine.name}`}>
+    <tr data-testid={`engine-${engine.name}`} data-row onKeyDown={rowKeys({ remove: onRemove })}>
       <td>{engine.name}</td>
       <td>
         {engine.endpoint}

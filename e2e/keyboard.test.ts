@@ -5,6 +5,7 @@
 // keys, tagging an image, Settings and the command palette — with no mouse.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import type { Locator, Page } from 'playwright-core';
 import { engineCaller, pullBusybox, type EngineCall } from './engine-calls';
 import { missingPrerequisite, startSession, type Session } from './web-mode-fixture';
@@ -409,6 +410,12 @@ describe('the app with the keyboard only, at 1024×700', { skip: missingPrerequi
     await palette(page, 'Show logs of container kbd-walk');
     await page.getByRole('tab', { name: 'Logs', selected: true }).waitFor();
     await page.getByText('walk line').first().waitFor();
+    const [log] = await Promise.all([
+      page.waitForEvent('download'),
+      palette(page, 'Download the full log of container kbd-walk'),
+    ]);
+    assert.equal(log.suggestedFilename(), 'kbd-walk.log');
+    assert.match((await readFile(await log.path())).toString(), /walk line/);
     await palette(page, 'Collapse the sidebar');
     await nav.getByRole('button', { name: 'Expand sidebar' }).waitFor();
     await palette(page, 'Expand the sidebar');
@@ -423,6 +430,8 @@ describe('the app with the keyboard only, at 1024×700', { skip: missingPrerequi
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Registry', level: 1 }).waitFor();
     await page.getByTestId('repositories').getByRole('link', { name: 'e2e/busybox' }).waitFor();
+    await palette(page, 'Browse repository e2e/busybox');
+    await page.getByTestId('tags').getByRole('link', { name: '1.0' }).waitFor();
     await session.shot('keyboard-session');
 
     // Delete on a row, confirmed: the row goes, and focus lands on the screen's heading (its

@@ -4,6 +4,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import type { LucideIcon } from 'lucide-react';
 import {
   ExternalLink,
+  FileDown,
   FolderOpen,
   Info,
   LineChart,
@@ -15,10 +16,12 @@ import {
   SquareTerminal,
   Trash2,
 } from 'lucide-react';
+import { engine } from '../../api/engine-client';
 import type { ContainerSummary } from '../../api/engine-types';
 import { containerName, plural } from '../../app/format';
 import { cached, command, type Command } from '../../app/palette/command';
 import { navigate } from '../../app/router';
+import { downloadUrl } from '../../app/save-file';
 import { requestIntent } from '../../app/ui/intent';
 import type { useBulkAction } from './queries';
 import { useContainersUi } from './store';
@@ -44,6 +47,12 @@ function oneContainer(c: ContainerSummary, act: Act): Command[] {
       ? its('Stop', Square, () => act({ ids: [c.Id], action: 'stop' }))
       : its('Start', Play, () => act({ ids: [c.Id], action: 'start' })),
     its('Restart', RotateCw, () => act({ ids: [c.Id], action: 'restart' })),
+    command(
+      `Download the full log of container ${name}`,
+      FileDown,
+      () => downloadUrl(engine.logFileUrl(c.Id, false), `${name}.log`),
+      c.State,
+    ),
     command(
       `Remove container ${name}…`,
       Trash2,

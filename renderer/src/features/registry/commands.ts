@@ -1,7 +1,7 @@
 // The registry browser's palette entries: each registry, adding, pushing and removing one, and
 // the actions on the manifest on screen.
 import type { QueryClient } from '@tanstack/react-query';
-import { Copy, Download, Library, Play, Plus, Send, Tag, Trash2, Upload } from 'lucide-react';
+import { Copy, Download, FolderGit2, Library, Play, Plus, Send, Tag, Trash2, Upload } from 'lucide-react';
 import type { RegistrySummary } from '../../../../daemon/api/desktop-types';
 import { command, type Command } from '../../app/palette/command';
 import { navigate, useRoute } from '../../app/router';
@@ -25,6 +25,17 @@ function manifestCommands(current: RegistrySummary): Command[] {
     ...(isDigest(reference) ? [] : [here(`Delete tag ${repo}:${reference}…`, Tag, 'manifest.delete-tag')]),
     here(`Delete the manifest of ${name}…`, Trash2, 'manifest.delete-manifest'),
   ];
+}
+
+/** The repositories of the catalog pages read so far (the browser reads more as asked). */
+function repositoryCommands(qc: QueryClient, current: RegistrySummary): Command[] {
+  const catalog = qc.getQueryData<{ pages: { items: string[] }[] }>([
+    'registry',
+    { id: current.id, catalog: true },
+  ]);
+  return (catalog?.pages.flatMap((p) => p.items) ?? []).map((repo) =>
+    command(`Browse repository ${repo}`, FolderGit2, () => navigate('registry', repo), current.name),
+  );
 }
 
 export function registryCommands(qc: QueryClient): Command[] {
@@ -51,6 +62,7 @@ export function registryCommands(qc: QueryClient): Command[] {
             ),
           ]),
     ]),
+    ...(current ? repositoryCommands(qc, current) : []),
     ...(current ? manifestCommands(current) : []),
   ];
 }

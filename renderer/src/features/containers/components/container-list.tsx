@@ -172,6 +172,8 @@ export function ContainerList() {
             const running = c.State === 'running';
             const busy = pending.get(c.Id);
             const clean = c.State === 'exited' && /^Exited \(0\)/.test(c.Status);
+            // Icon buttons named with the container: a screen reader hears which one they act on.
+            const cname = containerName(c.Names, c.Id);
             return (
               <div
                 className="containers-grid row"
@@ -184,12 +186,12 @@ export function ContainerList() {
               >
                 <input
                   type="checkbox"
-                  aria-label={`Select ${containerName(c.Names, c.Id)}`}
+                  aria-label={`Select ${cname}`}
                   checked={ui.selected.has(c.Id)}
                   onChange={() => ui.toggle(c.Id)}
                 />
                 <a href={`#/containers/${c.Id}/summary`} className="name">
-                  {containerName(c.Names, c.Id)}
+                  {cname}
                 </a>
                 <span
                   className={busy ? 'badge state-busy' : `badge state-${c.State}${clean ? ' exit-ok' : ''}`}
@@ -211,27 +213,27 @@ export function ContainerList() {
                   <Button
                     iconOnly
                     icon={running ? Square : Play}
-                    label={running ? 'Stop' : 'Start'}
+                    label={`${running ? 'Stop' : 'Start'} ${cname}`}
                     disabled={!!busy}
                     onClick={() => act(running ? 'stop' : 'start', [c.Id])}
                   />
                   <Button
                     iconOnly
                     icon={RotateCw}
-                    label="Restart"
+                    label={`Restart ${cname}`}
                     disabled={!!busy}
                     onClick={() => act('restart', [c.Id])}
                   />
                   <Button
                     iconOnly
                     icon={ScrollText}
-                    label="Logs"
+                    label={`Logs of ${cname}`}
                     onClick={() => navigate('containers', c.Id, 'logs')}
                   />
                   <Button
                     iconOnly
                     icon={SquareTerminal}
-                    label="Terminal"
+                    label={`Terminal in ${cname}`}
                     disabled={!running || !!busy}
                     onClick={() => navigate('containers', c.Id, 'terminal')}
                   />
@@ -239,7 +241,7 @@ export function ContainerList() {
                     iconOnly
                     icon={Trash2}
                     variant="danger"
-                    label="Remove"
+                    label={`Remove ${cname}`}
                     disabled={!!busy}
                     onClick={() => setRemoving([c.Id])}
                   />

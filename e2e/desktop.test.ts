@@ -195,7 +195,7 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
     await page.keyboard.press('Alt+1');
     await page.keyboard.press('Control+k');
     const palette = page.getByRole('dialog', { name: 'Command palette' });
-    await palette.getByRole('textbox', { name: 'Command' }).fill('regis');
+    await palette.getByRole('combobox', { name: 'Command' }).fill('regis');
     await palette.getByRole('option', { name: /Registry/ }).waitFor();
     await session.shot('command-palette');
     await page.keyboard.press('Enter');

@@ -164,20 +164,23 @@ describe('image detail and layer explorer in web mode', { skip: missingPrerequis
   });
 
   test('the palette opens each view of an image, and saves it to a file named after it', async () => {
-    await palette(`${name}: layers and files`);
+    await palette(`Show layers and files of image ${name}`);
     await page.getByRole('list', { name: 'Layers' }).waitFor();
     assert.match(page.url(), /#\/images\/sha256%3A[0-9a-f]{64}\/layers$/);
-    await palette(`${name}: history`);
+    await palette(`Show history of image ${name}`);
     await page.getByRole('table', { name: 'History' }).waitFor();
-    await palette(`${name}: containers`);
+    await palette(`Show containers of image ${name}`);
     await page
       .getByRole('table', { name: 'Containers' })
       .getByRole('link', { name: 'from-layers' })
       .waitFor();
-    await palette(`${name}: details`);
+    await palette(`Show details of image ${name}`);
     await page.getByRole('tabpanel').getByText('linux/amd64').waitFor();
 
-    const [download] = await Promise.all([page.waitForEvent('download'), palette(`${name}: save to a file`)]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      palette(`Save image ${name} to a file`),
+    ]);
     assert.equal(download.suggestedFilename(), 'layers_app_1.0.tar');
     assert.equal(await download.failure(), null);
     const [fromScreen] = await Promise.all([

@@ -154,7 +154,7 @@ describe('the registry browser in depth', { skip: missingPrerequisite() }, () =>
     await page.keyboard.press('Control+k');
     await page
       .getByRole('dialog', { name: 'Command palette' })
-      .getByRole('textbox', { name: 'Command' })
+      .getByRole('combobox', { name: 'Command' })
       .fill('add a registry');
     await page.keyboard.press('Enter');
     const form = page.getByRole('form', { name: 'Add a registry' });

@@ -249,7 +249,7 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
     await page.goto(session.app.launchUrl + '#/containers');
     await page.getByTestId('container-row').first().waitFor();
     const palette = (text: string) => runFromPalette(page, text);
-    await palette('shots-job: remove');
+    await palette('Remove container shots-job');
     await page
       .getByRole('dialog', { name: 'Remove shots-job?' })
       .getByRole('button', { name: 'Cancel' })

@@ -212,7 +212,7 @@ export async function startSession(opts: WebAppOptions = {}): Promise<Session> {
 export async function runFromPalette(page: Page, text: string): Promise<void> {
   await page.keyboard.press('Control+k');
   const dialog = page.getByRole('dialog', { name: 'Command palette' });
-  const input = dialog.getByRole('textbox', { name: 'Command' });
+  const input = dialog.getByRole('combobox', { name: 'Command' });
   await input.fill(text);
   // In the palette: the engine switcher's <select> has options too.
   await dialog.getByRole('option').first().filter({ hasText: text }).waitFor();

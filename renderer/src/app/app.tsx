@@ -14,6 +14,8 @@ import { Settings } from '../features/settings/components/settings';
 import { VolumeList } from '../features/volumes/components/volume-list';
 import { CommandPalette } from './command-palette';
 import { useRoute } from './router';
+import { focusSearch } from './search-box';
+import { useFocusKeeper } from './screen-focus';
 import { Sidebar } from './sidebar';
 import { applyTheme, useTheme } from './theme';
 import { Toaster } from './toasts';
@@ -50,11 +52,7 @@ function useSearchShortcut(): void {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement;
       if (e.key !== '/' || /INPUT|TEXTAREA|SELECT/.test(t.tagName) || t.closest('.xterm')) return;
-      const box = document.querySelector<HTMLInputElement>('main input[type=search]');
-      if (box) {
-        e.preventDefault();
-        box.focus();
-      }
+      if (focusSearch()) e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -74,6 +72,7 @@ export function App() {
   useDesktopStateStream();
   useEngineEvents();
   useSearchShortcut();
+  useFocusKeeper();
   if (!gateway.token) {
     return (
       <main className="screen">

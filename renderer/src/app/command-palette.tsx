@@ -1,164 +1,50 @@
-// Ctrl+K (or Cmd+K): jump to a section or a container, or run a common action, by typing.
-import { useEffect, useMemo, useState } from 'react';
+// Ctrl+K (or Cmd+K): every action of the app by typing — the sections, each screen's actions and
+// each object's (features/*/commands.ts), so a keyboard alone reaches all of them.
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import type { LucideIcon } from 'lucide-react';
-import {
-  Boxes,
-  Download,
-  Eraser,
-  FileArchive,
-  FileInput,
-  FolderOpen,
-  HardDriveDownload,
-  History,
-  Info,
-  Layers,
-  LineChart,
-  Moon,
-  Play,
-  Plus,
-  RotateCw,
-  ScrollText,
-  Square,
-  SquareTerminal,
-  Sun,
-  Tag,
-  Trash2,
-  Upload,
-} from 'lucide-react';
-import type { ContainerSummary, ImageSummary } from '../api/engine-types';
+import { PanelLeftClose, PanelLeftOpen, Search } from 'lucide-react';
+import { containerCommands } from '../features/containers/commands';
 import { useBulkAction } from '../features/containers/queries';
-import { useContainersUi } from '../features/containers/store';
-import { useImagesUi } from '../features/images/store';
-import { archiveName } from '../features/images/names';
-import { engine } from '../api/engine-client';
-import { downloadUrl } from './save-file';
+import { diskCommands } from '../features/disk-usage/commands';
+import { engineCommands } from '../features/engines/commands';
+import { eventCommands } from '../features/events/commands';
+import { imageCommands } from '../features/images/commands';
+import { registryCommands } from '../features/registry/commands';
+import { settingsCommands } from '../features/settings/commands';
+import { volumeCommands } from '../features/volumes/commands';
 import { Dialog } from './dialog';
-import { containerName } from './format';
+import { command, type Command } from './palette/command';
 import { navigate, SECTIONS } from './router';
-import { useTheme } from './theme';
+import { focusSearch } from './search-box';
+import { useSidebar } from './sidebar-store';
 import { SECTION_ICONS } from './ui/icons';
-import { requestIntent } from './ui/intent';
 
-interface Command {
-  label: string;
-  hint: string;
-  icon: LucideIcon;
-  run: () => void;
-}
-
-/** Whatever lists of this kind are already cached; the palette itself fetches nothing. */
-function cached<T>(qc: ReturnType<typeof useQueryClient>, key: string, id: (t: T) => string): T[] {
-  return qc
-    .getQueriesData<T[]>({ queryKey: [key] })
-    .flatMap(([, d]) => (Array.isArray(d) ? d : []))
-    .filter((c, i, all) => all.findIndex((x) => id(x) === id(c)) === i);
-}
-
-function containerCommands(c: ContainerSummary, act: ReturnType<typeof useBulkAction>['mutate']): Command[] {
-  const name = containerName(c.Names, c.Id);
-  const running = c.State === 'running';
-  const tab = (label: string, icon: LucideIcon, t: string) => ({
-    label: `${name}: ${label}`,
-    hint: c.State,
-    icon,
-    run: () => navigate('containers', c.Id, t),
-  });
+function shellCommands(): Command[] {
+  const sidebar = useSidebar.getState();
   return [
-    tab('details', Info, 'summary'),
-    tab('logs', ScrollText, 'logs'),
-    tab('terminal', SquareTerminal, 'terminal'),
-    tab('stats', LineChart, 'stats'),
-    tab('files', FolderOpen, 'files'),
-    {
-      label: `${name}: ${running ? 'stop' : 'start'}`,
-      hint: c.State,
-      icon: running ? Square : Play,
-      run: () => act({ ids: [c.Id], action: running ? 'stop' : 'start' }),
-    },
-    {
-      label: `${name}: restart`,
-      hint: c.State,
-      icon: RotateCw,
-      run: () => act({ ids: [c.Id], action: 'restart' }),
-    },
-    {
-      label: `${name}: remove…`,
-      hint: c.State,
-      icon: Trash2,
-      run: () => requestIntent('containers', 'container.remove', c.Id),
-    },
-  ];
-}
-
-const IMAGE_VIEWS: [string, string, LucideIcon][] = [
-  ['summary', 'details', Info],
-  ['layers', 'layers and files', Layers],
-  ['history', 'history', History],
-  ['containers', 'containers', Boxes],
-];
-
-function imageCommands(i: ImageSummary): Command[] {
-  const names = (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
-  const ui = useImagesUi.getState();
-  const go = (label: string, icon: LucideIcon, open: () => void) => ({
-    label,
-    hint: 'image',
-    icon,
-    run: () => (navigate('images'), open()),
-  });
-  return [
-    ...names.flatMap((n) => [
-      go(`${n}: run…`, Play, () => ui.open({ kind: 'run', image: n })),
-      go(`${n}: push…`, Upload, () => ui.open({ kind: 'push', name: n })),
-      go(`${n}: tag…`, Tag, () => ui.open({ kind: 'tag', id: i.Id })),
-      ...IMAGE_VIEWS.map(([view, label, icon]) => ({
-        label: `${n}: ${label}`,
-        hint: 'image',
-        icon,
-        run: () => navigate('images', i.Id, view),
-      })),
-      go(`${n}: save to a file`, HardDriveDownload, () => downloadUrl(engine.saveUrl(n), archiveName(n))),
-      go(`${n}: remove…`, Trash2, () => ui.open({ kind: 'remove', id: n, last: names.length <= 1 })),
-    ]),
+    ...SECTIONS.map((s) => command(s.label, SECTION_ICONS[s.id], () => navigate(s.id), `Alt+${s.key}`)),
+    command(
+      sidebar.collapsed ? 'Expand the sidebar' : 'Collapse the sidebar',
+      sidebar.collapsed ? PanelLeftOpen : PanelLeftClose,
+      sidebar.toggle,
+    ),
+    command('Search this screen', Search, focusSearch, '/'),
   ];
 }
 
 function useCommands(): Command[] {
   const qc = useQueryClient();
-  const { theme, setTheme } = useTheme();
   const act = useBulkAction().mutate;
-  const images = useImagesUi.getState();
-  const action = (label: string, icon: LucideIcon, run: () => void) => ({ label, hint: 'action', icon, run });
   return [
-    ...SECTIONS.map((s) => ({
-      label: s.label,
-      hint: `Alt+${s.key}`,
-      icon: SECTION_ICONS[s.id],
-      run: () => navigate(s.id),
-    })),
-    action(
-      'Run container…',
-      Play,
-      () => (navigate('containers'), useContainersUi.getState().setRunOpen(true)),
-    ),
-    action('Pull image…', Download, () => (navigate('images'), images.open({ kind: 'pull' }))),
-    action('Load image from a file…', FileArchive, () => (navigate('images'), images.open({ kind: 'load' }))),
-    action(
-      'Import a root filesystem…',
-      FileInput,
-      () => (navigate('images'), images.open({ kind: 'import' })),
-    ),
-    action('Create volume…', Plus, () => requestIntent('volumes', 'volume.create')),
-    action('Prune unused volumes…', Eraser, () => requestIntent('volumes', 'volume.prune')),
-    action('Clean up everything…', Trash2, () => requestIntent('disk', 'disk.cleanup')),
-    action('Add a registry…', Plus, () => requestIntent('registry', 'registry.add')),
-    action('Push to a registry from an engine…', Upload, () => requestIntent('registry', 'registry.push')),
-    action(`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`, theme === 'dark' ? Sun : Moon, () =>
-      setTheme(theme === 'dark' ? 'light' : 'dark'),
-    ),
-    ...cached<ContainerSummary>(qc, 'containers', (c) => c.Id).flatMap((c) => containerCommands(c, act)),
-    ...cached<ImageSummary>(qc, 'images', (i) => i.Id).flatMap(imageCommands),
+    ...shellCommands(),
+    ...containerCommands(qc, act),
+    ...imageCommands(qc),
+    ...volumeCommands(qc),
+    ...registryCommands(qc),
+    ...diskCommands(),
+    ...eventCommands(),
+    ...settingsCommands(qc),
+    ...engineCommands(qc),
   ];
 }
 
@@ -177,43 +63,65 @@ export function CommandPalette() {
   return open ? <Palette onClose={() => setOpen(false)} /> : null;
 }
 
+/** Options shown at once; typing narrows the rest down. */
+const SHOWN = 50;
+
 function Palette({ onClose }: { onClose: () => void }) {
   const commands = useCommands();
   const [text, setText] = useState('');
   const [active, setActive] = useState(0);
+  const list = useRef<HTMLUListElement>(null);
   const shown = useMemo(() => {
     const words = text.toLowerCase().split(/\s+/).filter(Boolean);
-    return commands.filter((c) => words.every((w) => c.label.toLowerCase().includes(w))).slice(0, 50);
+    return commands.filter((c) => words.every((w) => c.label.toLowerCase().includes(w))).slice(0, SHOWN);
   }, [commands, text]);
+  useEffect(() => {
+    list.current?.querySelector('[aria-selected=true]')?.scrollIntoView({ block: 'nearest' });
+  }, [active, shown]);
   const choose = (c: Command | undefined) => {
     if (!c) return;
     onClose();
-    c.run();
+    // Once the palette is gone: the page behind it takes focus again (a field the command focuses).
+    setTimeout(c.run);
   };
+  const move = (to: number) => setActive(Math.max(0, Math.min(to, shown.length - 1)));
   return (
     <Dialog title="Command palette" onClose={onClose}>
       <input
         autoFocus
         className="palette-input"
+        role="combobox"
+        aria-expanded
+        aria-controls="palette-options"
+        aria-activedescendant={shown[active] ? `palette-option-${active}` : undefined}
         aria-label="Command"
-        placeholder="Type a section, a container or an action"
+        placeholder="Type a section, a container, an image or an action"
         value={text}
         onChange={(e) => (setText(e.target.value), setActive(0))}
         onKeyDown={(e) => {
-          if (e.key === 'ArrowDown') setActive((i) => Math.min(i + 1, shown.length - 1));
-          else if (e.key === 'ArrowUp') setActive((i) => Math.max(i - 1, 0));
+          if (e.key === 'ArrowDown') move(active + 1);
+          else if (e.key === 'ArrowUp') move(active - 1);
+          else if (e.key === 'PageDown') move(active + 8);
+          else if (e.key === 'PageUp') move(active - 8);
           else if (e.key === 'Enter') choose(shown[active]);
           else return;
           e.preventDefault();
         }}
       />
-      <ul className="palette" role="listbox" aria-label="Commands">
+      <ul className="palette" role="listbox" id="palette-options" aria-label="Commands" ref={list}>
         {shown.map((c, i) => (
-          <li key={c.label} role="option" aria-selected={i === active} onMouseDown={() => choose(c)}>
+          <li
+            key={c.label}
+            id={`palette-option-${i}`}
+            role="option"
+            aria-selected={i === active}
+            onMouseDown={() => choose(c)}
+          >
             <c.icon size={16} aria-hidden /> <span>{c.label}</span> <span className="muted">{c.hint}</span>
           </li>
         ))}
       </ul>
+      {shown.length === 0 ? <p className="muted">No command matches “{text}”.</p> : null}
     </Dialog>
   );
 }

@@ -22,7 +22,7 @@ export function ConfirmDialog({
       {children}
       <footer>
         <button onClick={onClose}>Cancel</button>
-        <button className="danger" autoFocus onClick={() => (onClose(), onConfirm())}>
+        <button className="danger" data-autofocus onClick={() => (onClose(), onConfirm())}>
           {action}
         </button>
       </footer>

@@ -1,19 +1,17 @@
 // Sections, reachable by Tab and by Alt+1…8.
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { navigate, SECTIONS, useRoute } from './router';
 import { EngineSwitcher } from '../features/engines/components/engine-switcher';
 import { EngineStatus } from './engine-status';
 import { SECTION_ICONS } from './ui/icons';
 import { PanelLeftClose, PanelLeftOpen } from 'lucide-react';
-
-const collapsedKey = 'svc-desktop.sidebar-collapsed';
+import { useSidebar } from './sidebar-store';
 
 export function Sidebar() {
   const section = useRoute((r) => r.section);
-  // Collapsed, the sidebar keeps each section's initial: more room on a small window.
-  const [collapsed, setCollapsed] = useState(() => localStorage.getItem(collapsedKey) === '1');
+  // Collapsed, the sidebar keeps each section's icon.
+  const { collapsed, toggle } = useSidebar();
   useEffect(() => {
-    localStorage.setItem(collapsedKey, collapsed ? '1' : '0');
     document.documentElement.dataset.sidebar = collapsed ? 'collapsed' : 'open';
   }, [collapsed]);
   useEffect(() => {
@@ -37,7 +35,7 @@ export function Sidebar() {
           aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
           aria-expanded={!collapsed}
           title={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
-          onClick={() => setCollapsed((c) => !c)}
+          onClick={toggle}
         >
           {collapsed ? <PanelLeftOpen size={16} aria-hidden /> : <PanelLeftClose size={16} aria-hidden />}
         </button>

@@ -1,8 +1,8 @@
 // A line chart over time in SVG: a y axis with its unit (zero, half and the top of the scale), a
 // time axis over a fixed window (how long ago it starts, and now; samples fill it from the right
-// as they come), and on hover the sample under the pointer with its time and value. No chart
-// library for a few lines.
-import { useId, useState, type MouseEvent } from 'react';
+// as they come), and on hover the sample under the pointer with its time and value (from the
+// keyboard too: Left and Right step through the samples). No chart library for a few lines.
+import { useId, useState, type KeyboardEvent, type MouseEvent } from 'react';
 
 export interface TimePoint {
   t: number;
@@ -54,6 +54,15 @@ export function TimeChart({
     const best = points.reduce((b, p, i) => (Math.abs(p.t - at) < Math.abs(points[b].t - at) ? i : b), 0);
     setHover(points.length ? best : undefined);
   };
+  const onKey = (e: KeyboardEvent<SVGSVGElement>) => {
+    const last = points.length - 1;
+    const at = hover ?? last;
+    const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: last }[e.key];
+    if (e.key === 'Escape' && hover !== undefined) setHover(undefined);
+    else if (to !== undefined && last >= 0) setHover(Math.max(0, Math.min(to, last)));
+    else return;
+    e.preventDefault();
+  };
   const shown = hover === undefined ? undefined : points[hover];
   return (
     <div className="time-chart">
@@ -61,8 +70,11 @@ export function TimeChart({
         viewBox={`0 0 ${W} ${H}`}
         role="img"
         aria-label={label}
+        tabIndex={0}
         onMouseMove={onMove}
         onMouseLeave={() => setHover(undefined)}
+        onKeyDown={onKey}
+        onBlur={() => setHover(undefined)}
       >
         {[0, 0.5, 1].map((f) => (
           <g key={f} className="grid">

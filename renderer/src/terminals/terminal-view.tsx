@@ -1,7 +1,7 @@
 // Shells in the container, several at once in tabs: exec create (Tty), then a WebSocket the
 // gateway bridges to the hijacked exec start. Resize goes to the exec; Ctrl+Shift+C /
-// Ctrl+Shift+V copy and paste; when the container comes back after a restart (a new start time)
-// each terminal reconnects by itself.
+// Ctrl+Shift+V copy and paste (Ctrl+Shift+L, Alt+1…9 and Ctrl+Shift+K go to the app); when the
+// container comes back after a restart (a new start time) each terminal reconnects by itself.
 import { useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Terminal } from '@xterm/xterm';
@@ -70,7 +70,9 @@ export function TerminalView(target: Target) {
         <button onClick={() => shell && open(shell)} disabled={!shell}>
           New terminal
         </button>
-        <span className="muted">Ctrl+Shift+C copy · Ctrl+Shift+V paste</span>
+        <span className="muted">
+          Ctrl+Shift+C copy · Ctrl+Shift+V paste · Ctrl+Shift+L leaves the terminal
+        </span>
         {shells.isSuccess && !shell ? (
           <span role="status">No shell in the container (looked for {SHELLS.join(', ')}).</span>
         ) : null}
@@ -127,6 +129,18 @@ function TerminalSession({
     const enc = new TextEncoder();
     const send = (s: string) => ws?.readyState === WebSocket.OPEN && ws.send(enc.encode(s));
     term.attachCustomKeyEventHandler((e) => {
+      // The app's own keys leave the terminal (a keyboard is never trapped in it): Alt+1…9 the
+      // sections, Ctrl+Shift+K the command palette, Ctrl+Shift+L back to its tab.
+      if (e.altKey && /^[1-9]$/.test(e.key)) return false;
+      if (e.type === 'keydown' && e.ctrlKey && e.shiftKey && e.code === 'KeyL') {
+        e.preventDefault();
+        host.current
+          ?.closest('.terminal')
+          ?.querySelector<HTMLElement>('[role=tab][aria-selected=true]')
+          ?.focus();
+        return false;
+      }
+      if (e.ctrlKey && e.shiftKey && e.code === 'KeyK') return false;
       if (e.type !== 'keydown' || !e.ctrlKey || !e.shiftKey) return true;
       if (e.code === 'KeyC') {
         void navigator.clipboard.writeText(term.getSelection());

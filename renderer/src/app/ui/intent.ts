@@ -12,9 +12,10 @@ interface Intent {
 
 const useIntent = create<{ intent?: Intent }>(() => ({}));
 
-export function requestIntent(section: Section, name: string, arg?: string): void {
+/** `at`: the route under the section the screen needs (a manifest's repository and tag). */
+export function requestIntent(section: Section, name: string, arg?: string, at: string[] = []): void {
   useIntent.setState({ intent: { name, arg } });
-  navigate(section);
+  navigate(section, ...at);
 }
 
 export function useIntentHandler(name: string, ready: boolean, run: (arg?: string) => void): void {

@@ -17,7 +17,7 @@ export const embeddedEngine: EngineSummary = {
   tls: false,
 };
 
-const enginesKey = ['desktop-engines', {}];
+export const enginesKey = ['desktop-engines', {}];
 
 export function useEngines() {
   const query = useQuery({

@@ -34,7 +34,7 @@ export const useSelectedRegistry = create<{ id: string }>(() => ({
 }));
 useSelectedRegistry.subscribe(({ id }) => localStorage.setItem(storageKey, id));
 
-const registriesKey = ['desktop-registries', {}];
+export const registriesKey = ['desktop-registries', {}];
 
 export function useRegistries() {
   return useQuery({ queryKey: registriesKey, queryFn: () => getJson<RegistrySummary[]>('/api/registries') });

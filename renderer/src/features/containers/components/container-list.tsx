@@ -20,6 +20,7 @@ import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { useIntentHandler } from '../../../app/ui/intent';
+import { rowKeys } from '../../../app/ui/row-keys';
 
 const ROW = 44;
 
@@ -67,7 +68,8 @@ export function ContainerList() {
   const pending = usePending((p) => p.pending);
   const now = useNow();
   const [removing, setRemoving] = useState<string[]>();
-  useIntentHandler('container.remove', list.isSuccess, (id) => id && setRemoving([id]));
+  // From the command palette: one container, or the selection (ids joined by commas).
+  useIntentHandler('container.remove', list.isSuccess, (ids) => ids && setRemoving(ids.split(',')));
   const nameOf = (id: string) => {
     const c = list.data?.find((r) => r.Id === id);
     return c ? containerName(c.Names, c.Id) : shortId(id);
@@ -102,7 +104,7 @@ export function ContainerList() {
           disabled={!up}
         />
       </header>
-      <div className="bulkbar" aria-label="Bulk actions">
+      <div className="bulkbar" role="group" aria-label="Bulk actions">
         <span>{selected.length} selected</span>
         <Button icon={Play} label="Start" disabled={!selected.length} onClick={() => act('start')} />
         <Button icon={Square} label="Stop" disabled={!selected.length} onClick={() => act('stop')} />
@@ -170,16 +172,26 @@ export function ContainerList() {
             const running = c.State === 'running';
             const busy = pending.get(c.Id);
             const clean = c.State === 'exited' && /^Exited \(0\)/.test(c.Status);
+            // Icon buttons named with the container: a screen reader hears which one they act on.
+            const cname = containerName(c.Names, c.Id);
             return (
-              <div className="containers-grid row" data-testid="container-row">
+              <div
+                className="containers-grid row"
+                data-testid="container-row"
+                data-row
+                onKeyDown={rowKeys({
+                  open: () => navigate('containers', c.Id, 'summary'),
+                  remove: busy ? undefined : () => setRemoving([c.Id]),
+                })}
+              >
                 <input
                   type="checkbox"
-                  aria-label={`Select ${containerName(c.Names, c.Id)}`}
+                  aria-label={`Select ${cname}`}
                   checked={ui.selected.has(c.Id)}
                   onChange={() => ui.toggle(c.Id)}
                 />
                 <a href={`#/containers/${c.Id}/summary`} className="name">
-                  {containerName(c.Names, c.Id)}
+                  {cname}
                 </a>
                 <span
                   className={busy ? 'badge state-busy' : `badge state-${c.State}${clean ? ' exit-ok' : ''}`}
@@ -201,27 +213,27 @@ export function ContainerList() {
                   <Button
                     iconOnly
                     icon={running ? Square : Play}
-                    label={running ? 'Stop' : 'Start'}
+                    label={`${running ? 'Stop' : 'Start'} ${cname}`}
                     disabled={!!busy}
                     onClick={() => act(running ? 'stop' : 'start', [c.Id])}
                   />
                   <Button
                     iconOnly
                     icon={RotateCw}
-                    label="Restart"
+                    label={`Restart ${cname}`}
                     disabled={!!busy}
                     onClick={() => act('restart', [c.Id])}
                   />
                   <Button
                     iconOnly
                     icon={ScrollText}
-                    label="Logs"
+                    label={`Logs of ${cname}`}
                     onClick={() => navigate('containers', c.Id, 'logs')}
                   />
                   <Button
                     iconOnly
                     icon={SquareTerminal}
-                    label="Terminal"
+                    label={`Terminal in ${cname}`}
                     disabled={!running || !!busy}
                     onClick={() => navigate('containers', c.Id, 'terminal')}
                   />
@@ -229,7 +241,7 @@ export function ContainerList() {
                     iconOnly
                     icon={Trash2}
                     variant="danger"
-                    label="Remove"
+                    label={`Remove ${cname}`}
                     disabled={!!busy}
                     onClick={() => setRemoving([c.Id])}
                   />

@@ -10,6 +10,7 @@ import { bytes, plural } from '../../../app/format';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { Dialog } from '../../../app/dialog';
 import { saveFile } from '../../../app/save-file';
+import { rowKeys } from '../../../app/ui/row-keys';
 
 function join(dir: string, name: string): string {
   return `${dir.replace(/\/$/, '')}/${name}`;
@@ -62,16 +63,18 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
     return () => abort.abort();
   }, [id, dir, reload]);
 
-  const onDrop = async (e: DragEvent) => {
-    e.preventDefault();
+  const upload = async (files: File[]) => {
     try {
-      const files = [...e.dataTransfer.files];
       await engine.putArchive(id, dir, await tarOf(files));
       setUploaded(`Uploaded ${files.map((f) => f.name).join(', ')} to ${dir}`);
       setReload((n) => n + 1);
     } catch (err) {
       setError(err);
     }
+  };
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    void upload([...e.dataTransfer.files]);
   };
 
   // The archive API always answers a tar; a file is taken out of it so the user gets the file.
@@ -131,7 +134,22 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
           <span className="muted">{plural(entries.length, 'entry', 'entries')}</span>
         )}
       </nav>
-      <p className="muted">Drop files here to upload them into {dir}.</p>
+      <p className="muted">
+        Drop files here to upload them into {dir}, or{' '}
+        <label className="button">
+          choose files to upload…
+          <input
+            type="file"
+            multiple
+            className="sr-only"
+            onChange={(e) => {
+              const files = [...(e.target.files ?? [])];
+              e.target.value = '';
+              if (files.length) void upload(files);
+            }}
+          />
+        </label>
+      </p>
       {uploaded ? <p className="ok">{uploaded}</p> : null}
       <ErrorMessage error={error} context="Files" />
       <table className="table">
@@ -146,7 +164,11 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
         </thead>
         <tbody>
           {entries.map((e) => (
-            <tr key={e.name}>
+            <tr
+              key={e.name}
+              data-row
+              onKeyDown={rowKeys({ remove: running ? () => setDeleting(e.name) : undefined })}
+            >
               <td>
                 {e.type === 'dir' ? (
                   <button className="link" onClick={() => setDir(join(dir, e.name))}>

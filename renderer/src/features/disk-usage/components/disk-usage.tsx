@@ -12,7 +12,7 @@ import { ErrorMessage } from '../../../app/error-message';
 import { bytes, plural } from '../../../app/format';
 import { sections, useDiskUsage, usePrune, type Kind, type Section } from '../queries';
 
-const labels: Record<Kind, { title: string; action: string; noun: string }> = {
+export const PRUNE_LABELS: Record<Kind, { title: string; action: string; noun: string }> = {
   containers: { title: 'Containers', action: 'Remove stopped containers', noun: 'stopped container' },
   images: { title: 'Images', action: 'Remove unused images', noun: 'unused image' },
   volumes: { title: 'Volumes', action: 'Remove unused volumes', noun: 'unused volume' },
@@ -34,6 +34,11 @@ export function DiskUsage() {
   useIntentHandler('disk.cleanup', df.isSuccess, () =>
     all.length ? setPending(all) : toast('done', 'Nothing to clean up'),
   );
+  useIntentHandler('disk.prune', df.isSuccess, (kind) => {
+    const s = list.find((x) => x.kind === kind);
+    if (s && worthPruning(s)) setPending([s]);
+    else toast('done', `Nothing to remove: no ${kind ? PRUNE_LABELS[kind as Kind].noun : 'object'}`);
+  });
   return (
     <section className="screen disk-usage">
       <header className="toolbar">
@@ -69,7 +74,7 @@ export function DiskUsage() {
         <tbody>
           {list.map((s) => (
             <tr key={s.kind} data-kind={s.kind}>
-              <td>{labels[s.kind].title}</td>
+              <td>{PRUNE_LABELS[s.kind].title}</td>
               <td>{s.total}</td>
               <td>{s.active}</td>
               <td>{bytes(s.size)}</td>
@@ -77,7 +82,7 @@ export function DiskUsage() {
               <td>
                 <Button
                   icon={Eraser}
-                  label={labels[s.kind].action}
+                  label={PRUNE_LABELS[s.kind].action}
                   disabled={!worthPruning(s) || prune.isPending}
                   onClick={() => setPending([s])}
                 />
@@ -88,7 +93,7 @@ export function DiskUsage() {
       </table>
       {pending && (
         <ConfirmDialog
-          title={pending.length > 1 ? 'Clean up everything?' : `${labels[pending[0].kind].action}?`}
+          title={pending.length > 1 ? 'Clean up everything?' : `${PRUNE_LABELS[pending[0].kind].action}?`}
           action={pending.length > 1 ? 'Clean up' : 'Remove'}
           onConfirm={() => prune.mutate(pending.map((s) => s.kind))}
           onClose={() => setPending(undefined)}
@@ -99,7 +104,7 @@ export function DiskUsage() {
               <li key={s.kind}>
                 {s.kind === 'build cache'
                   ? s.removable[0]
-                  : `${plural(s.removable.length, labels[s.kind].noun)}: ${s.removable.join(', ')}`}
+                  : `${plural(s.removable.length, PRUNE_LABELS[s.kind].noun)}: ${s.removable.join(', ')}`}
               </li>
             ))}
           </ul>

@@ -1,14 +1,26 @@
 // Settings → Engines: add an engine (a unix socket, tcp:// with TLS client certificate files, or
 // ssh://user@host), test it, remove it. Certificate and key files are named by path: the app's
 // main process reads them; this page never sees their contents.
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import type { EngineSummary } from '../../../../../daemon/api/desktop-types';
+import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
+import { useIntentHandler } from '../../../app/ui/intent';
+import { rowKeys } from '../../../app/ui/row-keys';
 import { useAddEngine, useEngines, useEngineStatus, useRemoveEngine } from '../queries';
 
 export function EngineSettings() {
   const engines = useEngines();
   const remove = useRemoveEngine();
+  const qc = useQueryClient();
+  const [removing, setRemoving] = useState<EngineSummary>();
+  const find = (id?: string) => engines.data?.find((e) => e.id === id);
+  // From the command palette.
+  useIntentHandler('engine.remove', engines.isSuccess, (id) => setRemoving(find(id)));
+  useIntentHandler('engine.test', engines.isSuccess, (id) =>
+    qc.refetchQueries({ queryKey: ['desktop-engine-status', { id }] }),
+  );
   return (
     <fieldset className="engine-settings">
       <legend>Engines</legend>
@@ -30,12 +42,25 @@ export function EngineSettings() {
           </thead>
           <tbody>
             {engines.data.map((e) => (
-              <EngineRow key={e.id} engine={e} onRemove={() => remove.mutate(e.id)} />
+              <EngineRow key={e.id} engine={e} onRemove={() => setRemoving(e)} />
             ))}
           </tbody>
         </table>
       ) : null}
       <AddEngineForm />
+      {removing ? (
+        <ConfirmDialog
+          title={`Remove engine ${removing.name}?`}
+          action="Remove"
+          onConfirm={() => remove.mutate(removing.id)}
+          onClose={() => setRemoving(undefined)}
+        >
+          <p>
+            The app forgets <code>{removing.endpoint}</code> and its certificate paths. The engine itself and
+            its containers are not touched.
+          </p>
+        </ConfirmDialog>
+      ) : null}
     </fieldset>
   );
 }
@@ -44,7 +69,7 @@ function EngineRow({ engine, onRemove }: { engine: EngineSummary; onRemove: () =
   const status = useEngineStatus(engine.id);
   const s = status.data;
   return (
-    <tr data-testid={`engine-${engine.name}`}>
+    <tr data-testid={`engine-${engine.name}`} data-row onKeyDown={rowKeys({ remove: onRemove })}>
       <td>{engine.name}</td>
       <td>
         {engine.endpoint}
@@ -75,6 +100,8 @@ function AddEngineForm() {
   const [endpoint, setEndpoint] = useState('');
   const [tls, setTls] = useState({ ca: '', cert: '', key: '' });
   const isTcp = endpoint.startsWith('tcp://');
+  const nameInput = useRef<HTMLInputElement>(null);
+  useIntentHandler('engine.add', true, () => nameInput.current?.focus());
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const files = isTcp && (tls.ca || tls.cert || tls.key) ? tls : undefined;
@@ -92,7 +119,7 @@ function AddEngineForm() {
   return (
     <form className="add-engine" onSubmit={submit} aria-label="Add an engine">
       <label>
-        Name <input value={name} onChange={(e) => setName(e.target.value)} required />
+        Name <input ref={nameInput} value={name} onChange={(e) => setName(e.target.value)} required />
       </label>
       <label>
         Endpoint{' '}

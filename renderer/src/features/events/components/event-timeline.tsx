@@ -6,7 +6,7 @@ import { TIMELINE_LIMIT } from '../../../app/use-engine-events';
 import { useImages } from '../../images/queries';
 import { VirtualList } from '../../../app/virtual-list';
 import { useTimeline } from '../queries';
-import { useEventsUi } from '../store';
+import { EVENT_TYPES, useEventsUi } from '../store';
 import { Activity } from 'lucide-react';
 import { EmptyState } from '../../../app/ui/empty-state';
 
@@ -48,7 +48,7 @@ export function EventTimeline() {
         <h1>Events</h1>
         <select value={ui.type} onChange={(e) => ui.setType(e.target.value)} aria-label="Event type">
           <option value="">all types</option>
-          {['container', 'image', 'volume', 'network', 'daemon'].map((t) => (
+          {EVENT_TYPES.map((t) => (
             <option key={t}>{t}</option>
           ))}
         </select>

@@ -20,6 +20,7 @@ import { Download, FileArchive, FileInput, History, Layers, Play, Tag, Trash2, U
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
+import { rowKeys } from '../../../app/ui/row-keys';
 
 export function ImageList() {
   const ui = useImagesUi();
@@ -106,7 +107,19 @@ export function ImageList() {
           </thead>
           <tbody>
             {rows.map(({ image: i, name }) => (
-              <tr key={`${i.Id} ${name ?? ''}`}>
+              <tr
+                key={`${i.Id} ${name ?? ''}`}
+                data-row
+                onKeyDown={rowKeys({
+                  open: () => navigate('images', i.Id),
+                  remove: () =>
+                    ui.open({
+                      kind: 'remove',
+                      id: name ?? i.Id,
+                      last: !name || (i.RepoTags?.length ?? 0) <= 1,
+                    }),
+                })}
+              >
                 <td className="truncate" title={name}>
                   <a href={`#/images/${encodeURIComponent(i.Id)}`} data-testid="image-link">
                     {name ?? '<none>'}

@@ -13,11 +13,12 @@ import { ErrorMessage } from '../../../app/error-message';
 import { bytes, plural, shortId, when } from '../../../app/format';
 import { navigate } from '../../../app/router';
 import { Button } from '../../../app/ui/button';
+import { useIntentHandler } from '../../../app/ui/intent';
 import { RunDialog } from '../../containers/components/run-dialog';
 import { useDeleteManifest, useDeleteTag, useImageConfig, useManifest } from '../queries';
 import { CopyDialog, PullDialog } from './registry-dialogs';
 
-const isDigest = (ref: string) => /^[a-z0-9]+:[a-f0-9]+$/.test(ref);
+export const isDigest = (ref: string) => /^[a-z0-9]+:[a-f0-9]+$/.test(ref);
 
 export function platformOf(p: { os?: string; architecture?: string; variant?: string } | undefined): string {
   return p ? [p.os, p.architecture, p.variant].filter(Boolean).join('/') : '';
@@ -265,6 +266,18 @@ function Actions({
   const delManifest = useDeleteManifest();
   const delTag = useDeleteTag();
   const close = () => setOpen(undefined);
+  const copyReference = () =>
+    void navigator.clipboard.writeText(name).then(() => {
+      setCopied(true);
+      setTimeout(() => setCopied(false), 1500);
+    });
+  // From the command palette.
+  useIntentHandler('manifest.copy-reference', true, copyReference);
+  useIntentHandler('manifest.pull', true, () => setOpen('pull'));
+  useIntentHandler('manifest.run', registry.auth === 'none', () => setOpen('run'));
+  useIntentHandler('manifest.copy', true, () => setOpen('copy'));
+  useIntentHandler('manifest.delete-tag', !byDigest, () => setOpen('delete-tag'));
+  useIntentHandler('manifest.delete-manifest', true, () => setOpen('delete-manifest'));
   const gcNote = (
     <p className="note">
       Deleting frees no disk space by itself: the layers and config stay in the registry&apos;s storage until
@@ -275,16 +288,7 @@ function Actions({
     <>
       <div className="actions" data-testid="tag-actions">
         <code>{name}</code>
-        <Button
-          icon={Copy}
-          label={copied ? 'Copied' : 'Copy reference'}
-          onClick={() =>
-            void navigator.clipboard.writeText(name).then(() => {
-              setCopied(true);
-              setTimeout(() => setCopied(false), 1500);
-            })
-          }
-        />
+        <Button icon={Copy} label={copied ? 'Copied' : 'Copy reference'} onClick={copyReference} />
         <Button icon={Download} label="Pull…" onClick={() => setOpen('pull')} />
         {/* The engine pulls a run's image itself, without the credentials the app keeps. */}
         {registry.auth === 'none' ? <Button icon={Play} label="Run…" onClick={() => setOpen('run')} /> : null}

@@ -37,6 +37,7 @@ export function RegistryBrowser() {
   // From the command palette.
   useIntentHandler('registry.add', true, () => setOpen('add'));
   useIntentHandler('registry.push', !!current, () => setOpen('push'));
+  useIntentHandler('registry.remove', !!current && !current.embedded, () => setOpen('remove'));
   return (
     <section className="screen registry">
       <header className="toolbar">

@@ -3,9 +3,10 @@
 import { useState } from 'react';
 import type { EngineMode, EngineModePreference } from '../../../../../daemon/api/desktop-types';
 import { ErrorMessage } from '../../../app/error-message';
+import { useIntentHandler } from '../../../app/ui/intent';
 import { useEngineMode } from '../queries';
 
-const labels: Record<EngineModePreference, string> = {
+export const ENGINE_MODE_LABELS: Record<EngineModePreference, string> = {
   auto: 'Automatic: the system engine when it answers, otherwise the app’s own',
   system: 'System engine (the svcd service, for members of the svc group)',
   rootless: 'The app’s own rootless engine (runs as you, no root needed)',
@@ -29,6 +30,9 @@ export function EngineModeSettings() {
     setPending(p);
     select.mutate(p, { onSettled: () => setPending(undefined) });
   };
+  useIntentHandler('settings.engine-mode', !!choice && !select.isPending, (p) =>
+    pick(p as EngineModePreference),
+  );
   return (
     <fieldset data-testid="engine-mode">
       <legend>Engine mode</legend>
@@ -52,7 +56,7 @@ export function EngineModeSettings() {
             disabled={!choice || select.isPending}
             onChange={() => pick(p)}
           />{' '}
-          {labels[p]}
+          {ENGINE_MODE_LABELS[p]}
         </label>
       ))}
       <p className="hint">

@@ -5,6 +5,7 @@ import { desktop, type ProcUsage, type ServiceState } from '../../../api/desktop
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes } from '../../../app/format';
 import { useTheme, type ThemeChoice } from '../../../app/theme';
+import { useIntentHandler } from '../../../app/ui/intent';
 import { useService } from '../../../app/use-desktop-state';
 import { EngineSettings } from '../../engines/components/engine-settings';
 import { useDesktopSettings, useEngineInfo, useServiceLog, useUsage } from '../queries';
@@ -15,6 +16,9 @@ export function Settings() {
   const { version, info } = useEngineInfo();
   const usage = useUsage();
   const prefs = useDesktopSettings();
+  useIntentHandler('settings.stop-on-quit', !!prefs.query.data, (v) =>
+    prefs.update.mutate({ stopContainersOnQuit: v === 'on' }),
+  );
   return (
     <section className="screen settings">
       <header className="toolbar">
@@ -126,19 +130,16 @@ function UsageTable({ usage }: { usage: Record<string, ProcUsage | undefined> })
 function DockerHost() {
   const host = useService('svcd')?.endpoint;
   const [copied, setCopied] = useState(false);
+  const copy = () =>
+    void navigator.clipboard.writeText(`export DOCKER_HOST=${host}`).then(() => setCopied(true));
+  useIntentHandler('settings.copy-docker-host', !!host?.startsWith('unix://'), copy);
   if (!host?.startsWith('unix://')) return null;
   return (
     <fieldset>
       <legend>Use the engine from a terminal</legend>
       <div className="toolbar">
         <code data-testid="docker-host">export DOCKER_HOST={host}</code>
-        <button
-          onClick={() =>
-            void navigator.clipboard.writeText(`export DOCKER_HOST=${host}`).then(() => setCopied(true))
-          }
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </button>
+        <button onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>
       </div>
       <p className="muted">Then docker, docker-compose and docker-py talk to this engine.</p>
     </fieldset>

@@ -6,6 +6,7 @@ import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { useIntentHandler } from '../../../app/ui/intent';
+import { rowKeys } from '../../../app/ui/row-keys';
 import { toast } from '../../../app/toasts';
 import { useEngineUp } from '../../../app/use-desktop-state';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
@@ -32,6 +33,7 @@ export function VolumeList() {
       ? setPending({ kind: 'prune', names: unused })
       : toast('done', 'No unused volumes to prune'),
   );
+  useIntentHandler('volume.remove', volumes.isSuccess, (n) => n && setPending({ kind: 'remove', name: n }));
   const confirm = () => {
     if (pending?.kind === 'remove') remove.mutate(pending.name);
     if (pending?.kind === 'prune') prune.mutate();
@@ -108,7 +110,12 @@ export function VolumeList() {
             {list.map((v) => {
               const size = sizes.data?.get(v.Name);
               return (
-                <tr key={v.Name} data-volume={v.Name}>
+                <tr
+                  key={v.Name}
+                  data-volume={v.Name}
+                  data-row
+                  onKeyDown={rowKeys({ remove: () => setPending({ kind: 'remove', name: v.Name }) })}
+                >
                   <td title={v.Mountpoint}>{v.Name}</td>
                   <td>{v.Options?.type ? `${v.Driver} (${v.Options.type})` : v.Driver}</td>
                   <td>{size === undefined || size < 0 ? '…' : bytes(size)}</td>
@@ -121,7 +128,7 @@ export function VolumeList() {
                       iconOnly
                       icon={Trash2}
                       variant="danger"
-                      label="Remove"
+                      label={`Remove volume ${v.Name}`}
                       onClick={() => setPending({ kind: 'remove', name: v.Name })}
                     />
                   </td>

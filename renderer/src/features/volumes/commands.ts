@@ -1,0 +1,22 @@
+// The volumes' palette entries: create, prune, and removing each volume by name.
+import type { QueryClient } from '@tanstack/react-query';
+import { Eraser, Plus, Trash2 } from 'lucide-react';
+import type { Volume } from '../../api/engine-types';
+import { command, type Command } from '../../app/palette/command';
+import { requestIntent } from '../../app/ui/intent';
+
+export function volumeCommands(qc: QueryClient): Command[] {
+  const volumes = qc.getQueryData<{ Volumes: Volume[] | null }>(['volumes', {}])?.Volumes ?? [];
+  return [
+    command('Create volume…', Plus, () => requestIntent('volumes', 'volume.create')),
+    command('Prune unused volumes…', Eraser, () => requestIntent('volumes', 'volume.prune')),
+    ...volumes.map((v) =>
+      command(
+        `Remove volume ${v.Name}…`,
+        Trash2,
+        () => requestIntent('volumes', 'volume.remove', v.Name),
+        'volume',
+      ),
+    ),
+  ];
+}

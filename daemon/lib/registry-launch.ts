@@ -8,7 +8,7 @@
  * 106 MB after a mixed push/pull run, 86 MB with this flag, at the same speed).
  */
 /**
- * --expose-gc: a second after the last write the registry collects its garbage, then trims the
+ * --expose-gc: a second after the last request the registry collects its garbage, then trims the
  * allocator (registry/free-memory.ts): upload buffers die in the collector's own time, and a trim
  * before they do frees nothing. The collection costs a few ms on the registry's small heap.
  */

@@ -71,11 +71,11 @@ export function createRegistryServer(options: RegistryServerOptions): Server {
         ? { allows: () => false }
         : await authorizer.authorize(req, neededAccess(op, name), baseUrl);
     const ctx: RequestContext = { ...options, req, res, url, params: match.params, auth, baseUrl };
-    if (op.writes) res.once('finish', returnFreeMemorySoon);
     await handlers[op.name](ctx);
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    res.once('close', returnFreeMemorySoon);
     handle(req, res).catch((err: unknown) => {
       if (res.headersSent) {
         res.destroy();

@@ -6,8 +6,7 @@
  * scavenge that finds its small JS wrapper dead; with V8's default 16 MiB semi-spaces tens of MB
  * of them piled up between scavenges and left the allocator's heap that large for good (RSS
  * 106 MB after a mixed push/pull run, 86 MB with this flag, at the same speed).
- */
-/**
+ *
  * --expose-gc: a second after the last request the registry collects its garbage, then trims the
  * allocator (registry/free-memory.ts): upload buffers die in the collector's own time, and a trim
  * before they do frees nothing. The collection costs a few ms on the registry's small heap.

@@ -1,0 +1,214 @@
+// Podman as an added engine, in web mode: a private `podman system service` (daemon/testing/
+// podman-peer.ts) is added in Settings by its podman.sock, and each screen is driven against it
+// as a user would: the combined list, run, logs, terminal, stats, stop and remove, images (pull
+// from the embedded registry, tag, remove), disk usage and events. Where Podman answers the
+// Docker API differently the screens adapt, or say what the engine lacks.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { importBusybox } from '../daemon/engine/images/testing/busybox-image';
+import { destroyPodman, podmanMissing, startPodman, type PodmanPeer } from '../daemon/testing/podman-peer';
+import { pollUntil } from '../daemon/testing/poll';
+import { engineCaller, pullBusybox } from './engine-calls';
+import { pushTestImage } from './registry-push';
+import { missingPrerequisite, startSession, type Session } from './web-mode-fixture';
+
+const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
+  pollUntil(what, probe, { timeoutMs: 20_000, intervalMs: 200 });
+
+describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMissing() }, () => {
+  let session: Session;
+  let page: Page;
+  let podman: PodmanPeer;
+  /** The embedded registry's host:port, which the Podman service may pull from over HTTP. */
+  let registry: string;
+  const image = 'localhost/busybox:latest';
+  const row = (name: string) => page.getByTestId('container-row').filter({ hasText: name });
+
+  before(async () => {
+    session = await startSession();
+    page = session.page;
+    registry = session.app.registryUrl.replace('http://', '');
+    podman = await startPodman({ insecureRegistry: registry });
+    await importBusybox(podman, image);
+    await pushTestImage(session.app.registryUrl, 'e2e/pulled', '1.0', true);
+    // A container on the embedded engine too, for the combined view's engine filter.
+    const embedded = await pullBusybox(session.app);
+    await engineCaller(session.app)('POST', '/containers/create?name=on-embedded', {
+      Image: embedded,
+      Cmd: ['true'],
+    });
+    await page.goto(session.app.launchUrl + '#/settings');
+    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+  });
+
+  after(async () => {
+    await session?.stop();
+    await destroyPodman(podman);
+  });
+
+  test('added by its podman.sock in Settings, it tests up as Podman 4.3', async () => {
+    const form = page.getByRole('form', { name: 'Add an engine' });
+    await form.getByLabel('Name').fill('podman');
+    await form.getByLabel('Endpoint').fill(`unix://${podman.socket}`);
+    await form.getByRole('button', { name: 'Add engine' }).click();
+    await page
+      .getByTestId('engine-podman')
+      .getByText(/^up, 4\.3\.\d+/)
+      .waitFor();
+    await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'podman' });
+    await session.shot('podman-settings');
+  });
+
+  test('runs a container from the dialog; its logs, a terminal and its stats', async () => {
+    await page.keyboard.press('Alt+1');
+    await page.getByRole('button', { name: 'Run container…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Run a container' });
+    await dialog.getByLabel('Image').fill(image);
+    await dialog.getByLabel('Name').fill('pd-web');
+    await dialog.getByLabel('Command').fill('sh -c "echo hello from podman; sleep 600"');
+    // No bridge on the host for this test: the container has no network.
+    await dialog.getByLabel('Network mode').fill('none');
+    await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+    const outcome = page.getByRole('heading', { name: 'pd-web' }).or(dialog.getByRole('alert'));
+    await outcome.first().waitFor({ timeout: 60_000 });
+    if (await dialog.isVisible())
+      assert.fail(`podman refused the run: ${await dialog.getByRole('alert').first().textContent()}`);
+    await page.locator('.badge.state-running').waitFor({ timeout: 30_000 });
+    await session.shot('podman-container-summary');
+
+    await page.getByRole('tab', { name: 'Logs' }).click();
+    await page.locator('.log-lines .line', { hasText: 'hello from podman' }).waitFor();
+    await session.shot('podman-logs');
+
+    await page.getByRole('tab', { name: 'Terminal' }).click();
+    await page.locator('.badge.term-connected').waitFor({ timeout: 20_000 });
+    const term = page.getByTestId('terminal');
+    await term.click();
+    await page.keyboard.type('echo hi');
+    await page.keyboard.press('Enter');
+    await until('hi in the terminal', async () =>
+      (await term.locator('.xterm-rows > div').allInnerTexts()).some((t) => t.trim() === 'hi')
+        ? true
+        : undefined,
+    );
+    await session.shot('podman-terminal');
+
+    await page.getByRole('tab', { name: 'Stats' }).click();
+    const memory = page.getByTestId('stats').locator('figcaption', { hasText: 'Memory' });
+    await memory.getByText(/ of /).waitFor();
+    assert.match(await memory.innerText(), /Memory\s+[\d.]+ [kMG]?B of [\d.]+ [kMG]?B/);
+    await session.shot('podman-stats');
+  });
+
+  test("the combined view lists Podman's containers with the engine column, and filters by engine", async () => {
+    await page.getByRole('link', { name: 'All engines' }).click();
+    const table = page.getByRole('table', { name: 'Containers of all engines' });
+    const rowOf = (name: string) => table.getByRole('row').filter({ hasText: name });
+    await rowOf('pd-web').waitFor();
+    await rowOf('on-embedded').waitFor();
+    assert.equal(await rowOf('pd-web').getByRole('cell').first().innerText(), 'podman');
+    await page.getByLabel('Filter by engine').selectOption({ label: 'podman' });
+    await rowOf('on-embedded').waitFor({ state: 'detached' });
+    assert.equal(await rowOf('pd-web').count(), 1);
+    await session.shot('podman-combined');
+  });
+
+  test('stops and removes the container with the bulk actions', async () => {
+    await page.keyboard.press('Alt+1');
+    await row('pd-web').getByRole('checkbox').check();
+    await page.getByRole('button', { name: 'Stop', exact: true }).first().click();
+    await row('pd-web').getByText('exited', { exact: true }).waitFor({ timeout: 30_000 });
+    await page.getByLabel('Bulk actions').getByRole('button', { name: 'Remove' }).click();
+    await page
+      .getByRole('dialog', { name: 'Remove pd-web?' })
+      .getByRole('button', { name: 'Remove' })
+      .click();
+    await row('pd-web').waitFor({ state: 'detached', timeout: 30_000 });
+    const list = await podman.request('GET', '/containers/json?all=1');
+    assert.deepEqual(list.json(), []);
+  });
+
+  test('images: pulls from the embedded registry, tags and removes', async () => {
+    await page.keyboard.press('Alt+2');
+    await page.getByRole('cell', { name: image }).waitFor();
+    await page.getByRole('button', { name: 'Pull…' }).first().click();
+    const pull = page.getByRole('dialog', { name: 'Pull an image' });
+    const pulled = `${registry}/e2e/pulled:1.0`;
+    await pull.getByLabel('Image').fill(pulled);
+    await pull.getByRole('button', { name: 'Pull', exact: true }).click();
+    await page
+      .getByTestId('toasts')
+      .getByRole('status')
+      .filter({ hasText: `Pulled ${pulled}` })
+      .waitFor({
+        timeout: 60_000,
+      });
+    await session.shot('podman-image-pull');
+    await pull.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('cell', { name: pulled }).waitFor();
+
+    const tagged = 'localhost/retagged:2.0';
+    await page
+      .getByRole('row', { name: new RegExp(pulled) })
+      .getByRole('button', { name: 'Tag…' })
+      .click();
+    const tag = page.getByRole('dialog', { name: /^Tag / });
+    await tag.getByLabel('New name').fill(tagged);
+    await tag.getByRole('button', { name: 'Tag', exact: true }).click();
+    const retagged = page.getByRole('row', { name: new RegExp(tagged) });
+    await retagged.waitFor();
+    await session.shot('podman-images');
+    await retagged.getByRole('button', { name: 'Remove' }).click();
+    await page
+      .getByRole('dialog', { name: new RegExp(`^Remove .*${tagged}\\?$`) })
+      .getByRole('button', { name: 'Remove' })
+      .click();
+    await retagged.waitFor({ state: 'detached' });
+    const names = podman.request('GET', '/images/json').then((r) => r.json<{ RepoTags: string[] }[]>());
+    assert.ok(!(await names).some((i) => i.RepoTags.includes(tagged)));
+  });
+
+  test("disk usage reads Podman's answer, says what Podman lacks, and cleans up everything", async () => {
+    const made = await podman.request('POST', '/containers/create?name=pd-stopped', {
+      body: { Image: image, Cmd: ['true'], HostConfig: { NetworkMode: 'none' } },
+    });
+    assert.equal(made.status, 201, made.text());
+    await page.evaluate(`location.hash = '#/disk'`);
+    const kind = (k: string) => page.locator(`tr[data-kind="${k}"]`);
+    await kind('images').getByRole('cell').nth(1).filter({ hasText: '2' }).waitFor();
+    await kind('containers').getByRole('cell').nth(1).filter({ hasText: '1' }).waitFor();
+    await page.getByTestId('disk-usage-lacks').filter({ hasText: 'podman (Podman 4.3' }).first().waitFor();
+    assert.match(
+      (await page.getByTestId('disk-usage-lacks').allInnerTexts()).join('\n'),
+      /has no build cache API \(POST \/build\/prune\)/,
+    );
+    assert.ok(await kind('build cache').getByRole('button', { name: 'Clear the build cache' }).isDisabled());
+    await session.shot('podman-disk-usage');
+    await page.getByRole('button', { name: 'Clean up everything' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Clean up everything?' });
+    const listed = await dialog.getByTestId('will-remove').innerText();
+    assert.match(listed, /1 stopped container: pd-stopped/);
+    // Podman's df names an image by its tag alone ("1.0"); the screen names it in full.
+    assert.match(listed, /2 unused images: /);
+    for (const name of [`${registry}/e2e/pulled:1.0`, image]) assert.ok(listed.includes(name), listed);
+    assert.doesNotMatch(listed, /build cache/);
+    await dialog.getByRole('button', { name: 'Clean up' }).click();
+    await page
+      .getByTestId('toasts')
+      .getByRole('status')
+      .filter({ hasText: 'Removed containers, images' })
+      .waitFor();
+    await kind('images').getByRole('cell').nth(1).filter({ hasText: '0' }).waitFor();
+    assert.deepEqual((await podman.request('GET', '/images/json')).json(), []);
+    assert.deepEqual((await podman.request('GET', '/containers/json?all=1')).json(), []);
+  });
+
+  test('the events timeline shows what Podman reported', async () => {
+    await page.keyboard.press('Alt+6');
+    const events = page.getByRole('list', { name: 'Events' });
+    for (const action of ['create', 'start', 'remove'])
+      await events.getByText(action, { exact: true }).first().waitFor();
+    await session.shot('podman-events');
+  });
+});

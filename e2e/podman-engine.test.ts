@@ -93,12 +93,28 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
         : undefined,
     );
     await session.shot('podman-terminal');
+    await page.keyboard.type('echo written-in-podman > /pd.txt');
+    await page.keyboard.press('Enter');
 
     await page.getByRole('tab', { name: 'Stats' }).click();
     const memory = page.getByTestId('stats').locator('figcaption', { hasText: 'Memory' });
     await memory.getByText(/ of /).waitFor();
+    // The stream goes on: a second sample draws a line over time.
+    const axis = page.locator('figure.chart').filter({ hasText: 'Memory' }).locator('svg .axis text').first();
+    await until('a second stats sample', async () =>
+      /^−\d+ s$/.test((await axis.textContent()) ?? '') ? true : undefined,
+    );
     assert.match(await memory.innerText(), /Memory\s+[\d.]+ [kMG]?B of [\d.]+ [kMG]?B/);
     await session.shot('podman-stats');
+
+    // The files tab: podman's archive API, listing and content.
+    await page.getByRole('tab', { name: 'Files' }).click();
+    const file = page.getByRole('row').filter({ has: page.getByText('pd.txt', { exact: true }) });
+    await file.getByRole('button', { name: 'View' }).click();
+    const viewer = page.getByRole('dialog', { name: '/pd.txt' });
+    assert.equal((await viewer.getByTestId('file-content').innerText()).trim(), 'written-in-podman');
+    await session.shot('podman-files');
+    await viewer.getByRole('button', { name: 'Close' }).click();
   });
 
   test("the combined view lists Podman's containers with the engine column, and filters by engine", async () => {
@@ -108,10 +124,10 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await rowOf('pd-web').waitFor();
     await rowOf('on-embedded').waitFor();
     assert.equal(await rowOf('pd-web').getByRole('cell').first().innerText(), 'podman');
+    await session.shot('podman-combined');
     await page.getByLabel('Filter by engine').selectOption({ label: 'podman' });
     await rowOf('on-embedded').waitFor({ state: 'detached' });
     assert.equal(await rowOf('pd-web').count(), 1);
-    await session.shot('podman-combined');
   });
 
   test('stops and removes the container with the bulk actions', async () => {
@@ -127,6 +143,21 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await row('pd-web').waitFor({ state: 'detached', timeout: 30_000 });
     const list = await podman.request('GET', '/containers/json?all=1');
     assert.deepEqual(list.json(), []);
+  });
+
+  test("the layer explorer reads Podman's save archive", async () => {
+    await page.keyboard.press('Alt+2');
+    await page.getByRole('link', { name: image }).click();
+    await page.getByRole('tab', { name: 'Layers' }).click();
+    const tree = page.getByRole('tree', { name: 'Files of layer 1' });
+    await tree.waitFor({ timeout: 60_000 });
+    assert.match(
+      await tree.getByRole('treeitem', { name: 'bin/busybox', exact: true }).innerText(),
+      /busybox\s*A[\s\S]*MB/,
+    );
+    await page.getByRole('tab', { name: 'History' }).click();
+    await page.getByText('imported from tarball').first().waitFor();
+    await session.shot('podman-image-history');
   });
 
   test('images: pulls from the embedded registry, tags and removes', async () => {
@@ -167,6 +198,26 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await retagged.waitFor({ state: 'detached' });
     const names = podman.request('GET', '/images/json').then((r) => r.json<{ RepoTags: string[] }[]>());
     assert.ok(!(await names).some((i) => i.RepoTags.includes(tagged)));
+  });
+
+  test("volumes: creates one and removes it; the networks screen lists Podman's networks", async () => {
+    await page.keyboard.press('Alt+3');
+    const volume = page.locator('tr[data-volume="pd-vol"]');
+    await page.getByLabel('New volume name').fill('pd-vol');
+    await page.getByRole('button', { name: 'Create volume' }).click();
+    await volume.getByText('unused').waitFor();
+    await session.shot('podman-volumes');
+    await volume.getByRole('button', { name: 'Remove' }).click();
+    await page
+      .getByRole('dialog', { name: 'Remove volume pd-vol?' })
+      .getByRole('button', { name: 'Remove' })
+      .click();
+    await volume.waitFor({ state: 'detached' });
+    assert.deepEqual((await podman.request('GET', '/volumes')).json<{ Volumes: unknown[] }>().Volumes, []);
+    // Podman's default network, listed by the name the Docker API gives it; nothing is created.
+    await page.keyboard.press('Alt+4');
+    await page.locator('article.card').filter({ hasText: '10.88.0.0/16' }).first().waitFor();
+    await session.shot('podman-networks');
   });
 
   test("disk usage reads Podman's answer, says what Podman lacks, and cleans up everything", async () => {

@@ -220,6 +220,30 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await session.shot('podman-networks');
   });
 
+  test("all of a log whose lines share a second: Podman's timestamps have no fraction", async () => {
+    const made = await podman.request('POST', '/containers/create?name=pd-lines', {
+      body: { Image: image, Cmd: ['seq', '1', '3000'], HostConfig: { NetworkMode: 'none' } },
+    });
+    assert.equal(made.status, 201, made.text());
+    const { Id } = made.json<{ Id: string }>();
+    assert.equal((await podman.request('POST', `/containers/${Id}/start`)).status, 204);
+    assert.equal((await podman.request('POST', `/containers/${Id}/wait`)).status, 200);
+    try {
+      await page.evaluate(`location.hash = '#/containers/${Id}/logs'`);
+      const status = page.getByTestId('log-status');
+      await status.getByText(/1,000 lines loaded/).waitFor();
+      // The rest comes as a page back from the first line shown: up to its second, all of it.
+      await page.getByLabel('Lines to load').selectOption('all');
+      await until('all 3,000 lines', async () => {
+        const text = await status.innerText();
+        return /3,000 lines loaded/.test(text) && !/loading/.test(text) ? true : undefined;
+      }).catch(async (err: Error) => assert.fail(`${err.message}: ${await status.innerText()}`));
+      await session.shot('podman-logs-all');
+    } finally {
+      assert.equal((await podman.request('DELETE', `/containers/${Id}`)).status, 204);
+    }
+  });
+
   test("disk usage reads Podman's answer, says what Podman lacks, and cleans up everything", async () => {
     const made = await podman.request('POST', '/containers/create?name=pd-stopped', {
       body: { Image: image, Cmd: ['true'], HostConfig: { NetworkMode: 'none' } },

@@ -160,7 +160,7 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await session.shot('podman-image-history');
   });
 
-  test('images: pulls from the embedded registry, tags and removes', async () => {
+  test('images: pulls from the embedded registry, tags, pushes back there and removes', async () => {
     await page.keyboard.press('Alt+2');
     await page.getByRole('cell', { name: image }).waitFor();
     await page.getByRole('button', { name: 'Pull…' }).first().click();
@@ -179,7 +179,8 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await pull.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('cell', { name: pulled }).waitFor();
 
-    const tagged = 'localhost/retagged:2.0';
+    // Tagged into the embedded registry's namespace, then pushed there from Podman.
+    const tagged = `${registry}/e2e/from-podman:2.0`;
     await page
       .getByRole('row', { name: new RegExp(pulled) })
       .getByRole('button', { name: 'Tag…' })
@@ -189,6 +190,18 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await tag.getByRole('button', { name: 'Tag', exact: true }).click();
     const retagged = page.getByRole('row', { name: new RegExp(tagged) });
     await retagged.waitFor();
+    await retagged.getByRole('button', { name: 'Push…' }).click();
+    const push = page.getByRole('dialog', { name: /^Push / });
+    await push.getByRole('button', { name: 'Push', exact: true }).click();
+    await page
+      .getByTestId('toasts')
+      .getByRole('status')
+      .filter({ hasText: `Pushed ${tagged}` })
+      .waitFor({ timeout: 60_000 });
+    await session.shot('podman-image-push');
+    await push.getByRole('button', { name: 'Close' }).click();
+    const tags = await fetch(`${session.app.registryUrl}/v2/e2e/from-podman/tags/list`);
+    assert.deepEqual(((await tags.json()) as { tags: string[] }).tags, ['2.0']);
     await session.shot('podman-images');
     await retagged.getByRole('button', { name: 'Remove' }).click();
     await page

@@ -10,6 +10,7 @@ import { importBusybox } from '../daemon/engine/images/testing/busybox-image';
 import { destroyPodman, podmanMissing, startPodman, type PodmanPeer } from '../daemon/testing/podman-peer';
 import { pollUntil } from '../daemon/testing/poll';
 import { engineCaller, pullBusybox } from './engine-calls';
+import { makeImage, saveArchive } from './image-archives';
 import { pushTestImage } from './registry-push';
 import { missingPrerequisite, startSession, type Session } from './web-mode-fixture';
 
@@ -211,6 +212,44 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await retagged.waitFor({ state: 'detached' });
     const names = podman.request('GET', '/images/json').then((r) => r.json<{ RepoTags: string[] }[]>());
     assert.ok(!(await names).some((i) => i.RepoTags.includes(tagged)));
+  });
+
+  test('images: loads a docker-save archive and imports a root filesystem, with their names', async () => {
+    await page.keyboard.press('Alt+2');
+    await page.getByRole('button', { name: 'Load…' }).click();
+    const load = page.getByRole('dialog', { name: 'Load an image archive' });
+    await load.getByLabel('Archive (from docker save)').setInputFiles({
+      name: 'loaded.tar',
+      mimeType: 'application/x-tar',
+      buffer: saveArchive(makeImage(true), 'localhost/loaded:1.0'),
+    });
+    await load.getByRole('button', { name: 'Load', exact: true }).click();
+    await load.getByText('Loaded image: localhost/loaded:1.0').waitFor({ timeout: 60_000 });
+    await load.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('row', { name: /localhost\/loaded:1\.0/ }).waitFor();
+
+    await page.getByRole('button', { name: 'Import…' }).click();
+    const imp = page.getByRole('dialog', { name: 'Import a root filesystem' });
+    await imp.getByLabel('Root filesystem (a tar)').setInputFiles({
+      name: 'rootfs.tar',
+      mimeType: 'application/x-tar',
+      buffer: makeImage(true).layer,
+    });
+    await imp.getByLabel('Repository').fill('localhost/imported');
+    // Podman ignores an import's `tag` parameter: the tag reaches it inside `repo`.
+    await imp.getByLabel('Tag').fill('2.0');
+    await imp.getByLabel('Command').fill('cat /hello.txt');
+    await imp.getByRole('button', { name: 'Import', exact: true }).click();
+    await imp.getByText(/sha256:/).waitFor({ timeout: 60_000 });
+    await imp.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('row', { name: /localhost\/imported:2\.0/ }).waitFor();
+    await session.shot('podman-images-loaded');
+    const imported = (await podman.request('GET', '/images/localhost/imported:2.0/json')).json<{
+      Config: { Cmd: string[] };
+    }>();
+    assert.deepEqual(imported.Config.Cmd, ['cat', '/hello.txt']);
+    for (const name of ['localhost/loaded:1.0', 'localhost/imported:2.0'])
+      assert.equal((await podman.request('DELETE', `/images/${name}`)).status, 200);
   });
 
   test("volumes: creates one and removes it; the networks screen lists Podman's networks", async () => {

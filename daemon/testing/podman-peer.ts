@@ -3,12 +3,13 @@
 // storage.conf and registries.conf, so neither /etc/containers' settings nor the host's podman
 // state is used. vfs storage (no overlay mounts), file locks (not /dev/shm/libpod_lock), events
 // in a file, containers without a network by default (no bridge, no iptables rules), and no
-// registry but the loopback one a test names. What podman as root writes to fixed paths whatever
-// its configuration (the pull cache in /var/lib/containers/cache, runc's state in /run/runc)
-// goes to tmpfs mounts of a mount namespace of its own, gone with its last process.
+// registry but the loopback one a test names; temp files under its directory (TMPDIR), not
+// /var/tmp. What podman as root writes to fixed paths whatever its configuration (the pull cache
+// in /var/lib/containers/cache, runc's state in /run/runc) goes to tmpfs mounts of a mount
+// namespace of its own, gone with its last process.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -111,7 +112,10 @@ export class PodmanPeer {
       CONTAINERS_CONF: join(dir, 'containers.conf'),
       CONTAINERS_STORAGE_CONF: join(dir, 'storage.conf'),
       CONTAINERS_REGISTRIES_CONF: join(dir, 'registries.conf'),
+      // The API's imports, loads and pushes spool their bodies to temp files it never removes.
+      TMPDIR: join(dir, 'scratch'),
     };
+    await mkdir(files.TMPDIR);
     // Podman raises a container's open-files and process limits to 1048576, which needs
     // CAP_SYS_RESOURCE; where root lacks it (this machine runs in a container), runc refuses.
     // Our own open-files limit is within reach; the process limit podman itself runs with is
@@ -133,6 +137,7 @@ export class PodmanPeer {
         // Locks under tmp_dir, not the host's shared /dev/shm/libpod_lock.
         'lock_type = "file"',
         `tmp_dir = "${dir}/tmp"`,
+        `image_copy_tmp_dir = "${dir}/scratch"`,
         `volume_path = "${dir}/root/volumes"`,
         '[network]',
         `network_config_dir = "${dir}/cni"`,

@@ -12,6 +12,14 @@ import { pollUntil } from '../daemon/testing/poll';
 import { engineCaller, pullBusybox } from './engine-calls';
 import { makeImage, saveArchive } from './image-archives';
 import { pushTestImage } from './registry-push';
+import {
+  addEngine,
+  checkCombinedView,
+  importRootfs,
+  openBusyboxLayer,
+  runInTerminal,
+  tagImage,
+} from './screen-steps';
 import { missingPrerequisite, startSession, type Session } from './web-mode-fixture';
 
 const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
@@ -49,14 +57,7 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
   });
 
   test('added by its podman.sock in Settings, it tests up as Podman 4.3', async () => {
-    const form = page.getByRole('form', { name: 'Add an engine' });
-    await form.getByLabel('Name').fill('podman');
-    await form.getByLabel('Endpoint').fill(`unix://${podman.socket}`);
-    await form.getByRole('button', { name: 'Add engine' }).click();
-    await page
-      .getByTestId('engine-podman')
-      .getByText(/^up, 4\.3\.\d+/)
-      .waitFor();
+    await addEngine(page, 'podman', `unix://${podman.socket}`, /^up, 4\.3\.\d+/);
     await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'podman' });
     await session.shot('podman-settings');
   });
@@ -82,17 +83,7 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await page.locator('.log-lines .line', { hasText: 'hello from podman' }).waitFor();
     await session.shot('podman-logs');
 
-    await page.getByRole('tab', { name: 'Terminal' }).click();
-    await page.locator('.badge.term-connected').waitFor({ timeout: 20_000 });
-    const term = page.getByTestId('terminal');
-    await term.click();
-    await page.keyboard.type('echo hi');
-    await page.keyboard.press('Enter');
-    await until('hi in the terminal', async () =>
-      (await term.locator('.xterm-rows > div').allInnerTexts()).some((t) => t.trim() === 'hi')
-        ? true
-        : undefined,
-    );
+    await runInTerminal(page, 'echo hi', 'hi');
     await session.shot('podman-terminal');
     await page.keyboard.type('echo written-in-podman > /pd.txt');
     await page.keyboard.press('Enter');
@@ -119,16 +110,7 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
   });
 
   test("the combined view lists Podman's containers with the engine column, and filters by engine", async () => {
-    await page.getByRole('link', { name: 'All engines' }).click();
-    const table = page.getByRole('table', { name: 'Containers of all engines' });
-    const rowOf = (name: string) => table.getByRole('row').filter({ hasText: name });
-    await rowOf('pd-web').waitFor();
-    await rowOf('on-embedded').waitFor();
-    assert.equal(await rowOf('pd-web').getByRole('cell').first().innerText(), 'podman');
-    await session.shot('podman-combined');
-    await page.getByLabel('Filter by engine').selectOption({ label: 'podman' });
-    await rowOf('on-embedded').waitFor({ state: 'detached' });
-    assert.equal(await rowOf('pd-web').count(), 1);
+    await checkCombinedView(page, 'podman', 'pd-web', 'on-embedded', () => session.shot('podman-combined'));
   });
 
   test('stops and removes the container with the bulk actions', async () => {
@@ -148,14 +130,7 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
 
   test("the layer explorer reads Podman's save archive", async () => {
     await page.keyboard.press('Alt+2');
-    await page.getByRole('link', { name: image }).click();
-    await page.getByRole('tab', { name: 'Layers' }).click();
-    const tree = page.getByRole('tree', { name: 'Files of layer 1' });
-    await tree.waitFor({ timeout: 60_000 });
-    assert.match(
-      await tree.getByRole('treeitem', { name: 'bin/busybox', exact: true }).innerText(),
-      /busybox\s*A[\s\S]*MB/,
-    );
+    await openBusyboxLayer(page, image);
     await page.getByRole('tab', { name: 'History' }).click();
     await page.getByText('imported from tarball').first().waitFor();
     await session.shot('podman-image-history');
@@ -182,15 +157,7 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
 
     // Tagged into the embedded registry's namespace, then pushed there from Podman.
     const tagged = `${registry}/e2e/from-podman:2.0`;
-    await page
-      .getByRole('row', { name: new RegExp(pulled) })
-      .getByRole('button', { name: 'Tag…' })
-      .click();
-    const tag = page.getByRole('dialog', { name: /^Tag / });
-    await tag.getByLabel('New name').fill(tagged);
-    await tag.getByRole('button', { name: 'Tag', exact: true }).click();
-    const retagged = page.getByRole('row', { name: new RegExp(tagged) });
-    await retagged.waitFor();
+    const retagged = await tagImage(page, pulled, tagged);
     await retagged.getByRole('button', { name: 'Push…' }).click();
     const push = page.getByRole('dialog', { name: /^Push / });
     await push.getByRole('button', { name: 'Push', exact: true }).click();
@@ -230,16 +197,8 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
 
     await page.getByRole('button', { name: 'Import…' }).click();
     const imp = page.getByRole('dialog', { name: 'Import a root filesystem' });
-    await imp.getByLabel('Root filesystem (a tar)').setInputFiles({
-      name: 'rootfs.tar',
-      mimeType: 'application/x-tar',
-      buffer: makeImage(true).layer,
-    });
-    await imp.getByLabel('Repository').fill('localhost/imported');
     // Podman ignores an import's `tag` parameter: the tag reaches it inside `repo`.
-    await imp.getByLabel('Tag').fill('2.0');
-    await imp.getByLabel('Command').fill('cat /hello.txt');
-    await imp.getByRole('button', { name: 'Import', exact: true }).click();
+    await importRootfs(imp, { repo: 'localhost/imported', tag: '2.0', command: 'cat /hello.txt' });
     await imp.getByText(/sha256:/).waitFor({ timeout: 60_000 });
     await imp.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('row', { name: /localhost\/imported:2\.0/ }).waitFor();

@@ -84,6 +84,14 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await session.shot('podman-logs');
 
     await runInTerminal(page, 'echo hi', 'hi');
+    // The terminal's size reached the exec, which Podman refuses until the exec runs.
+    await page.keyboard.type('stty size');
+    await page.keyboard.press('Enter');
+    const size = await until('the terminal size', async () => {
+      const rows = await page.getByTestId('terminal').locator('.xterm-rows > div').allInnerTexts();
+      return rows.map((r) => /^(\d+) (\d+)$/.exec(r.trim())).find(Boolean) ?? undefined;
+    });
+    assert.ok(Number(size[1]) > 10 && Number(size[2]) > 80, `stty size: ${size[0]}`);
     await session.shot('podman-terminal');
     await page.keyboard.type('echo written-in-podman > /pd.txt');
     await page.keyboard.press('Enter');

@@ -33,6 +33,8 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
   let registry: string;
   const image = 'localhost/busybox:latest';
   const row = (name: string) => page.getByTestId('container-row').filter({ hasText: name });
+  const toast = (text: string) =>
+    page.getByTestId('toasts').getByRole('status').filter({ hasText: text }).waitFor({ timeout: 60_000 });
 
   before(async () => {
     session = await startSession();
@@ -41,6 +43,7 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     podman = await startPodman({ insecureRegistry: registry });
     await importBusybox(podman, image);
     await pushTestImage(session.app.registryUrl, 'e2e/pulled', '1.0', true);
+    await pushTestImage(session.app.registryUrl, 'e2e/browsed', '1.0', true);
     // A container on the embedded engine too, for the combined view's engine filter.
     const embedded = await pullBusybox(session.app);
     await engineCaller(session.app)('POST', '/containers/create?name=on-embedded', {
@@ -216,6 +219,37 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     }>();
     assert.deepEqual(imported.Config.Cmd, ['cat', '/hello.txt']);
     for (const name of ['localhost/loaded:1.0', 'localhost/imported:2.0'])
+      assert.equal((await podman.request('DELETE', `/images/${name}`)).status, 200);
+  });
+
+  test('the registry browser pulls into Podman and pushes from it', async () => {
+    const reference = `${registry}/e2e/browsed:1.0`;
+    await page.evaluate(`location.hash = '#/registry/e2e%2Fbrowsed/1.0'`);
+    await page.getByTestId('tag-actions').getByRole('button', { name: 'Pull…' }).click();
+    const pull = page.getByRole('dialog', { name: 'Pull an image' });
+    assert.equal(await pull.getByLabel('Image').inputValue(), reference);
+    await pull.getByLabel('Engine').selectOption({ label: 'podman' });
+    await pull.getByRole('button', { name: 'Pull', exact: true }).click();
+    await toast(`Pulled ${reference}`);
+    await pull.getByRole('button', { name: 'Close' }).click();
+    const names = (await podman.request('GET', '/images/json')).json<{ RepoTags: string[] }[]>();
+    assert.ok(
+      names.some((i) => i.RepoTags.includes(reference)),
+      JSON.stringify(names),
+    );
+
+    await page.getByRole('button', { name: 'Push from an engine…' }).click();
+    const push = page.getByRole('dialog', { name: /^Push to / });
+    await push.getByLabel('Engine').selectOption({ label: 'podman' });
+    await push.getByLabel('Image').selectOption(reference);
+    await push.getByLabel('As repository:tag').fill('e2e/from-browser:2.0');
+    await push.getByRole('button', { name: 'Push', exact: true }).click();
+    await toast(`Pushed ${registry}/e2e/from-browser:2.0`);
+    await session.shot('podman-registry-push');
+    await push.getByRole('button', { name: 'Close' }).click();
+    const tags = await fetch(`${session.app.registryUrl}/v2/e2e/from-browser/tags/list`);
+    assert.deepEqual(((await tags.json()) as { tags: string[] }).tags, ['2.0']);
+    for (const name of [reference, `${registry}/e2e/from-browser:2.0`])
       assert.equal((await podman.request('DELETE', `/images/${name}`)).status, 200);
   });
 

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { engineRequest, type EngineResponse, type RequestOptions } from './engine-client';
-import { destroyEngine } from './svcd-harness';
+import { cleanupUnder, destroyEngine } from './svcd-harness';
 
 /** Why a Podman test cannot run here, or undefined when it can. */
 export function podmanMissing(): string | undefined {
@@ -184,47 +184,75 @@ export async function startPodman(opts: PodmanOptions = {}): Promise<PodmanPeer>
   }
 }
 
-/** The IDs of the containers podman still knows: their cgroups are named after them. */
-async function containerIds(peer: PodmanPeer): Promise<string[]> {
-  const list = await peer.request('GET', '/containers/json?all=1').catch(() => undefined);
-  return list?.status === 200 ? list.json<Array<{ Id: string }>>().map((c) => c.Id) : [];
-}
-
 /**
- * Removes the peer's containers through the API, stops the service, kills the conmons still
- * under its directory (an exec's conmon waits five minutes after the exec ends), clears the
- * directory, then removes the cgroups podman made under libpod_parent for its containers and
- * conmons (and the parent, when no other podman uses it).
+ * Removes the peer's containers through the API, stops the service, kills what it left under its
+ * directory (leftovers below), clears the directory, then removes the cgroups.
  */
 export async function destroyPodman(peer: PodmanPeer | undefined): Promise<void> {
   if (!peer) return;
-  const ids = await containerIds(peer);
-  let killed: number[] = [];
-  await destroyEngine(peer, () => (killed = killConmons(peer.dir)));
-  for (let i = 0; i < 50 && killed.some((pid) => existsSync(`/proc/${pid}`)); i++) await sleep(100);
-  removeCgroups(ids);
+  let left: Leftovers = { pids: [], ids: [] };
+  await destroyEngine(peer, () => (left = killLeftovers(peer.dir)));
+  await removeCgroups(left);
 }
 
-function killConmons(dir: string): number[] {
-  const killed: number[] = [];
+/** What a podman peer whose test runner was killed left under `dir`, cleared (the runner's sweep). */
+export async function cleanupPodmanUnder(dir: string): Promise<void> {
+  const left = killLeftovers(dir);
+  await cleanupUnder(dir);
+  await removeCgroups(left);
+}
+
+interface Leftovers {
+  pids: number[];
+  /** The containers' IDs, which name their cgroups. */
+  ids: string[];
+}
+
+const hierarchies = () =>
+  // cgroup v1: one hierarchy per controller; v2: libpod_parent in the one tree.
+  ['', ...readdirSync('/sys/fs/cgroup')].map((h) => join('/sys/fs/cgroup', h, 'libpod_parent'));
+
+/**
+ * Kills what still runs for the containers under `dir` (every process in their cgroups: a
+ * service that died never stopped them) and the conmons under `dir` (an exec's conmon waits
+ * five minutes after the exec ends).
+ */
+function killLeftovers(dir: string): Leftovers {
+  let ids: string[] = [];
+  try {
+    ids = readdirSync(join(dir, 'root', 'vfs-containers')).filter((id) => /^[0-9a-f]{64}$/.test(id));
+  } catch {}
+  const pids = new Set<number>();
+  for (const parent of hierarchies()) {
+    for (const id of ids) {
+      try {
+        for (const pid of readFileSync(join(parent, `libpod-${id}`, 'cgroup.procs'), 'utf8').split('\n'))
+          if (pid) pids.add(Number(pid));
+      } catch {}
+    }
+  }
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!cmd.startsWith('/usr/bin/conmon\0') || !cmd.includes(`${dir}/`)) continue;
-      process.kill(Number(pid), 'SIGKILL');
-      killed.push(Number(pid));
+      if (cmd.startsWith('/usr/bin/conmon\0') && cmd.includes(`${dir}/`)) pids.add(Number(pid));
     } catch {}
   }
-  return killed;
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+  }
+  return { pids: [...pids], ids };
 }
 
-/** rmdir only removes an empty cgroup: one another podman still uses stays. */
-function removeCgroups(ids: string[]): void {
-  // cgroup v1: one hierarchy per controller; v2: libpod_parent in the one tree.
-  const hierarchies = ['', ...readdirSync('/sys/fs/cgroup')].map((h) =>
-    join('/sys/fs/cgroup', h, 'libpod_parent'),
-  );
-  for (const parent of hierarchies) {
+/**
+ * Once the killed processes are gone, removes their containers' cgroups and the conmon one podman
+ * made under libpod_parent, and the parent: rmdir removes only an empty cgroup, so one another
+ * podman still uses stays.
+ */
+async function removeCgroups({ pids, ids }: Leftovers): Promise<void> {
+  for (let i = 0; i < 50 && pids.some((pid) => existsSync(`/proc/${pid}`)); i++) await sleep(100);
+  for (const parent of hierarchies()) {
     for (const child of [...ids.map((id) => `libpod-${id}`), 'conmon', '']) {
       try {
         rmdirSync(join(parent, child));

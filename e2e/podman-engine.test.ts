@@ -126,6 +126,9 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
 
   test('stops and removes the container with the bulk actions', async () => {
     await page.keyboard.press('Alt+1');
+    // CPU and memory from the list's one-shot samples, as for any engine.
+    await row('pd-web').getByTestId('container-usage').getByText(/B/).waitFor();
+    await session.shot('podman-containers');
     await row('pd-web').getByRole('checkbox').check();
     await page.getByRole('button', { name: 'Stop', exact: true }).first().click();
     await row('pd-web').getByText('exited', { exact: true }).waitFor({ timeout: 30_000 });

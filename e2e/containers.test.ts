@@ -5,6 +5,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { pushTestImage } from './registry-push';
+import { tagImage } from './screen-steps';
 import { missingPrerequisite, startSession, type Session, type WebApp } from './web-mode-fixture';
 
 describe('containers and images in web mode', { skip: missingPrerequisite() }, () => {
@@ -84,15 +85,7 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
   test('tags the image, pushes it to the embedded registry with progress, and browses it there', async () => {
     await page.keyboard.press('Alt+2');
     const target = image.replace('e2e/busybox:1.0', 'e2e/retagged:2.0');
-    await page
-      .getByRole('row', { name: new RegExp(image) })
-      .getByRole('button', { name: 'Tag…' })
-      .click();
-    const tag = page.getByRole('dialog', { name: /^Tag / });
-    await tag.getByLabel('New name').fill(target);
-    await tag.getByRole('button', { name: 'Tag', exact: true }).click();
-    const row = page.getByRole('row', { name: new RegExp(target) });
-    await row.waitFor();
+    const row = await tagImage(page, image, target);
     await row.getByRole('button', { name: 'Push…' }).click();
     const push = page.getByRole('dialog', { name: /^Push / });
     await push.getByRole('button', { name: 'Push', exact: true }).click();

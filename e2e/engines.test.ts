@@ -18,7 +18,6 @@ import {
   type DockerdPeer,
 } from '../daemon/testing/dockerd-peer';
 import type { EngineApi } from '../daemon/testing/engine-client';
-import { pollUntil } from '../daemon/testing/poll';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
 import { makePki, startTlsSvcd, type Pki } from '../daemon/testing/test-pki';
 import { engineCaller, pullBusybox } from './engine-calls';
@@ -29,10 +28,8 @@ import {
   type Session,
   type WebAppOptions,
 } from './web-mode-fixture';
+import { addEngine, checkCombinedView, openBusyboxLayer, runInTerminal } from './screen-steps';
 import { sshdMissing, startSshHost, type SshHost } from './ssh-host';
-
-const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
-  pollUntil(what, probe, { timeoutMs: 20_000, intervalMs: 200 });
 
 /** Creates and starts, on an engine the test talks to directly, a busybox container printing `text`. */
 async function runPrinting(
@@ -128,32 +125,14 @@ describe('several engines in one window', { skip: missingPrerequisite() }, () =>
       .click();
     await page.getByRole('tab', { name: 'Logs' }).click();
     await page.locator('.log-lines .line', { hasText: 'hello from the second engine' }).waitFor();
-    await page.getByRole('tab', { name: 'Terminal' }).click();
-    await page.locator('.badge.term-connected').waitFor({ timeout: 20_000 });
-    const term = page.getByTestId('terminal');
-    await term.click();
-    await page.keyboard.type('echo answer=$((40+2))');
-    await page.keyboard.press('Enter');
-    await until('the answer in the terminal', async () =>
-      (await term.locator('.xterm-rows > div').allInnerTexts()).some((t) => t.trim() === 'answer=42')
-        ? true
-        : undefined,
-    );
+    await runInTerminal(page, 'echo answer=$((40+2))', 'answer=42');
     await session.shot('engines-second-terminal');
   });
 
   test('the combined view lists both engines with an engine column, and filters by engine', async () => {
-    await page.getByRole('link', { name: 'All engines' }).click();
-    const table = page.getByRole('table', { name: 'Containers of all engines' });
-    const rowOf = (name: string) => table.getByRole('row').filter({ hasText: name });
-    await rowOf('on-second').waitFor();
-    await rowOf('on-embedded').waitFor();
-    assert.equal(await rowOf('on-second').getByRole('cell').first().innerText(), 'second');
-    assert.equal(await rowOf('on-embedded').getByRole('cell').first().innerText(), 'Local (svcd)');
-    await session.shot('engines-combined');
-    await page.getByLabel('Filter by engine').selectOption({ label: 'second' });
-    await rowOf('on-embedded').waitFor({ state: 'detached' });
-    assert.equal(await rowOf('on-second').count(), 1);
+    await checkCombinedView(page, 'second', 'on-second', 'on-embedded', () =>
+      session.shot('engines-combined'),
+    );
   });
 
   test('an engine that is not there is shown down with its reason; the others still answer', async () => {
@@ -206,14 +185,7 @@ describe(
     });
 
     test('added by its socket, it tests up as 20.10; its containers and logs show when switched to', async () => {
-      const form = page.getByRole('form', { name: 'Add an engine' });
-      await form.getByLabel('Name').fill('docker');
-      await form.getByLabel('Endpoint').fill(`unix://${dockerd.socket}`);
-      await form.getByRole('button', { name: 'Add engine' }).click();
-      await page
-        .getByTestId('engine-docker')
-        .getByText(/^up, 20\.10/)
-        .waitFor();
+      await addEngine(page, 'docker', `unix://${dockerd.socket}`, /^up, 20\.10/);
       await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'docker' });
       await page.getByRole('link', { name: 'Containers' }).click();
       const row = page.getByTestId('container-row').filter({ hasText: 'on-docker' });
@@ -231,14 +203,7 @@ describe(
 
     test("the layer explorer reads Docker's own save archive; the image's containers are Docker's", async () => {
       await page.evaluate(`location.hash = '#/images'`);
-      await page.getByRole('link', { name: 'busybox:latest' }).click();
-      await page.getByRole('tab', { name: 'Layers' }).click();
-      const tree = page.getByRole('tree', { name: 'Files of layer 1' });
-      await tree.waitFor({ timeout: 60_000 });
-      assert.match(
-        await tree.getByRole('treeitem', { name: 'bin/busybox', exact: true }).innerText(),
-        /busybox\s*A[\s\S]*MB/,
-      );
+      const tree = await openBusyboxLayer(page, 'busybox:latest');
       await tree.getByRole('treeitem', { name: 'usr/bin', exact: true }).getByRole('button').first().click();
       assert.match(
         await tree.getByRole('treeitem', { name: 'usr/bin/env', exact: true }).innerText(),
@@ -279,12 +244,7 @@ describe(
     });
 
     test("added as ssh://root@127.0.0.1:PORT, it tests up and lists the remote engine's containers", async () => {
-      const form = page.getByRole('form', { name: 'Add an engine' });
-      await form.getByLabel('Name').fill('over-ssh');
-      await form.getByLabel('Endpoint').fill(`ssh://root@127.0.0.1:${host.port}`);
-      await form.getByRole('button', { name: 'Add engine' }).click();
-      const row = page.getByTestId('engine-over-ssh');
-      await row.getByText(/^up, /).waitFor({ timeout: 30_000 });
+      await addEngine(page, 'over-ssh', `ssh://root@127.0.0.1:${host.port}`, /^up, /);
       await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'over-ssh' });
       await page.getByRole('link', { name: 'Containers' }).click();
       const listed = page.getByTestId('container-row').filter({ hasText: 'on-ssh-host' });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { makeImage, saveArchive } from './image-archives';
 import { pushTestImage } from './registry-push';
+import { importRootfs } from './screen-steps';
 import {
   missingPrerequisite,
   startSession,
@@ -72,15 +73,7 @@ describe('first use in web mode', { skip: missingPrerequisite() }, () => {
 
     await page.getByRole('button', { name: 'Import…' }).click();
     const imp = page.getByRole('dialog', { name: 'Import a root filesystem' });
-    await imp.getByLabel('Root filesystem (a tar)').setInputFiles({
-      name: 'rootfs.tar',
-      mimeType: 'application/x-tar',
-      buffer: makeImage(true).layer,
-    });
-    await imp.getByLabel('Repository').fill('first/imported');
-    await imp.getByLabel('Tag').fill('2.0');
-    await imp.getByLabel('Command').fill('sh -c "cat /hello.txt"');
-    await imp.getByRole('button', { name: 'Import', exact: true }).click();
+    await importRootfs(imp, { repo: 'first/imported', tag: '2.0', command: 'sh -c "cat /hello.txt"' });
     await imp.getByText(/sha256:/).waitFor({ timeout: 60_000 });
     await session.shot('first-image-imported');
     await imp.getByRole('button', { name: 'Close' }).click();

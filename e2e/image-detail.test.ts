@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { engineCaller, type EngineCall } from './engine-calls';
 import { makeImage, makeLayer, saveArchive, withLayer } from './image-archives';
+import { importRootfs } from './screen-steps';
 import { missingPrerequisite, runFromPalette, startSession, type Session } from './web-mode-fixture';
 
 describe('image detail and layer explorer in web mode', { skip: missingPrerequisite() }, () => {
@@ -194,17 +195,12 @@ describe('image detail and layer explorer in web mode', { skip: missingPrerequis
     await page.evaluate(`location.hash = '#/images'`);
     await palette('Import a root filesystem');
     const imp = page.getByRole('dialog', { name: 'Import a root filesystem' });
-    await imp.getByLabel('Root filesystem (a tar)').setInputFiles({
-      name: 'rootfs.tar',
-      mimeType: 'application/x-tar',
-      buffer: makeImage(true).layer,
+    await importRootfs(imp, {
+      repo: 'layers/imported',
+      tag: '3.0',
+      command: 'cat /hello.txt',
+      more: { Message: 'made by the e2e', 'Other changes': 'ENV MODE=e2e\nWORKDIR /srv' },
     });
-    await imp.getByLabel('Repository').fill('layers/imported');
-    await imp.getByLabel('Tag').fill('3.0');
-    await imp.getByLabel('Command').fill('cat /hello.txt');
-    await imp.getByLabel('Message').fill('made by the e2e');
-    await imp.getByLabel('Other changes').fill('ENV MODE=e2e\nWORKDIR /srv');
-    await imp.getByRole('button', { name: 'Import', exact: true }).click();
     await page
       .getByTestId('toasts')
       .getByText(/sha256:/)

@@ -30,6 +30,7 @@ function findTests(dir, out = []) {
  */
 async function sweepAbandoned() {
   const { cleanupUnder } = await import(join(build, 'daemon/testing/svcd-harness.js'));
+  const { cleanupPodmanUnder } = await import(join(build, 'daemon/testing/podman-peer.js'));
   const cmdlines = readdirSync('/proc')
     .filter((p) => /^\d+$/.test(p))
     .map((p) => {
@@ -40,9 +41,9 @@ async function sweepAbandoned() {
       }
     });
   for (const name of readdirSync(tmpdir())) {
-    if (!/^(svcd|dockerd-peer)-/.test(name)) continue;
+    if (!/^(svcd|dockerd-peer|podman-peer)-/.test(name)) continue;
     const dir = join(tmpdir(), name);
-    const touched = ['', 'data', 'svcd.sock', 'docker.sock'].map((f) => {
+    const touched = ['', 'data', 'svcd.sock', 'docker.sock', 'podman.sock'].map((f) => {
       try {
         return statSync(join(dir, f)).mtimeMs;
       } catch {
@@ -50,10 +51,10 @@ async function sweepAbandoned() {
       }
     });
     if (Date.now() - Math.max(...touched) < 10 * 60 * 1000) continue;
-    // Its engine still runs: a suite is using it. (An orphaned containerd does not count.)
-    const engine = (c) => /(^|\/)(node|dockerd)$/.test(c.split('\0')[0]) && c.includes(`${dir}/`);
+    // Its engine still runs: a suite is using it. (An orphaned containerd or conmon does not count.)
+    const engine = (c) => /(^|\/)(node|dockerd|podman)$/.test(c.split('\0')[0]) && c.includes(`${dir}/`);
     if (cmdlines.some(engine)) continue;
-    await cleanupUnder(dir);
+    await (name.startsWith('podman-peer-') ? cleanupPodmanUnder(dir) : cleanupUnder(dir));
   }
 }
 

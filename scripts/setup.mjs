@@ -36,7 +36,7 @@ const debianPackageUses = {
   'docker-registry': 'Distribution 2.8, the peer the registry client is tested against',
   skopeo: 'a real registry client for the registry tests',
   'apache2-utils': 'htpasswd for auth tests',
-  podman: 'a real engine pushing to and pulling from svc-registry',
+  podman: 'a real engine pushing to and pulling from svc-registry, and an added engine in the desktop e2e',
   'docker.io': 'Docker Engine 20.10: a real client of svc-registry, and the bench peer',
   'docker-compose': 'docker-compose 1.29: a real client of svcd (volumes, networks, build)',
   'python3-docker': 'docker-py, a real Engine API client in the test suite',

@@ -148,7 +148,8 @@ export const engine = {
     onProgress: (sent: number, total: number) => void,
     signal?: AbortSignal,
   ) => {
-    const q = new URLSearchParams({ fromSrc: '-', repo: v.repo, tag: v.tag });
+    // The tag goes in `repo`, which Docker and svcd read as well: Podman 4 ignores `tag` here.
+    const q = new URLSearchParams({ fromSrc: '-', repo: `${v.repo}:${v.tag}` });
     if (v.message) q.set('message', v.message);
     for (const c of v.changes) q.append('changes', c);
     return upload(`${E()}/images/create?${q}`, rootfs, onProgress, signal);

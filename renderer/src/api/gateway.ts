@@ -68,7 +68,8 @@ export async function sendJson<T>(method: string, path: string, body?: unknown):
     headers: body === undefined ? undefined : { 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await res.text();
+  // Podman answers a tag's 201 with a lone newline.
+  const text = (await res.text()).trim();
   return text ? (JSON.parse(text) as T) : undefined;
 }
 

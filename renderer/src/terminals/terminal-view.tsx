@@ -172,7 +172,14 @@ function TerminalSession({
           void resize();
           term.focus();
         };
-        ws.onmessage = (e) => term.write(new Uint8Array(e.data as ArrayBuffer));
+        // Podman refuses a resize until the exec runs, and the socket opens before the gateway
+        // has started it: the first output says it runs, so the size is sent again then.
+        let sized = false;
+        ws.onmessage = (e) => {
+          if (!sized) void resize();
+          sized = true;
+          term.write(new Uint8Array(e.data as ArrayBuffer));
+        };
         ws.onclose = (e) => {
           if (disposed) return;
           setPhase('closed');

@@ -40,11 +40,16 @@ export class LogStore {
     return keep;
   }
 
-  /** The engine's time of line `i` in nanoseconds since the epoch. */
+  /**
+   * The engine's time of line `i` in nanoseconds since the epoch. Docker and svcd always write
+   * nine digits of fraction; Podman's stamps are whole seconds, and one stands for any time in
+   * its second: its last nanosecond, so a page back `until` it holds all that second's lines.
+   */
   timeOf(i: number): bigint | undefined {
     const m = i < this.texts.length ? STAMP.exec(this.texts[i]) : null;
     if (!m) return undefined;
-    return BigInt(Date.parse(`${m[1]}Z`)) * MS + BigInt((m[2] ?? '').padEnd(9, '0').slice(0, 9));
+    const fraction = m[2] === undefined ? 999_999_999n : BigInt(m[2].padEnd(9, '0').slice(0, 9));
+    return BigInt(Date.parse(`${m[1]}Z`)) * MS + fraction;
   }
 
   /**

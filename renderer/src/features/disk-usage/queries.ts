@@ -2,11 +2,12 @@
 // one df answer, so a confirmation names exactly what that answer says will go.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
-import type { SystemDfResponse } from '../../api/engine-types';
+import type { ImageSummary, SystemDfResponse } from '../../api/engine-types';
 import { errorText } from '../../api/gateway';
 import { bytes } from '../../app/format';
 import { toast } from '../../app/toasts';
 import { useEngineUp } from '../../app/use-desktop-state';
+import type { EngineProduct } from '../engines/engine-product';
 
 export type Kind = 'containers' | 'images' | 'volumes' | 'build cache';
 
@@ -18,6 +19,8 @@ export interface Section {
   reclaimable: number;
   /** What a prune of this kind removes, by name. */
   removable: string[];
+  /** Images only: each unused image's names (its ID when it has none), to remove one by one. */
+  refs?: string[];
 }
 
 const shortId = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
@@ -30,7 +33,10 @@ export function sections(df: SystemDfResponse, everything = false): Section[] {
   const stopped = df.Containers.filter((c) => c.State !== 'running' && c.State !== 'paused');
   const staying = everything ? df.Containers.filter((c) => !stopped.includes(c)) : df.Containers;
   const usedImages = new Set(staying.map((c) => c.ImageID));
-  const usedVolumes = new Set(staying.flatMap((c) => c.Mounts.flatMap((m) => (m.Name ? [m.Name] : []))));
+  // Podman answers null for a container without mounts.
+  const usedVolumes = new Set(
+    staying.flatMap((c) => (c.Mounts ?? []).flatMap((m) => (m.Name ? [m.Name] : []))),
+  );
   const unusedImages = df.Images.filter((i) => !usedImages.has(i.Id));
   const unusedVolumes = df.Volumes.filter((v) => !usedVolumes.has(v.Name));
   const sum = (values: number[]) => values.reduce((a, b) => a + Math.max(0, b), 0);
@@ -47,10 +53,12 @@ export function sections(df: SystemDfResponse, everything = false): Section[] {
       kind: 'images',
       total: df.Images.length,
       active: df.Images.length - unusedImages.length,
-      size: df.LayersSize,
+      // Podman reports no layers total (0): the images' sizes are the closest it gives.
+      size: df.LayersSize || sum(df.Images.map((i) => i.Size)),
       // Layers shared with images that stay are not freed.
       reclaimable: sum(unusedImages.map((i) => i.Size - Math.max(0, i.SharedSize))),
-      removable: unusedImages.map((i) => i.RepoTags?.[0] ?? shortId(i.Id)),
+      removable: unusedImages.map((i) => namesOf(i)[0] ?? shortId(i.Id)),
+      refs: unusedImages.flatMap((i) => (namesOf(i).length ? namesOf(i) : [i.Id])),
     },
     {
       kind: 'volumes',
@@ -71,9 +79,40 @@ export function sections(df: SystemDfResponse, everything = false): Section[] {
   ];
 }
 
+const namesOf = (i: ImageSummary) => (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
+
+/**
+ * Podman's df names an image by its tag alone ("latest"): the names then come from the image
+ * list, matched by ID (which Podman's df gives without its "sha256:").
+ */
+async function withImageNames(df: SystemDfResponse): Promise<SystemDfResponse> {
+  if (!df.Images.some((i) => i.RepoTags?.some((t) => !t.includes(':')))) return df;
+  const byId = new Map((await engine.images()).map((i) => [i.Id.replace(/^sha256:/, ''), i.RepoTags]));
+  return {
+    ...df,
+    Images: df.Images.map((i) => ({ ...i, RepoTags: byId.get(i.Id.replace(/^sha256:/, '')) ?? [] })),
+  };
+}
+
 export function useDiskUsage() {
   const up = useEngineUp();
-  return useQuery({ queryKey: ['disk-usage', {}], queryFn: engine.diskUsage, enabled: up });
+  return useQuery({
+    queryKey: ['disk-usage', {}],
+    queryFn: async () => withImageNames(await engine.diskUsage()),
+    enabled: up,
+  });
+}
+
+/** What the engine lacks of what this screen uses: a kind it cannot prune, why, and a note on sizes. */
+export function diskUsageGaps(product: EngineProduct): { unprunable: Kind[]; notes: string[] } {
+  if (!product.podman) return { unprunable: [], notes: [] };
+  return {
+    unprunable: ['build cache'],
+    notes: [
+      `${product.label} has no build cache API (POST /build/prune): there is no build cache to clear here.`,
+      `${product.label} reports no total of image layers: the images' size is the sum of their sizes, shared layers counted in each.`,
+    ],
+  };
 }
 
 // sendJson answers undefined for an empty body; prunes always have one.
@@ -85,14 +124,28 @@ const prunes: Record<Kind, () => Promise<{ SpaceReclaimed: number } | undefined>
   'build cache': engine.pruneBuildCache,
 };
 
+/**
+ * Podman refuses the prune of every unused image (its compat API always adds dangling=true, and
+ * answers 500 to dangling=false): the images the confirmation named are removed one by one.
+ */
+async function removeImagesOneByOne(s: Section): Promise<{ SpaceReclaimed: number }> {
+  for (const ref of s.refs ?? []) await engine.removeImage(ref, false);
+  return { SpaceReclaimed: s.reclaimable };
+}
+
 /** Prunes the kinds in turn (containers first, so their images and volumes are free after). */
-export function usePrune() {
+export function usePrune(product: EngineProduct) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async (kinds: Kind[]) => {
+    mutationFn: async (pending: Section[]) => {
+      const kinds = pending.map((s) => s.kind);
       let reclaimed = 0;
-      for (const kind of (Object.keys(prunes) as Kind[]).filter((k) => kinds.includes(k)))
-        reclaimed += (await prunes[kind]())?.SpaceReclaimed ?? 0;
+      for (const kind of (Object.keys(prunes) as Kind[]).filter((k) => kinds.includes(k))) {
+        const section = pending.find((s) => s.kind === kind)!;
+        const prune =
+          kind === 'images' && product.podman ? () => removeImagesOneByOne(section) : prunes[kind];
+        reclaimed += (await prune())?.SpaceReclaimed ?? 0;
+      }
       return { kinds, reclaimed };
     },
     onSuccess: ({ kinds, reclaimed }) =>

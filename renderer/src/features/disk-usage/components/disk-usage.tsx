@@ -10,7 +10,8 @@ import { useEngineUp } from '../../../app/use-desktop-state';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes, plural } from '../../../app/format';
-import { sections, useDiskUsage, usePrune, type Kind, type Section } from '../queries';
+import { useEngineProduct } from '../../engines/engine-product';
+import { diskUsageGaps, sections, useDiskUsage, usePrune, type Kind, type Section } from '../queries';
 
 export const PRUNE_LABELS: Record<Kind, { title: string; action: string; noun: string }> = {
   containers: { title: 'Containers', action: 'Remove stopped containers', noun: 'stopped container' },
@@ -19,16 +20,16 @@ export const PRUNE_LABELS: Record<Kind, { title: string; action: string; noun: s
   'build cache': { title: 'Build cache', action: 'Clear the build cache', noun: 'build cache' },
 };
 
-/** The build cache is offered always: its intermediate images are not counted apart in df. */
-function worthPruning(s: Section): boolean {
-  return s.kind === 'build cache' || s.removable.length > 0;
-}
-
 export function DiskUsage() {
   const df = useDiskUsage();
-  const prune = usePrune();
+  const product = useEngineProduct();
+  const gaps = diskUsageGaps(product);
+  const prune = usePrune(product);
   const up = useEngineUp();
   const [pending, setPending] = useState<Section[] | undefined>();
+  /** The build cache is offered always (df does not count its intermediate images apart), unless the engine has none. */
+  const worthPruning = (s: Section) =>
+    !gaps.unprunable.includes(s.kind) && (s.kind === 'build cache' || s.removable.length > 0);
   const list = df.data ? sections(df.data) : [];
   const all = df.data ? sections(df.data, true).filter(worthPruning) : [];
   useIntentHandler('disk.cleanup', df.isSuccess, () =>
@@ -55,6 +56,11 @@ export function DiskUsage() {
       {up ? null : <EngineDown />}
       <ErrorMessage error={df.error} context="Could not read the disk usage" />
       <ErrorMessage error={prune.error} />
+      {gaps.notes.map((note) => (
+        <p key={note} className="hint" data-testid="disk-usage-lacks">
+          {note}
+        </p>
+      ))}
       {prune.data && (
         <p className="hint">
           Removed {prune.data.kinds.join(', ')}: {bytes(prune.data.reclaimed)} reclaimed
@@ -95,7 +101,7 @@ export function DiskUsage() {
         <ConfirmDialog
           title={pending.length > 1 ? 'Clean up everything?' : `${PRUNE_LABELS[pending[0].kind].action}?`}
           action={pending.length > 1 ? 'Clean up' : 'Remove'}
-          onConfirm={() => prune.mutate(pending.map((s) => s.kind))}
+          onConfirm={() => prune.mutate(pending)}
           onClose={() => setPending(undefined)}
         >
           <p>About {bytes(pending.reduce((n, s) => n + s.reclaimable, 0))} will be freed. This removes:</p>

@@ -41,8 +41,11 @@ describe('deb packaging of the system engine', () => {
       builderYml,
       /^ {4}- packaging\/linux\/svcd\.service=\/lib\/systemd\/system\/svcd\.service$/m,
     );
-    // svcd.js is unpacked from the asar (asarUnpack build/daemon/**), where the unit runs it.
-    assert.match(builderYml, /^asarUnpack:\n {2}- build\/daemon\/\*\*$/m);
+    // svcd.js is unpacked from the asar (asarUnpack build/daemon/**), where the unit runs it, with
+    // package.json (by which it finds its root) and build/native (the shim's log writer).
+    const unpacked = /^asarUnpack:\n((?: {2}- .*\n)+)/m.exec(builderYml)?.[1] ?? '';
+    for (const entry of ['package.json', 'build/daemon/**', 'build/native/**'])
+      assert.ok(unpacked.includes(`  - ${entry}\n`), `asarUnpack lists ${entry}: ${unpacked}`);
     const execStart = /^ExecStart=(.*)$/m.exec(unit)[1];
     const base = `/opt/${macros.sanitizedProductName}`;
     assert.ok(execStart.startsWith(`"${base}/${macros.executable}" `), execStart);

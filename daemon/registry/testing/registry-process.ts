@@ -5,7 +5,7 @@ import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/product';
-import { registryNodeFlags } from '../../lib/registry-launch';
+import { registryEnv, registryNodeFlags } from '../../lib/registry-launch';
 
 export interface RegistryProcess {
   /** e.g. http://127.0.0.1:40123 (https:// when the config turns TLS on) */
@@ -59,6 +59,7 @@ export async function startRegistry(options: StartOptions = {}): Promise<Registr
   if (options.user) await chown(dataDir, options.user.uid, options.user.gid);
   const child = spawn(process.execPath, registryCommand(args), {
     cwd: repoRoot(),
+    env: { ...process.env, ...registryEnv },
     ...options.user,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { EngineChoice } from '../../../daemon/api/desktop-types';
 import { type ServiceSpec } from './managed-service';
-import { registryNodeFlags } from '../../../daemon/lib/registry-launch';
+import { registryEnv, registryNodeFlags } from '../../../daemon/lib/registry-launch';
 import { defaultSvcdSocket, svcdNodeFlags } from '../../../daemon/lib/svcd-launch';
 
 export interface DesktopPaths {
@@ -116,7 +116,7 @@ export function registryService(paths: DesktopPaths): ServiceSpec {
       `127.0.0.1:${port}`,
     ],
     cwd: paths.root,
-    env: serverEnv(),
+    env: { ...serverEnv(), ...registryEnv },
     health: { kind: 'http', url: `http://127.0.0.1:${port}/v2/` },
     logFile: join(dataDir, 'logs', 'svc-registry.log'),
     adopt: true,

@@ -1,0 +1,82 @@
+// A volume's files are read and written through the archive API of a container that mounts it,
+// as Docker Desktop does, so any Docker-API engine serves them: the container is created and never
+// started, has no network, is made from the smallest image the engine already has (nothing is
+// pulled), and is labelled so the app hides it and removes it, including after a crash.
+import { useEffect, useState } from 'react';
+import { engine } from '../../api/engine-client';
+import { VOLUME_BROWSER_LABEL } from '../../api/helper-containers';
+
+/** Where the helper mounts the volume; the browser never goes above it. */
+export const VOLUME_MOUNT = '/volume';
+
+/** The engine has no image to make the helper from. */
+export class NoLocalImage extends Error {
+  constructor() {
+    super('Browsing a volume needs any local image; pull, load or import one');
+  }
+}
+
+/** Helpers this page made and still uses: a reap leaves them. */
+const inUse = new Set<string>();
+
+/** Removes volume browsers' containers no browser here uses (of one volume, or of all). */
+export async function reapHelpers(volume?: string): Promise<void> {
+  const label = volume === undefined ? VOLUME_BROWSER_LABEL : `${VOLUME_BROWSER_LABEL}=${volume}`;
+  const stale = (await engine.containersLabelled(label)).filter((c) => !inUse.has(c.Id));
+  await Promise.all(stale.map((c) => engine.remove(c.Id, true)));
+}
+
+async function createHelper(volume: string): Promise<string> {
+  // Mounting a volume that is gone would make it again: it must exist (404 otherwise).
+  await engine.volume(volume);
+  const images = await engine.images();
+  if (images.length === 0) throw new NoLocalImage();
+  const smallest = images.reduce((a, b) => (b.Size < a.Size ? b : a));
+  const created = await engine.create({
+    Image: smallest.RepoTags?.find((t) => t !== '<none>:<none>') ?? smallest.Id,
+    // Create wants a command whatever the image says; the helper never runs it.
+    Cmd: ['true'],
+    Labels: { [VOLUME_BROWSER_LABEL]: volume },
+    HostConfig: {
+      NetworkMode: 'none',
+      // NoCopy: what the image holds at the mount point is not copied into the user's volume.
+      Mounts: [{ Type: 'volume', Source: volume, Target: VOLUME_MOUNT, VolumeOptions: { NoCopy: true } }],
+    },
+  });
+  return created!.Id;
+}
+
+/**
+ * A helper container for `volume` while the caller is mounted: stale ones are reaped first, and
+ * this one is removed when the caller goes (another screen, another volume) or the page closes.
+ */
+export function useVolumeHelper(volume: string): { id?: string; error?: unknown } {
+  const [state, setState] = useState<{ id?: string; error?: unknown }>({});
+  useEffect(() => {
+    let id: string | undefined;
+    let gone = false;
+    const onPageHide = () => id && engine.removeAsPageCloses(id);
+    window.addEventListener('pagehide', onPageHide);
+    setState({});
+    const made = reapHelpers()
+      .then(() => createHelper(volume))
+      .then(
+        (made) => {
+          id = made;
+          inUse.add(made);
+          if (!gone) setState({ id: made });
+        },
+        (error: unknown) => !gone && setState({ error }),
+      );
+    return () => {
+      gone = true;
+      window.removeEventListener('pagehide', onPageHide);
+      void made.then(async () => {
+        if (!id) return;
+        await engine.remove(id, true).catch(() => undefined);
+        inUse.delete(id);
+      });
+    };
+  }, [volume]);
+  return state;
+}

@@ -16,14 +16,20 @@ export class NoLocalImage extends Error {
   }
 }
 
-/** Helpers this page made and still uses: a reap leaves them. */
-const inUse = new Set<string>();
+/** Removes a helper; one already gone (a browser closing as another opens) is no error. */
+async function removeHelper(id: string): Promise<void> {
+  await engine.remove(id, true).catch((err: { status?: number }) => {
+    if (err.status !== 404) throw err;
+  });
+}
 
-/** Removes volume browsers' containers no browser here uses (of one volume, or of all). */
+/**
+ * Removes volume browsers' containers (of one volume, or all): a browser of this page removes its
+ * own as it closes, so those found when another opens were left by a crash or a killed page.
+ */
 export async function reapHelpers(volume?: string): Promise<void> {
   const label = volume === undefined ? VOLUME_BROWSER_LABEL : `${VOLUME_BROWSER_LABEL}=${volume}`;
-  const stale = (await engine.containersLabelled(label)).filter((c) => !inUse.has(c.Id));
-  await Promise.all(stale.map((c) => engine.remove(c.Id, true)));
+  await Promise.all((await engine.containersLabelled(label)).map((c) => removeHelper(c.Id)));
 }
 
 async function createHelper(volume: string): Promise<string> {
@@ -55,7 +61,9 @@ export function useVolumeHelper(volume: string): { id?: string; error?: unknown 
   useEffect(() => {
     let id: string | undefined;
     let gone = false;
-    const onPageHide = () => id && engine.removeAsPageCloses(id);
+    const onPageHide = () => {
+      if (id) engine.removeAsPageCloses(id);
+    };
     window.addEventListener('pagehide', onPageHide);
     setState({});
     const made = reapHelpers()
@@ -63,18 +71,17 @@ export function useVolumeHelper(volume: string): { id?: string; error?: unknown 
       .then(
         (made) => {
           id = made;
-          inUse.add(made);
           if (!gone) setState({ id: made });
         },
-        (error: unknown) => !gone && setState({ error }),
+        (error: unknown) => {
+          if (!gone) setState({ error });
+        },
       );
     return () => {
       gone = true;
       window.removeEventListener('pagehide', onPageHide);
-      void made.then(async () => {
-        if (!id) return;
-        await engine.remove(id, true).catch(() => undefined);
-        inUse.delete(id);
+      void made.then(() => {
+        if (id) void removeHelper(id).catch(() => undefined);
       });
     };
   }, [volume]);

@@ -172,6 +172,12 @@ describe('the volume file browser in web mode', { skip: missingPrerequisite() },
     await until('the helper removed', async () => (await helpers()).length === 0);
 
     for (const name of ['writer', 'reader']) await engine('DELETE', `/containers/${name}`);
+    // One a crash left holds the volume in use: removing the volume removes it first.
+    await engine('POST', '/containers/create', {
+      Image: image,
+      Labels: { [LABEL]: VOLUME },
+      HostConfig: { NetworkMode: 'none', Binds: [`${VOLUME}:/volume`] },
+    });
     await page.goto(`${app.launchUrl}#/volumes`);
     const volumeRow = page.locator(`tr[data-volume="${VOLUME}"]`);
     await volumeRow.getByRole('button', { name: `Remove volume ${VOLUME}` }).click();

@@ -53,6 +53,13 @@ describe('the volume file browser in web mode', { skip: missingPrerequisite() },
     });
     return res.text();
   };
+  /** A helper as a crashed session leaves it. */
+  const leaveStaleHelper = async () =>
+    (await engine('POST', '/containers/create', {
+      Image: image,
+      Labels: { [LABEL]: VOLUME },
+      HostConfig: { NetworkMode: 'none', Binds: [`${VOLUME}:/volume`] },
+    })) as { Id: string };
   const row = (name: string) => page.getByRole('row').filter({ has: page.getByText(name, { exact: true }) });
   const until = async (what: string, check: () => Promise<boolean>) => {
     const deadline = Date.now() + 10_000;
@@ -91,12 +98,7 @@ describe('the volume file browser in web mode', { skip: missingPrerequisite() },
       'writer',
       `echo hello > /data/hello.txt && mkdir /data/sub && for i in $(seq 1 2000); do echo $i; done > /data/sub/numbers.txt`,
     );
-    // As a crashed session would leave one.
-    const stale = (await engine('POST', '/containers/create', {
-      Image: image,
-      Labels: { [LABEL]: VOLUME },
-      HostConfig: { NetworkMode: 'none', Binds: [`${VOLUME}:/volume`] },
-    })) as { Id: string };
+    const stale = await leaveStaleHelper();
 
     await page.goto(`${app.launchUrl}#/volumes`);
     const link = page.locator(`tr[data-volume="${VOLUME}"]`).getByRole('link', { name: VOLUME });
@@ -173,11 +175,7 @@ describe('the volume file browser in web mode', { skip: missingPrerequisite() },
 
     for (const name of ['writer', 'reader']) await engine('DELETE', `/containers/${name}`);
     // One a crash left holds the volume in use: removing the volume removes it first.
-    await engine('POST', '/containers/create', {
-      Image: image,
-      Labels: { [LABEL]: VOLUME },
-      HostConfig: { NetworkMode: 'none', Binds: [`${VOLUME}:/volume`] },
-    });
+    await leaveStaleHelper();
     await page.goto(`${app.launchUrl}#/volumes`);
     const volumeRow = page.locator(`tr[data-volume="${VOLUME}"]`);
     await volumeRow.getByRole('button', { name: `Remove volume ${VOLUME}` }).click();

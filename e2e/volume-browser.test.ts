@@ -128,6 +128,10 @@ describe('the volume file browser in web mode', { skip: missingPrerequisite() },
       await other.getByTestId('container-row').filter({ hasText: 'writer' }).waitFor();
       const rows = await other.getByTestId('container-row').allInnerTexts();
       assert.equal(rows.length, 1, `only the writer: ${rows.join(' | ')}`);
+      await other.evaluate(`location.hash = '#/disk'`);
+      const containers = other.locator('tr[data-kind=containers]');
+      await containers.waitFor();
+      assert.equal((await containers.getByRole('cell').allInnerTexts())[1], '1', 'one container: the writer');
     } finally {
       await other.close();
     }

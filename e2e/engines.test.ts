@@ -28,7 +28,13 @@ import {
   type Session,
   type WebAppOptions,
 } from './web-mode-fixture';
-import { addEngine, checkCombinedView, openBusyboxLayer, runInTerminal } from './screen-steps';
+import {
+  addEngine,
+  checkCombinedView,
+  checkVolumeBrowser,
+  openBusyboxLayer,
+  runInTerminal,
+} from './screen-steps';
 import { sshdMissing, startSshHost, type SshHost } from './ssh-host';
 
 /** Creates and starts, on an engine the test talks to directly, a busybox container printing `text`. */
@@ -218,51 +224,9 @@ describe(
     });
 
     test('a Docker volume is browsed through a helper container Docker never starts, gone once closed', async () => {
-      const made = await dockerd.request('POST', '/volumes/create', { body: { Name: 'docker-data' } });
-      assert.equal(made.status, 201, made.body.toString());
-      const writer = await dockerd.request('POST', '/containers/create?name=docker-writer', {
-        body: {
-          Image: 'busybox:latest',
-          Cmd: ['sh', '-c', 'echo from docker > /data/note.txt'],
-          HostConfig: { NetworkMode: 'none', Binds: ['docker-data:/data'] },
-        },
-      });
-      assert.equal(writer.status, 201, writer.body.toString());
-      assert.equal((await dockerd.request('POST', '/containers/docker-writer/start')).status, 204);
-      await dockerd.request('POST', '/containers/docker-writer/wait');
-      const label = 'dev.svc.desktop.volume-browser=docker-data';
-      const helpers = async () =>
-        JSON.parse(
-          (
-            await dockerd.request(
-              'GET',
-              `/containers/json?all=1&filters=${encodeURIComponent(JSON.stringify({ label: [label] }))}`,
-            )
-          ).body.toString(),
-        ) as { State: string }[];
-
-      await page.evaluate(`location.hash = '#/volumes/docker-data'`);
-      await page
-        .getByRole('row')
-        .filter({ has: page.getByText('note.txt', { exact: true }) })
-        .waitFor();
-      assert.deepEqual(
-        (await helpers()).map((h) => h.State),
-        ['created'],
+      await checkVolumeBrowser(page, dockerd, 'busybox:latest', 'docker-data', () =>
+        session.shot('engines-docker-volume'),
       );
-      await page.getByLabel('choose files to upload…').setInputFiles({
-        name: 'up.txt',
-        mimeType: 'text/plain',
-        buffer: Buffer.from('into docker\n'),
-      });
-      await page.getByText('Uploaded up.txt to /').waitFor();
-      assert.equal(
-        (await dockerd.request('HEAD', '/containers/docker-writer/archive?path=/data/up.txt')).status,
-        200,
-      );
-      await session.shot('engines-docker-volume');
-      await page.getByRole('button', { name: 'Close' }).click();
-      await until('the helper removed', async () => ((await helpers()).length === 0 ? true : undefined));
     });
   },
 );

@@ -62,12 +62,15 @@ export const engine = {
   action: (id: string, action: ContainerAction) => sendJson('POST', `${E()}/containers/${enc(id)}/${action}`),
   remove: (id: string, force: boolean) =>
     sendJson('DELETE', `${E()}/containers/${enc(id)}${query({ force, v: false })}`),
-  /** The same removal, sent even as the page goes away (keepalive outlives the page). */
-  removeAsPageCloses: (id: string) =>
-    void request(`${E()}/containers/${enc(id)}${query({ force: true, v: false })}`, {
+  /**
+   * Force-removes a container of the engine at `prefix` (the screens may have switched away from
+   * it since); keepalive, so the request also goes out as the page closes.
+   */
+  removeFrom: (prefix: string, id: string) =>
+    request(`${prefix}/containers/${enc(id)}${query({ force: true, v: false })}`, {
       method: 'DELETE',
       keepalive: true,
-    }).catch(() => undefined),
+    }),
   /** The container's log; both streams unless `stdout` or `stderr` is set to false. */
   logs: (
     id: string,

@@ -4,6 +4,7 @@
 // pulled), and is labelled so the app hides it and removes it, including after a crash.
 import { useEffect, useState } from 'react';
 import { engine } from '../../api/engine-client';
+import { E } from '../../api/engine-target';
 import { VOLUME_BROWSER_LABEL } from '../../api/helper-containers';
 
 /** Where the helper mounts the volume; the browser never goes above it. */
@@ -17,8 +18,8 @@ export class NoLocalImage extends Error {
 }
 
 /** Removes a helper; one already gone (a browser closing as another opens) is no error. */
-async function removeHelper(id: string): Promise<void> {
-  await engine.remove(id, true).catch((err: { status?: number }) => {
+async function removeHelper(prefix: string, id: string): Promise<void> {
+  await engine.removeFrom(prefix, id).catch((err: { status?: number }) => {
     if (err.status !== 404) throw err;
   });
 }
@@ -29,7 +30,7 @@ async function removeHelper(id: string): Promise<void> {
  */
 export async function reapHelpers(volume?: string): Promise<void> {
   const label = volume === undefined ? VOLUME_BROWSER_LABEL : `${VOLUME_BROWSER_LABEL}=${volume}`;
-  await Promise.all((await engine.containersLabelled(label)).map((c) => removeHelper(c.Id)));
+  await Promise.all((await engine.containersLabelled(label)).map((c) => removeHelper(E(), c.Id)));
 }
 
 async function createHelper(volume: string): Promise<string> {
@@ -54,17 +55,20 @@ async function createHelper(volume: string): Promise<string> {
 
 /**
  * A helper container for `volume` while the caller is mounted: stale ones are reaped first, and
- * this one is removed when the caller goes (another screen, another volume) or the page closes.
+ * this one is removed when the caller goes (another screen, another volume, another engine) or
+ * the page closes.
  */
 export function useVolumeHelper(volume: string): { id?: string; error?: unknown } {
   const [state, setState] = useState<{ id?: string; error?: unknown }>({});
   useEffect(() => {
+    // Switching engines closes the browser: its helper is then removed from the engine it is on.
+    const at = E();
     let id: string | undefined;
     let gone = false;
-    const onPageHide = () => {
-      if (id) engine.removeAsPageCloses(id);
+    const remove = () => {
+      if (id) void removeHelper(at, id).catch(() => undefined);
     };
-    window.addEventListener('pagehide', onPageHide);
+    window.addEventListener('pagehide', remove);
     setState({});
     const made = reapHelpers()
       .then(() => createHelper(volume))
@@ -79,10 +83,8 @@ export function useVolumeHelper(volume: string): { id?: string; error?: unknown 
       );
     return () => {
       gone = true;
-      window.removeEventListener('pagehide', onPageHide);
-      void made.then(() => {
-        if (id) void removeHelper(id).catch(() => undefined);
-      });
+      window.removeEventListener('pagehide', remove);
+      void made.then(remove);
     };
   }, [volume]);
   return state;

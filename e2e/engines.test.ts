@@ -18,6 +18,7 @@ import {
   type DockerdPeer,
 } from '../daemon/testing/dockerd-peer';
 import type { EngineApi } from '../daemon/testing/engine-client';
+import { pollUntil } from '../daemon/testing/poll';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../daemon/testing/svcd-harness';
 import { makePki, startTlsSvcd, type Pki } from '../daemon/testing/test-pki';
 import { engineCaller, pullBusybox } from './engine-calls';
@@ -28,7 +29,13 @@ import {
   type Session,
   type WebAppOptions,
 } from './web-mode-fixture';
-import { addEngine, checkCombinedView, openBusyboxLayer, runInTerminal } from './screen-steps';
+import {
+  addEngine,
+  checkCombinedView,
+  checkVolumeBrowser,
+  openBusyboxLayer,
+  runInTerminal,
+} from './screen-steps';
 import { sshdMissing, startSshHost, type SshHost } from './ssh-host';
 
 /** Creates and starts, on an engine the test talks to directly, a busybox container printing `text`. */
@@ -215,6 +222,41 @@ describe(
         .getByRole('link', { name: 'on-docker' })
         .waitFor();
       await session.shot('engines-docker-layers');
+    });
+
+    test('a Docker volume is browsed through a helper container Docker never starts, gone once closed', async () => {
+      await checkVolumeBrowser(page, dockerd, 'busybox:latest', 'docker-data', () =>
+        session.shot('engines-docker-volume'),
+      );
+    });
+
+    test("switching engines while a volume's browser is open removes its helper from the engine left", async () => {
+      assert.equal(
+        (await dockerd.request('POST', '/volumes/create', { body: { Name: 'docker-switch' } })).status,
+        201,
+      );
+      const helpers = async () =>
+        (await dockerd.request('GET', '/containers/json?all=1'))
+          .json<{ Labels: Record<string, string> }[]>()
+          .filter((c) => c.Labels['dev.svc.desktop.volume-browser'] === 'docker-switch').length;
+      await page.evaluate(`location.hash = '#/volumes/docker-switch'`);
+      const until = (what: string, count: number) =>
+        pollUntil(what, async () => ((await helpers()) === count ? true : undefined), {
+          timeoutMs: 20_000,
+          intervalMs: 200,
+        });
+      await until('the helper on Docker', 1);
+      await page.getByLabel('Engine', { exact: true }).selectOption({ label: 'Local (svcd)' });
+      await until('the helper removed from Docker', 0);
+      // The volume was Docker's: the app went back to the list, and made nothing on svcd.
+      await page.getByRole('heading', { name: 'Volumes', exact: true }).waitFor();
+      assert.deepEqual(
+        await engineCaller(session.app)(
+          'GET',
+          `/containers/json?all=1&filters=${encodeURIComponent(JSON.stringify({ label: ['dev.svc.desktop.volume-browser'] }))}`,
+        ),
+        [],
+      );
     });
   },
 );

@@ -15,6 +15,7 @@ import { pushTestImage } from './registry-push';
 import {
   addEngine,
   checkCombinedView,
+  checkVolumeBrowser,
   importRootfs,
   openBusyboxLayer,
   runInTerminal,
@@ -274,6 +275,10 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await page.keyboard.press('Alt+4');
     await page.locator('article.card').filter({ hasText: '10.88.0.0/16' }).first().waitFor();
     await session.shot('podman-networks');
+  });
+
+  test('a volume is browsed through a helper container Podman never starts, gone once closed', async () => {
+    await checkVolumeBrowser(page, podman, image, 'pd-data', () => session.shot('podman-volume-browser'));
   });
 
   test("all of a log whose lines share a second: Podman's timestamps have no fraction", async () => {

@@ -1,8 +1,9 @@
 // Steps several e2e suites take on the same screens, as a user would: the combined view of all
 // engines, adding an engine, tagging an image from its row, filling the import dialog, a command
-// in a terminal, the layer explorer of the busybox test image.
+// in a terminal, the layer explorer of the busybox test image, a volume's file browser.
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
+import type { EngineApi } from '../daemon/testing/engine-client';
 import { pollUntil } from '../daemon/testing/poll';
 import { makeImage } from './image-archives';
 
@@ -99,4 +100,64 @@ export async function openBusyboxLayer(page: Page, image: string): Promise<Locat
     /busybox\s*A[\s\S]*MB/,
   );
   return tree;
+}
+
+/**
+ * On the selected engine `engine` (which has `image`): a file a container wrote into a new volume
+ * shows in the volume's browser, read through one helper container that is created and never
+ * started; a file uploaded there lands in the volume; the helper goes once the browser closes,
+ * and the volume can then be removed. `shot` is taken while it is open.
+ */
+export async function checkVolumeBrowser(
+  page: Page,
+  engine: EngineApi,
+  image: string,
+  volume: string,
+  shot: () => Promise<void>,
+): Promise<void> {
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const res = await engine.request(method, path, body === undefined ? undefined : { body });
+    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.body.toString()}`);
+    return res;
+  };
+  await ok('POST', '/volumes/create', { Name: volume });
+  const writer = `${volume}-writer`;
+  await ok('POST', `/containers/create?name=${writer}`, {
+    Image: image,
+    Cmd: ['sh', '-c', 'echo written > /data/note.txt'],
+    HostConfig: { NetworkMode: 'none', Binds: [`${volume}:/data`] },
+  });
+  await ok('POST', `/containers/${writer}/start`);
+  await ok('POST', `/containers/${writer}/wait`);
+  const filters = encodeURIComponent(JSON.stringify({ label: [`dev.svc.desktop.volume-browser=${volume}`] }));
+  const helpers = async () =>
+    JSON.parse((await ok('GET', `/containers/json?all=1&filters=${filters}`)).body.toString()) as {
+      State: string;
+    }[];
+
+  await page.evaluate(`location.hash = '#/volumes/${volume}'`);
+  await page
+    .getByRole('row')
+    .filter({ has: page.getByText('note.txt', { exact: true }) })
+    .waitFor({ timeout: 30_000 });
+  assert.deepEqual(
+    (await helpers()).map((h) => h.State.toLowerCase()),
+    ['created'],
+  );
+  await page.getByLabel('choose files to upload…').setInputFiles({
+    name: 'up.txt',
+    mimeType: 'text/plain',
+    buffer: Buffer.from('uploaded\n'),
+  });
+  await page.getByText('Uploaded up.txt to /').waitFor();
+  await ok('HEAD', `/containers/${writer}/archive?path=/data/up.txt`);
+  await shot();
+  await page.getByRole('button', { name: 'Close' }).click();
+  await pollUntil('the helper removed', async () => ((await helpers()).length === 0 ? true : undefined), {
+    timeoutMs: 20_000,
+    intervalMs: 200,
+  });
+  // Nothing holds the volume any more: it goes, and the engine is left as it was.
+  await ok('DELETE', `/containers/${writer}`);
+  await ok('DELETE', `/volumes/${volume}`);
 }

@@ -101,6 +101,16 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
         ready: (p) => p.getByTestId('volumes-empty').getByRole('button', { name: 'New volume…' }),
       },
     ]);
+    // A volume's browser needs an image for its helper container, and there is none yet.
+    await engine('POST', '/volumes/create', { Name: 'shots-no-image' });
+    await shoot([
+      {
+        name: 'empty-volume-browser',
+        hash: '#/volumes/shots-no-image',
+        ready: (p) => p.getByTestId('volume-browser-no-image').getByRole('button', { name: 'Pull…' }),
+      },
+    ]);
+    await engine('DELETE', '/volumes/shots-no-image');
   });
 
   test('every screen with data', async () => {
@@ -202,6 +212,11 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
       },
       { name: 'networks', hash: '#/networks', ready: (p) => p.getByRole('heading', { name: /bridge/ }) },
       { name: 'volumes', hash: '#/volumes', ready: (p) => p.getByRole('cell', { name: 'shots-data' }) },
+      {
+        name: 'volume-browser',
+        hash: '#/volumes/shots-data',
+        ready: (p) => p.getByRole('cell', { name: 'out', exact: true }),
+      },
       {
         name: 'events',
         hash: '#/events',

@@ -48,6 +48,7 @@ import type { Filters } from '../../api/filters';
 import type { VolumeUser } from '../volumes/volumes-service';
 import type { NetworkMember } from '../networks/networks-service';
 import { connectOne, disconnectOne } from './container-endpoints';
+import { volumeNames } from './volume-events';
 import type { EndpointSettings } from '../../api/container-types';
 import type { BuildStepCommit } from '../build/build-ports';
 
@@ -508,13 +509,38 @@ export class ContainersService {
     publishContainerEvent(this.ctx, container, 'resize', { height: String(height), width: String(width) });
   }
 
-  private async archiveOf(container: Container): Promise<ContainerArchive> {
+  /**
+   * `work` on the container's files, with its root filesystem and, as dockerd does for a container
+   * that does not run (a volume browser's, never started), its mount-type volumes mounted; those
+   * stay mounted until `work` says it is done (a tar read out is done when its stream closes).
+   */
+  private async withArchive<T>(
+    container: Container,
+    work: (archive: ContainerArchive, done: () => void) => Promise<T>,
+  ): Promise<T> {
     await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
-    return new ContainerArchive(container.record);
+    const volumes = volumeNames(container);
+    await this.ctx.volumes.lend(volumes);
+    let given = false;
+    const done = () => {
+      if (given) return;
+      given = true;
+      void this.ctx.volumes
+        .giveBack(volumes)
+        .catch((err: Error) =>
+          this.ctx.log.warn('volume not unmounted', { container: container.id, error: err.message }),
+        );
+    };
+    try {
+      return await work(new ContainerArchive(container.record), done);
+    } catch (err) {
+      done();
+      throw err;
+    }
   }
 
   async archiveStat(ref: string, path: string): Promise<ContainerPathStat> {
-    return (await this.archiveOf(this.get(ref))).stat(path);
+    return this.withArchive(this.get(ref), (a, done) => a.stat(path).finally(done));
   }
 
   /** A tar of the path; `copy` is the event of the pre-1.20 copy endpoint, as Docker names it. */
@@ -524,7 +550,11 @@ export class ContainersService {
     event: 'archive-path' | 'copy' = 'archive-path',
   ): Promise<{ stat: ContainerPathStat; archive: Readable }> {
     const container = this.get(ref);
-    const got = await (await this.archiveOf(container)).get(path);
+    const got = await this.withArchive(container, async (a, done) => {
+      const out = await a.get(path);
+      out.archive.once('close', done);
+      return out;
+    });
     publishContainerEvent(this.ctx, container, event);
     return got;
   }
@@ -536,7 +566,7 @@ export class ContainersService {
     opts: { noOverwriteDirNonDir: boolean; copyUIDGID: boolean },
   ): Promise<void> {
     const container = this.get(ref);
-    await (await this.archiveOf(container)).put(path, body, opts);
+    await this.withArchive(container, (a, done) => a.put(path, body, opts).finally(done));
     publishContainerEvent(this.ctx, container, 'extract-to-dir');
   }
 

@@ -41,7 +41,7 @@ export interface EngineContext {
 /** What containers need of the volumes service: their volumes made, reserved, mounted and removed. */
 export type ContainerVolumes = Pick<
   VolumesService,
-  'resolve' | 'settle' | 'prepare' | 'release' | 'removeAnonymous'
+  'resolve' | 'settle' | 'prepare' | 'release' | 'lend' | 'giveBack' | 'removeAnonymous'
 >;
 
 export interface EngineContextDeps {

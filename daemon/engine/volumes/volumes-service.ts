@@ -1,7 +1,8 @@
 // Volumes on the local driver: each one a directory <volumes>/<name> holding `_data` (what
 // containers see) and `opts.json` (driver, labels, options, creation time). A volume made with
 // `type`/`device`/`o` options is mounted on `_data` when the first container using it starts and
-// unmounted when the last one stops.
+// unmounted when the last one stops; as in dockerd, an archive operation on a container that does
+// not run mounts it too, for as long as the operation lasts.
 //
 // Safety: a volume appears whole or not at all (it is assembled in a temp directory and renamed
 // into place); every change to one name runs under that name's lock, and a container being
@@ -94,6 +95,8 @@ export class VolumesService {
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Volumes promised to containers still being created. */
   private readonly reserved = new Map<string, number>();
+  /** Mount-type volumes mounted for archive operations still under way, and how many. */
+  private readonly lent = new Map<string, number>();
 
   constructor(private readonly deps: VolumesServiceDeps) {}
 
@@ -327,8 +330,13 @@ export class VolumesService {
     try {
       if ((await readdir(target)).length === 0) await run('cp', ['-a', `${from}/.`, target]);
     } finally {
-      if (mounted && !this.deps.usersOf(name).some((u) => u.running)) await unmount(target, true);
+      if (mounted && !this.needsMount(name)) await unmount(target, true);
     }
+  }
+
+  /** Whether a running container or an archive operation still uses the volume's mount. */
+  private needsMount(name: string): boolean {
+    return this.lent.has(name) || this.deps.usersOf(name).some((u) => u.running);
   }
 
   /** Mounts a mount-type volume that is not mounted yet; says whether it did. */
@@ -361,8 +369,33 @@ export class VolumesService {
       await this.locked(name, async () => {
         const meta = await this.meta(name);
         if (!meta?.Options || !isMountVolume(meta.Options)) return;
-        if (this.deps.usersOf(name).some((u) => u.running)) return;
+        if (this.needsMount(name)) return;
         await unmount(this.data(name));
+      });
+    }
+  }
+
+  /** Before an archive operation: the container's mount-type volumes mounted, and counted. */
+  async lend(names: string[]): Promise<void> {
+    for (const name of names) {
+      await this.locked(name, async () => {
+        const meta = await this.meta(name);
+        if (!meta?.Options || !isMountVolume(meta.Options)) return;
+        await this.mount(name, meta);
+        this.lent.set(name, (this.lent.get(name) ?? 0) + 1);
+      });
+    }
+  }
+
+  /** After it: those no running container and no other operation uses are unmounted. */
+  async giveBack(names: string[]): Promise<void> {
+    for (const name of names) {
+      await this.locked(name, async () => {
+        const left = (this.lent.get(name) ?? 0) - 1;
+        if (left < 0) return;
+        if (left > 0) this.lent.set(name, left);
+        else this.lent.delete(name);
+        if (!this.needsMount(name)) await unmount(this.data(name));
       });
     }
   }

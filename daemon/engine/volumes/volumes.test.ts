@@ -4,11 +4,15 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { describe, test } from 'node:test';
 import type { Volume, VolumeListResponse, VolumePruneResponse } from '../../api/volume-types';
 import type { ContainerInspect } from '../../api/container-summary-types';
 import { engineEvents } from '../../testing/svcd-harness';
 import { eventsSince } from '../../testing/engine-client';
+import { tarOf } from '../../testing/tar-of';
+import { readTar } from '../../lib/tar/tar-reader';
 import {
   create,
   eventually,
@@ -270,6 +274,88 @@ describe('volumes API', () => {
       assert.match(start.json<{ message: string }>().message, /error while mounting volume/);
     } finally {
       for (const name of ['scratch', 'hostdir']) await svcd.request('DELETE', `/volumes/${name}?force=1`);
+      await rm(host, { recursive: true, force: true });
+    }
+  });
+
+  test('the archive API of a created, never-started container reads and writes its volumes, a bind volume mounted for the call only', async () => {
+    const { svcd } = engine();
+    const tarHeaders = { 'Content-Type': 'application/x-tar' };
+    const filesOf = async (archive: Buffer) => {
+      const out = new Map<string, string>();
+      for await (const { header, body } of readTar(Readable.from([archive])))
+        out.set(header.name, header.type === 'file' ? (await buffer(body)).toString() : header.type);
+      return out;
+    };
+    /** A container as a volume browser makes one: it mounts the volume at /volume and never starts. */
+    const browser = (volume: string) =>
+      create(svcd, {
+        Cmd: ['true'],
+        HostConfig: {
+          NetworkMode: 'none',
+          Mounts: [{ Type: 'volume', Source: volume, Target: '/volume', VolumeOptions: { NoCopy: true } }],
+        },
+      });
+
+    expectStatus(await svcd.request('POST', '/volumes/create', { body: { Name: 'browsed' } }), 201);
+    await output(svcd, {
+      Cmd: ['sh', '-c', 'mkdir /v/sub && echo kept > /v/sub/kept.txt'],
+      HostConfig: { Binds: ['browsed:/v'] },
+    });
+    const id = await browser('browsed');
+    const head = expectStatus(
+      await svcd.request('HEAD', `/containers/${id}/archive?path=/volume/sub/kept.txt`),
+      200,
+    );
+    assert.ok(head.headers['x-docker-container-path-stat']);
+    const listed = await filesOf(
+      expectStatus(await svcd.request('GET', `/containers/${id}/archive?path=/volume/.`), 200).body,
+    );
+    assert.equal(listed.get('./sub/kept.txt') ?? listed.get('sub/kept.txt'), 'kept\n');
+    expectStatus(
+      await svcd.request('PUT', `/containers/${id}/archive?path=/volume/sub`, {
+        body: await tarOf([[{ name: 'up.txt' }, 'uploaded\n']]),
+        headers: tarHeaders,
+      }),
+      200,
+    );
+    assert.equal(
+      await output(svcd, { Cmd: ['cat', '/v/sub/up.txt'], HostConfig: { Binds: ['browsed:/v'] } }),
+      'uploaded\n',
+    );
+    assert.equal((await inspect(svcd, id)).State.Status, 'created');
+
+    const host = await mkdtemp(join(tmpdir(), 'svc-bindvol-'));
+    try {
+      await writeFile(join(host, 'from-host'), 'host says hi\n');
+      expectStatus(
+        await svcd.request('POST', '/volumes/create', {
+          body: { Name: 'browsed-bind', DriverOpts: { type: 'none', device: host, o: 'bind' } },
+        }),
+        201,
+      );
+      const bound = await browser('browsed-bind');
+      const read = await filesOf(
+        expectStatus(await svcd.request('GET', `/containers/${bound}/archive?path=/volume/from-host`), 200)
+          .body,
+      );
+      assert.equal(read.get('from-host'), 'host says hi\n');
+      expectStatus(
+        await svcd.request('PUT', `/containers/${bound}/archive?path=/volume`, {
+          body: await tarOf([[{ name: 'from-browser' }, 'written\n']]),
+          headers: tarHeaders,
+        }),
+        200,
+      );
+      assert.equal(await readFile(join(host, 'from-browser'), 'utf8'), 'written\n');
+      // Unmounted once the calls are over: the container does not run.
+      await eventually(
+        () => readFile('/proc/self/mounts', 'utf8'),
+        (table) => !table.includes('volumes/browsed-bind/_data'),
+      );
+      expectStatus(await svcd.request('DELETE', `/containers/${bound}`), 204);
+      expectStatus(await svcd.request('DELETE', '/volumes/browsed-bind'), 204);
+    } finally {
       await rm(host, { recursive: true, force: true });
     }
   });

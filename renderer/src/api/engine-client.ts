@@ -1,6 +1,7 @@
 // The typed Engine API client (API 1.41 shapes), over the gateway's prefix of the selected engine.
 import type { ImageLayerFiles } from '../../../daemon/api/image-layer-types';
 import { E } from './engine-target';
+import { withoutHelpers } from './helper-containers';
 import { getJson, query, request, sendJson, upload, withToken, wsUrl } from './gateway';
 import type {
   BuildPruneResponse,
@@ -47,13 +48,29 @@ export const engine = {
   /** What a reference resolves to in its registry, without pulling. */
   distribution: (name: string) => getJson<DistributionInspect>(`${E()}/distribution/${name}/json`),
 
-  containers: (all: boolean) => getJson<ContainerSummary[]>(`${E()}/containers/json${query({ all })}`),
+  /** The user's containers: the app's own helpers (helper-containers.ts) are left out. */
+  containers: async (all: boolean) =>
+    withoutHelpers(await getJson<ContainerSummary[]>(`${E()}/containers/json${query({ all })}`)),
+  /** Every container with the label (`key` or `key=value`), running or not, helpers included. */
+  containersLabelled: (label: string) =>
+    getJson<ContainerSummary[]>(
+      `${E()}/containers/json${query({ all: true, filters: JSON.stringify({ label: [label] }) })}`,
+    ),
   inspect: (id: string) => getJson<ContainerInspect>(`${E()}/containers/${enc(id)}/json`),
   create: (body: ContainerCreateBody, name?: string) =>
     sendJson<{ Id: string; Warnings: string[] }>('POST', `${E()}/containers/create${query({ name })}`, body),
   action: (id: string, action: ContainerAction) => sendJson('POST', `${E()}/containers/${enc(id)}/${action}`),
   remove: (id: string, force: boolean) =>
     sendJson('DELETE', `${E()}/containers/${enc(id)}${query({ force, v: false })}`),
+  /**
+   * Force-removes a container of the engine at `prefix` (the screens may have switched away from
+   * it since); keepalive, so the request also goes out as the page closes.
+   */
+  removeFrom: (prefix: string, id: string) =>
+    request(`${prefix}/containers/${enc(id)}${query({ force: true, v: false })}`, {
+      method: 'DELETE',
+      keepalive: true,
+    }),
   /** The container's log; both streams unless `stdout` or `stderr` is set to false. */
   logs: (
     id: string,
@@ -160,9 +177,11 @@ export const engine = {
   imageLayerFiles: (name: string, signal?: AbortSignal) =>
     getJson<ImageLayerFiles>(`${E()}/images/${enc(name)}/layer-files`, { signal }),
   /** Containers made from the image, running or not (the `ancestor` filter). */
-  containersOf: (image: string) =>
-    getJson<ContainerSummary[]>(
-      `${E()}/containers/json${query({ all: true, filters: JSON.stringify({ ancestor: [image] }) })}`,
+  containersOf: async (image: string) =>
+    withoutHelpers(
+      await getJson<ContainerSummary[]>(
+        `${E()}/containers/json${query({ all: true, filters: JSON.stringify({ ancestor: [image] }) })}`,
+      ),
     ),
   tag: (id: string, repo: string, tag: string) =>
     sendJson('POST', `${E()}/images/${enc(id)}/tag${query({ repo, tag })}`),
@@ -170,6 +189,7 @@ export const engine = {
     sendJson<ImageDeleteItem[]>('DELETE', `${E()}/images/${enc(id)}${query({ force })}`),
 
   volumes: () => getJson<{ Volumes: Volume[] | null; Warnings: string[] | null }>(`${E()}/volumes`),
+  volume: (name: string) => getJson<Volume>(`${E()}/volumes/${enc(name)}`),
   createVolume: (name: string) => sendJson<Volume>('POST', `${E()}/volumes/create`, { Name: name }),
   removeVolume: (name: string) => sendJson('DELETE', `${E()}/volumes/${enc(name)}`),
   pruneVolumes: () => sendJson<VolumePruneResponse>('POST', `${E()}/volumes/prune`),

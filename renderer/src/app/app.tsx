@@ -11,6 +11,7 @@ import { ImageList } from '../features/images/components/image-list';
 import { NetworkList } from '../features/networks/components/network-list';
 import { RegistryBrowser } from '../features/registry/components/registry-browser';
 import { Settings } from '../features/settings/components/settings';
+import { VolumeBrowser } from '../features/volumes/components/volume-browser';
 import { VolumeList } from '../features/volumes/components/volume-list';
 import { CommandPalette } from './command-palette';
 import { useRoute } from './router';
@@ -32,7 +33,7 @@ function Screen() {
     case 'images':
       return rest[0] ? <ImageDetail id={rest[0]} tab={rest[1] ?? 'summary'} /> : <ImageList />;
     case 'volumes':
-      return <VolumeList />;
+      return rest[0] ? <VolumeBrowser name={rest[0]} /> : <VolumeList />;
     case 'networks':
       return <NetworkList />;
     case 'registry':

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import type { ImageSummary, SystemDfResponse } from '../../api/engine-types';
 import { errorText } from '../../api/gateway';
+import { withoutHelpers } from '../../api/helper-containers';
 import { bytes } from '../../app/format';
 import { toast } from '../../app/toasts';
 import { useEngineUp } from '../../app/use-desktop-state';
@@ -30,8 +31,10 @@ const shortId = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
  * when only stopped containers use them: "Clean up everything" removes those containers first.
  */
 export function sections(df: SystemDfResponse, everything = false): Section[] {
-  const stopped = df.Containers.filter((c) => c.State !== 'running' && c.State !== 'paused');
-  const staying = everything ? df.Containers.filter((c) => !stopped.includes(c)) : df.Containers;
+  // A volume browser's container is the app's, not the user's: a prune removes it, unnamed.
+  const containers = withoutHelpers(df.Containers);
+  const stopped = containers.filter((c) => c.State !== 'running' && c.State !== 'paused');
+  const staying = everything ? containers.filter((c) => !stopped.includes(c)) : containers;
   const usedImages = new Set(staying.map((c) => c.ImageID));
   // Podman answers null for a container without mounts.
   const usedVolumes = new Set(
@@ -43,9 +46,9 @@ export function sections(df: SystemDfResponse, everything = false): Section[] {
   return [
     {
       kind: 'containers',
-      total: df.Containers.length,
-      active: df.Containers.length - stopped.length,
-      size: sum(df.Containers.map((c) => c.SizeRw ?? 0)),
+      total: containers.length,
+      active: containers.length - stopped.length,
+      size: sum(containers.map((c) => c.SizeRw ?? 0)),
       reclaimable: sum(stopped.map((c) => c.SizeRw ?? 0)),
       removable: stopped.map((c) => (c.Names[0] ?? shortId(c.Id)).replace(/^\//, '')),
     },

@@ -5,6 +5,7 @@ import type { AddEngineRequest, EngineStatus, EngineSummary } from '../../../../
 import type { ContainerSummary, VersionResponse } from '../../api/engine-types';
 import { EMBEDDED_ENGINE, enginePrefix, useEngineTarget } from '../../api/engine-target';
 import { getJson, request, sendJson } from '../../api/gateway';
+import { withoutHelpers } from '../../api/helper-containers';
 import { navigate, useRoute } from '../../app/router';
 import { useTimeline } from '../../app/use-engine-events';
 
@@ -92,7 +93,8 @@ export function useContainersOfAllEngines(): EngineContainers[] {
     queries: all.map((e) => ({
       // Under 'containers': the selected engine's events refresh this view as they do its list.
       queryKey: ['containers', { engine: e.id, combined: true }],
-      queryFn: () => getJson<ContainerSummary[]>(`${enginePrefix(e.id)}/containers/json?all=1`),
+      queryFn: async () =>
+        withoutHelpers(await getJson<ContainerSummary[]>(`${enginePrefix(e.id)}/containers/json?all=1`)),
       retry: false,
     })),
   });

@@ -1,8 +1,9 @@
-// The volumes' palette entries: create, prune, and removing each volume by name.
+// The volumes' palette entries: create, prune, and browsing or removing each volume by name.
 import type { QueryClient } from '@tanstack/react-query';
-import { Eraser, Plus, Trash2 } from 'lucide-react';
+import { Eraser, FolderOpen, Plus, Trash2 } from 'lucide-react';
 import type { Volume } from '../../api/engine-types';
 import { command, type Command } from '../../app/palette/command';
+import { navigate } from '../../app/router';
 import { requestIntent } from '../../app/ui/intent';
 
 export function volumeCommands(qc: QueryClient): Command[] {
@@ -10,13 +11,14 @@ export function volumeCommands(qc: QueryClient): Command[] {
   return [
     command('Create volume…', Plus, () => requestIntent('volumes', 'volume.create')),
     command('Prune unused volumes…', Eraser, () => requestIntent('volumes', 'volume.prune')),
-    ...volumes.map((v) =>
+    ...volumes.flatMap((v) => [
+      command(`Browse files of volume ${v.Name}`, FolderOpen, () => navigate('volumes', v.Name), 'volume'),
       command(
         `Remove volume ${v.Name}…`,
         Trash2,
         () => requestIntent('volumes', 'volume.remove', v.Name),
         'volume',
       ),
-    ),
+    ]),
   ];
 }

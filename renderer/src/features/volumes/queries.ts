@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import { useEngineUp } from '../../app/use-desktop-state';
 import { useContainers } from '../containers/queries';
+import { reapHelpers } from './volume-helper';
 
 export function useVolumes() {
   const up = useEngineUp();
@@ -39,7 +40,14 @@ export function useVolumeMutations() {
   const onSettled = () => qc.invalidateQueries({ queryKey: ['volumes'] });
   return {
     create: useMutation({ mutationFn: engine.createVolume, onSettled }),
-    remove: useMutation({ mutationFn: engine.removeVolume, onSettled }),
-    prune: useMutation({ mutationFn: engine.pruneVolumes, onSettled }),
+    // A volume browser's container left behind would keep its volume in use: it goes first.
+    remove: useMutation({
+      mutationFn: async (name: string) => (await reapHelpers(name), engine.removeVolume(name)),
+      onSettled,
+    }),
+    prune: useMutation({
+      mutationFn: async () => (await reapHelpers(), engine.pruneVolumes()),
+      onSettled,
+    }),
   };
 }

@@ -8,13 +8,13 @@ import { navigate } from '../../../app/router';
 import { useBulkAction, useContainer } from '../queries';
 import { useStatsStream } from '../stats-feed';
 import { usePending } from '../store';
-import { FilesTab } from './files-tab';
 import { LogsTab } from './logs-tab';
 import { StatsTab } from './stats-tab';
 import { SummaryTab } from './summary-tab';
 import { Play, RotateCw, Square, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { Breadcrumb, DetailTabs } from '../../../app/ui/detail';
+import { FileBrowser } from '../../../app/files/file-browser';
 
 // xterm.js is a third of the bundle: it loads when a terminal is first opened.
 const TerminalView = lazy(() =>
@@ -105,7 +105,14 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
           </Suspense>
         ) : null}
         {c.data && current === 'stats' ? <StatsTab id={id} running={running} /> : null}
-        {c.data && current === 'files' ? <FilesTab id={id} running={running} /> : null}
+        {c.data && current === 'files' ? (
+          <FileBrowser
+            id={id}
+            root="/"
+            rootName="root"
+            noDelete={running ? undefined : 'Deleting runs rm in the container: start it first'}
+          />
+        ) : null}
       </div>
     </section>
   );

@@ -1,12 +1,14 @@
-// Volumes: list with size and the containers using each; create, remove and prune, each
-// destructive action confirmed in the app with the exact volume named.
+// Volumes: list with size and the containers using each; browse a volume's files (its name, or
+// the row's button); create, remove and prune, each destructive action confirmed in the app with
+// the exact volume named.
 import { useRef, useState } from 'react';
-import { Eraser, HardDrive, Plus, Trash2 } from 'lucide-react';
+import { Eraser, FolderOpen, HardDrive, Plus, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { useIntentHandler } from '../../../app/ui/intent';
 import { rowKeys } from '../../../app/ui/row-keys';
+import { navigate } from '../../../app/router';
 import { toast } from '../../../app/toasts';
 import { useEngineUp } from '../../../app/use-desktop-state';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
@@ -116,14 +118,22 @@ export function VolumeList() {
                   data-row
                   onKeyDown={rowKeys({ remove: () => setPending({ kind: 'remove', name: v.Name }) })}
                 >
-                  <td title={v.Mountpoint}>{v.Name}</td>
+                  <td title={v.Mountpoint}>
+                    <a href={`#/volumes/${encodeURIComponent(v.Name)}`}>{v.Name}</a>
+                  </td>
                   <td>{v.Options?.type ? `${v.Driver} (${v.Options.type})` : v.Driver}</td>
                   <td>{size === undefined || size < 0 ? '…' : bytes(size)}</td>
                   <td className="truncate" title={users.get(v.Name)?.join(', ')}>
                     {users.get(v.Name)?.join(', ') ?? 'unused'}
                   </td>
                   <td>{v.CreatedAt ? new Date(v.CreatedAt).toLocaleString() : ''}</td>
-                  <td>
+                  <td className="actions">
+                    <Button
+                      iconOnly
+                      icon={FolderOpen}
+                      label={`Browse files of volume ${v.Name}`}
+                      onClick={() => navigate('volumes', v.Name)}
+                    />
                     <Button
                       iconOnly
                       icon={Trash2}

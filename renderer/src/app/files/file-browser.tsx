@@ -1,16 +1,17 @@
 // Browse a container's files through the archive API: the directory's tar streams in and its
 // direct children are listed as they arrive; download a file (as itself) or a folder (tar); drop files to
-// upload them into the current folder.
+// upload them into the current folder. A container's Files tab starts at "/"; a volume's browser
+// at the helper container's mount point, which it never goes above, so the user sees the volume only.
 import { useEffect, useState, type DragEvent } from 'react';
-import { engine } from '../../../api/engine-client';
-import { firstFileOf, tarReader, type TarEntry } from '../../../api/tar-reader';
-import { tarOf } from '../../../api/tar-writer';
-import { ErrorMessage } from '../../../app/error-message';
-import { bytes, plural } from '../../../app/format';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { Dialog } from '../../../app/dialog';
-import { saveFile } from '../../../app/save-file';
-import { rowKeys } from '../../../app/ui/row-keys';
+import { engine } from '../../api/engine-client';
+import { firstFileOf, tarReader, type TarEntry } from '../../api/tar-reader';
+import { tarOf } from '../../api/tar-writer';
+import { ErrorMessage } from '../error-message';
+import { bytes, plural } from '../format';
+import { ConfirmDialog } from '../confirm-dialog';
+import { Dialog } from '../dialog';
+import { saveFile } from '../save-file';
+import { rowKeys } from '../ui/row-keys';
 
 function join(dir: string, name: string): string {
   return `${dir.replace(/\/$/, '')}/${name}`;
@@ -19,8 +20,21 @@ function join(dir: string, name: string): string {
 /** Larger files are downloaded, not shown. */
 const viewLimit = 1 << 20;
 
-export function FilesTab({ id, running }: { id: string; running: boolean }) {
-  const [dir, setDir] = useState('/');
+export interface FileBrowserProps {
+  /** The container whose archive API is read and written. */
+  id: string;
+  /** The folder the browser starts in and never goes above. */
+  root: string;
+  /** What the root is called in the name of its tar. */
+  rootName: string;
+  /** Why files cannot be deleted here (deleting runs rm in the container), or nothing when they can. */
+  noDelete?: string;
+}
+
+export function FileBrowser({ id, root, rootName, noDelete }: FileBrowserProps) {
+  const [dir, setDir] = useState(root);
+  /** The path as the user sees it: from the root, which is "/". */
+  const shown = (path: string) => '/' + path.slice(root.length).replace(/^\//, '');
   const [entries, setEntries] = useState<TarEntry[]>([]);
   const [reading, setReading] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -66,7 +80,7 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
   const upload = async (files: File[]) => {
     try {
       await engine.putArchive(id, dir, await tarOf(files));
-      setUploaded(`Uploaded ${files.map((f) => f.name).join(', ')} to ${dir}`);
+      setUploaded(`Uploaded ${files.map((f) => f.name).join(', ')} to ${shown(dir)}`);
       setReload((n) => n + 1);
     } catch (err) {
       setError(err);
@@ -82,7 +96,7 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
     try {
       const res = await engine.archive(id, join(dir, name));
       const content = firstFileOf(new Uint8Array(await res.arrayBuffer()));
-      if (!content) throw new Error(`${join(dir, name)} is not a regular file`);
+      if (!content) throw new Error(`${shown(join(dir, name))} is not a regular file`);
       saveFile([content as BlobPart], name);
     } catch (err) {
       setError(err);
@@ -93,8 +107,8 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
     try {
       const res = await engine.archive(id, join(dir, name));
       const content = firstFileOf(new Uint8Array(await res.arrayBuffer()));
-      if (!content) throw new Error(`${join(dir, name)} is not a regular file`);
-      setViewing({ name: join(dir, name), text: new TextDecoder().decode(content) });
+      if (!content) throw new Error(`${shown(join(dir, name))} is not a regular file`);
+      setViewing({ name: shown(join(dir, name)), text: new TextDecoder().decode(content) });
     } catch (err) {
       setError(err);
     }
@@ -108,24 +122,24 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
         throw new Error('Deleting runs rm in the container, and this container has no rm');
       }
       if (exitCode !== 0) throw new Error(`rm exited with ${exitCode}: ${output.trim()}`);
-      setUploaded(`Deleted ${join(dir, name)}`);
+      setUploaded(`Deleted ${shown(join(dir, name))}`);
       setReload((n) => n + 1);
     } catch (err) {
       setError(err);
     }
   };
 
-  const parts = dir.split('/').filter(Boolean);
+  const parts = shown(dir).split('/').filter(Boolean);
   return (
     <div className="files" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
       <nav className="breadcrumbs" aria-label="Path">
-        <button onClick={() => setDir('/')}>/</button>
+        <button onClick={() => setDir(root)}>/</button>
         {parts.map((p, i) => (
-          <button key={i} onClick={() => setDir('/' + parts.slice(0, i + 1).join('/'))}>
+          <button key={i} onClick={() => setDir(join(root, parts.slice(0, i + 1).join('/')))}>
             {p}/
           </button>
         ))}
-        <a className="button" href={engine.archiveUrl(id, dir)} download={`${parts.at(-1) ?? 'root'}.tar`}>
+        <a className="button" href={engine.archiveUrl(id, dir)} download={`${parts.at(-1) ?? rootName}.tar`}>
           Download this folder (tar)
         </a>
         {reading ? (
@@ -135,7 +149,7 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
         )}
       </nav>
       <p className="muted">
-        Drop files here to upload them into {dir}, or{' '}
+        Drop files here to upload them into {shown(dir)}, or{' '}
         <label className="button">
           choose files to upload…
           <input
@@ -167,7 +181,7 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
             <tr
               key={e.name}
               data-row
-              onKeyDown={rowKeys({ remove: running ? () => setDeleting(e.name) : undefined })}
+              onKeyDown={rowKeys({ remove: noDelete ? undefined : () => setDeleting(e.name) })}
             >
               <td>
                 {e.type === 'dir' ? (
@@ -203,8 +217,8 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
                 )}{' '}
                 <button
                   className="link danger"
-                  disabled={!running}
-                  title={running ? undefined : 'Deleting runs rm in the container: start it first'}
+                  disabled={!!noDelete}
+                  title={noDelete}
                   onClick={() => setDeleting(e.name)}
                 >
                   Delete
@@ -226,14 +240,14 @@ export function FilesTab({ id, running }: { id: string; running: boolean }) {
       ) : null}
       {deleting ? (
         <ConfirmDialog
-          title={`Delete ${join(dir, deleting)}?`}
+          title={`Delete ${shown(join(dir, deleting))}?`}
           action="Delete"
           onConfirm={() => void remove(deleting)}
           onClose={() => setDeleting(undefined)}
         >
           <p>
-            <code>{join(dir, deleting)}</code> is removed from the container (with what it holds, if it is a
-            folder). This cannot be undone.
+            <code>{shown(join(dir, deleting))}</code> is removed from the container (with what it holds, if it
+            is a folder). This cannot be undone.
           </p>
         </ConfirmDialog>
       ) : null}

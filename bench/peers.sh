@@ -75,6 +75,9 @@ stop)
   for f in "$dir/dockerd.pid" "$dir/registry.pid" "$rootless/rootlesskit.pid"; do
     [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
   done
+  # Each registry bench run pushes ~3 GB into Distribution: its storage is scratch, and goes.
+  for _ in $(seq 50); do kill -0 "$(cat "$dir/registry.pid" 2>/dev/null)" 2>/dev/null || break; sleep 0.2; done
+  rm -rf "$dir/registry"
   # dockerd leaves its bridge and chains behind: they go with the peer.
   for _ in $(seq 50); do [ -S "$dir/docker.sock" ] || break; sleep 0.2; done
   ip link del svcpeer0 2>/dev/null || true

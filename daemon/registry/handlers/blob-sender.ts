@@ -74,9 +74,9 @@ async function sendByKernel(
   await flushed(socket);
   // Node sees no traffic on its socket while the kernel sends: its idle timeout would cut the
   // transfer, so the sender's thread applies it instead, to the client's progress.
-  const idleMs = socket.timeout || noIdleLimit;
+  const timeout = socket.timeout ?? 0;
   socket.setTimeout(0);
-  const transfer = sendFile(socketFd, fileFd, start, end - start + 1, idleMs);
+  const transfer = sendFile(socketFd, fileFd, start, end - start + 1, timeout || noIdleLimit);
   const onClose = (): void => transfer.cancel();
   res.once('close', onClose);
   try {
@@ -87,7 +87,7 @@ async function sendByKernel(
     throw err;
   } finally {
     res.off('close', onClose);
-    socket.setTimeout(idleMs === noIdleLimit ? 0 : idleMs);
+    socket.setTimeout(timeout);
   }
   res.end();
 }

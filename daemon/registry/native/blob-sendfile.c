@@ -255,7 +255,10 @@ static napi_value js_send(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "send(socketFd, fileFd, offset, length, idleMs, done)");
     return NULL;
   }
-  if (!S.started && (start_thread(env), !S.started)) return NULL;
+  if (!S.started) {
+    start_thread(env);
+    if (!S.started) return NULL; /* it threw */
+  }
   if (env != S.env) {
     napi_throw_error(env, NULL, "blob-sendfile serves one Node environment per process");
     return NULL;

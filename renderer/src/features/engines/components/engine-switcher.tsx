@@ -3,27 +3,18 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEngineTarget } from '../../../api/engine-target';
 import { errorText } from '../../../api/gateway';
-import { selectEngine, useEngines, useEngineStatus } from '../queries';
+import { selectEngine, useEngineStatus } from '../queries';
+import { EngineSelect } from './engine-select';
 
 export function EngineSwitcher() {
   const qc = useQueryClient();
   const selected = useEngineTarget((s) => s.id);
-  const { all } = useEngines();
   const status = useEngineStatus(selected);
   const down =
     status.data?.up === false ? status.data.reason : status.error ? errorText(status.error) : undefined;
   return (
     <div className="engine-switcher">
-      <label>
-        Engine{' '}
-        <select aria-label="Engine" value={selected} onChange={(e) => selectEngine(qc, e.target.value)}>
-          {all.map((e) => (
-            <option key={e.id} value={e.id}>
-              {e.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <EngineSelect value={selected} onChange={(id) => selectEngine(qc, id)} />
       {down ? (
         <p className="error" role="alert" data-testid="engine-down">
           This engine does not answer: {down}. Check that it runs and that the address is right in Settings.

@@ -11,7 +11,7 @@ import { EMBEDDED_ENGINE } from '../../../api/engine-target';
 import { Dialog } from '../../../app/dialog';
 import { ErrorMessage } from '../../../app/error-message';
 import { toast } from '../../../app/toasts';
-import { useEngines } from '../../engines/queries';
+import { EngineSelect } from '../../engines/components/engine-select';
 import { ProgressView, splitTag } from '../../images/components/progress-dialog';
 import { fold, type Progress } from '../../images/progress';
 import { transfers, useAddRegistry, useEngineImages, useRegistries } from '../queries';
@@ -87,22 +87,6 @@ function TransferDialog({
   );
 }
 
-function EngineField({ value, onChange }: { value: string; onChange: (id: string) => void }) {
-  const { all } = useEngines();
-  return (
-    <label>
-      Engine
-      <select value={value} onChange={(e) => onChange(e.target.value)}>
-        {all.map((e) => (
-          <option key={e.id} value={e.id}>
-            {e.name}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
 /** A dialog about one tag or digest of a repository. */
 interface ImageDialogProps {
   registry: RegistrySummary;
@@ -136,7 +120,7 @@ export function PullDialog({ registry, repo, reference, onClose }: ImageDialogPr
         Image
         <input value={name} readOnly />
       </label>
-      <EngineField value={engineId} onChange={setEngineId} />
+      <EngineSelect value={engineId} onChange={setEngineId} />
     </TransferDialog>
   );
 }
@@ -170,7 +154,7 @@ export function PushDialog({ registry, onClose }: { registry: RegistrySummary; o
         )
       }
     >
-      <EngineField value={engineId} onChange={(id) => (setEngineId(id), setImage(''))} />
+      <EngineSelect value={engineId} onChange={(id) => (setEngineId(id), setImage(''))} />
       <ErrorMessage error={images.error} context="Could not list the engine's images" />
       {images.isSuccess && names.length === 0 ? (
         <p className="muted">This engine has no tagged image to push: pull, load or tag one first.</p>

@@ -1,18 +1,22 @@
-// Composition root of svc-registry: `serve --data DIR --addr HOST:PORT [--config FILE]` and
-// `gc --data DIR [--dry-run]`.
+// Composition root of svc-registry: `serve [--data DIR] [--addr HOST:PORT] [--config FILE]` and
+// `gc [--data DIR] [--config FILE] [--dry-run]`. Storage and address may come from the config.
 import { mkdirSync, statSync, accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { authorizerFromConfig } from '../registry/auth/authorizer-from-config';
-import { loadConfig } from '../registry/config';
+import { loadConfig, type RegistryConfig } from '../registry/config';
+import { parseDuration } from '../registry/distribution-config';
+import type { StorageDriver } from '../registry/storage/driver';
 import { EventSink } from '../registry/events';
 import { createRegistryServer } from '../registry/server';
-import { FilesystemDriver } from '../registry/storage/filesystem-driver';
+import { driverFromConfig } from '../registry/storage/driver-from-config';
 import { collectGarbage, defaultGracePeriodMs } from '../registry/storage/gc';
 import { RegistryStorage } from '../registry/storage/registry-storage';
 
-const usage = `usage: svc-registry serve --data DIR --addr 127.0.0.1:PORT [--config FILE]
-       svc-registry gc --data DIR [--dry-run]`;
+const usage = `usage: svc-registry serve [--data DIR] [--addr 127.0.0.1:PORT] [--config FILE]
+       svc-registry gc [--data DIR] [--config FILE] [--dry-run] [--grace-period 1h]
+--data is the storage directory unless the config names storage (filesystem or s3);
+--addr overrides the config's http.addr.`;
 
 class UsageError extends Error {}
 
@@ -58,7 +62,17 @@ function openDataDir(path: string): string {
   return dir;
 }
 
+/** The driver on --data when given, on the config's storage otherwise. */
+function openDriver(config: RegistryConfig, flags: Map<string, string | true>): StorageDriver {
+  const dir = stringFlag(flags, 'data', false);
+  if (dir === undefined && !config.storage)
+    throw new UsageError('--data is required (or storage in the config)');
+  return driverFromConfig(config, dir === undefined ? undefined : () => openDataDir(dir));
+}
+
 function parseAddr(addr: string): { host: string; port: number } {
+  // Distribution's ":5000" listens on every interface.
+  if (/^:\d+$/.test(addr)) addr = `0.0.0.0${addr}`;
   const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(addr);
   if (!m || !isIP(m[1]) || Number(m[2]) > 65535) throw new UsageError(`--addr must be IP:PORT, got ${addr}`);
   return { host: m[1], port: Number(m[2]) };
@@ -70,13 +84,14 @@ function isLoopback(host: string): boolean {
 
 async function serve(flags: Map<string, string | true>): Promise<void> {
   checkFlags(flags, ['data', 'addr', 'config']);
-  const dataDir = openDataDir(stringFlag(flags, 'data', true));
-  const { host, port } = parseAddr(stringFlag(flags, 'addr', true));
   const config = loadConfig(stringFlag(flags, 'config', false));
+  const addr = stringFlag(flags, 'addr', false) ?? config.addr;
+  if (!addr) throw new UsageError('--addr is required (or http.addr in the config)');
+  const { host, port } = parseAddr(addr);
   if (!config.auth && !isLoopback(host)) {
     throw new Error(`refusing to serve without auth on non-loopback address ${host}; configure auth`);
   }
-  const storage = new RegistryStorage(new FilesystemDriver(dataDir), {
+  const storage = new RegistryStorage(openDriver(config, flags), {
     expireMs: config.uploads.expireSeconds * 1000,
   });
   const warn = (line: string): void => void process.stderr.write(`svc-registry: ${line}\n`);
@@ -103,8 +118,10 @@ async function serve(flags: Map<string, string | true>): Promise<void> {
       (n) => n && warn(`purged ${n} expired uploads`),
       (err: Error) => warn(`upload purge: ${err.message}`),
     );
-  purge();
-  setInterval(purge, config.uploads.purgeIntervalSeconds * 1000).unref();
+  if (Number.isFinite(config.uploads.purgeIntervalSeconds)) {
+    purge();
+    setInterval(purge, config.uploads.purgeIntervalSeconds * 1000).unref();
+  }
 
   const stop = (): void => {
     server.close();
@@ -119,13 +136,17 @@ async function serve(flags: Map<string, string | true>): Promise<void> {
 }
 
 async function gc(flags: Map<string, string | true>): Promise<void> {
-  checkFlags(flags, ['data', 'dry-run']);
-  const dataDir = openDataDir(stringFlag(flags, 'data', true));
-  const storage = new RegistryStorage(new FilesystemDriver(dataDir), { expireMs: Infinity });
+  checkFlags(flags, ['data', 'config', 'dry-run', 'grace-period']);
+  const config = loadConfig(stringFlag(flags, 'config', false));
+  const storage = new RegistryStorage(openDriver(config, flags), { expireMs: Infinity });
   const dryRun = flags.get('dry-run') === true;
+  const grace = stringFlag(flags, 'grace-period', false);
+  const graceSeconds = grace === undefined ? undefined : parseDuration(grace);
+  if (grace !== undefined && graceSeconds === undefined)
+    throw new UsageError(`--grace-period must be a duration such as 1h or 30m, got ${grace}`);
   const result = await collectGarbage(storage, {
     dryRun,
-    gracePeriodMs: defaultGracePeriodMs,
+    gracePeriodMs: graceSeconds === undefined ? defaultGracePeriodMs : graceSeconds * 1000,
     log: (line) => process.stdout.write(line + '\n'),
   });
   process.stdout.write(

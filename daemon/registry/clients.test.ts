@@ -29,12 +29,17 @@ after(() => rm(scratch, { recursive: true, force: true }));
 
 describe('skopeo', { skip: !hasSkopeo && 'skopeo is not installed' }, () => {
   let reg: RegistryProcess;
+  let replica: RegistryProcess;
   before(async () => {
     reg = await startRegistry();
+    replica = await startRegistry({ dataDir: reg.dataDir });
   });
-  after(() => reg.stop());
+  after(async () => {
+    await replica.stop();
+    await reg.stop();
+  });
 
-  test('copy an OCI layout into the registry and back out, byte for byte', async () => {
+  test('copy an OCI layout into the registry and back out of another replica, byte for byte', async () => {
     const push = skopeo(
       'copy',
       '--dest-tls-verify=false',
@@ -54,7 +59,7 @@ describe('skopeo', { skip: !hasSkopeo && 'skopeo is not installed' }, () => {
     const pull = skopeo(
       'copy',
       '--src-tls-verify=false',
-      `docker://${reg.host}/x/busybox:v1`,
+      `docker://${replica.host}/x/busybox:v1`,
       `oci:${out}:v1`,
     );
     assert.equal(pull.status, 0, pull.output);

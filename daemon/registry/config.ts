@@ -1,4 +1,5 @@
-// The registry's configuration: a JSON file given with --config, every field optional.
+// The registry's configuration, given with --config: either Distribution's YAML format
+// (`version: 0.1`, read by distribution-config.ts) or this JSON form, every field optional.
 //
 // {
 //   "readOnly": false,                 refuse every write with UNSUPPORTED
@@ -12,10 +13,14 @@
 //   "tls": { "certificate": "cert.pem", "key": "key.pem" },
 //   "rateLimit": { "requestsPerSecond": 100, "burst": 200 },
 //   "idleTimeoutSeconds": 120,         a connection silent this long (a stalled upload) is closed
-//   "events": { "log": "events.jsonl", "endpoint": "http://127.0.0.1:9000/events" }
+//   "events": { "log": "events.jsonl", "endpoint": "http://127.0.0.1:9000/events" },
+//   "storage": { "s3": { ...Distribution's storage.s3 keys, see distribution-config.ts } },
+//   "redirect": false                  answer blob GETs with 307 to the store (S3 only)
 // }
 import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import type { AccessRule } from './auth/token-issuer';
+import { fromDistributionConfig, parseS3Config, type StorageConfig } from './distribution-config';
 
 export interface RegistryConfig {
   readOnly: boolean;
@@ -38,6 +43,12 @@ export interface RegistryConfig {
   rateLimit?: { requestsPerSecond: number; burst: number };
   idleTimeoutSeconds: number;
   events?: { log?: string; endpoint?: string };
+  /** Where blobs and metadata live; the --data directory when absent. */
+  storage?: StorageConfig;
+  /** Blob GETs answer 307 to a pre-signed URL of the store, when the driver has one. */
+  redirect: boolean;
+  /** http.addr of a Distribution config: where to listen when --addr is not given. */
+  addr?: string;
 }
 
 export const defaultConfig: RegistryConfig = {
@@ -46,6 +57,7 @@ export const defaultConfig: RegistryConfig = {
   pageCap: 1000,
   uploads: { expireSeconds: 7 * 24 * 3600, purgeIntervalSeconds: 3600 },
   idleTimeoutSeconds: 120,
+  redirect: false,
 };
 
 function positive(value: unknown, field: string): void {
@@ -53,13 +65,18 @@ function positive(value: unknown, field: string): void {
     throw new Error(`config: ${field} must be a positive number`);
 }
 
-export function parseConfig(text: string, source = 'config'): RegistryConfig {
-  let raw: Partial<RegistryConfig>;
+/** Reads either form; `env` supplies Distribution's REGISTRY_* overrides to its format. */
+export function parseConfig(text: string, source = 'config', env: NodeJS.ProcessEnv = {}): RegistryConfig {
+  let raw: Partial<RegistryConfig> & { version?: unknown };
   try {
-    raw = JSON.parse(text);
+    // JSON is YAML: one parser reads both forms.
+    raw = parseYaml(text) ?? {};
   } catch (err) {
-    throw new Error(`${source}: not valid JSON (${(err as Error).message})`, { cause: err });
+    throw new Error(`${source}: not valid YAML or JSON (${(err as Error).message})`, { cause: err });
   }
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${source}: not a configuration object`);
+  if ('version' in raw) raw = fromDistributionConfig(raw as Record<string, unknown>, env, source);
+  else if (raw.storage) raw.storage = parseStorage(raw.storage, source);
   const config: RegistryConfig = {
     ...defaultConfig,
     ...raw,
@@ -84,7 +101,13 @@ export function parseConfig(text: string, source = 'config'): RegistryConfig {
   return config;
 }
 
-export function loadConfig(file?: string): RegistryConfig {
+function parseStorage(storage: StorageConfig, source: string): StorageConfig {
+  if (storage.s3)
+    return { s3: parseS3Config(storage.s3 as unknown as Record<string, unknown>, `${source}: storage.s3`) };
+  return storage;
+}
+
+export function loadConfig(file?: string, env: NodeJS.ProcessEnv = process.env): RegistryConfig {
   if (!file) return { ...defaultConfig };
-  return parseConfig(readFileSync(file, 'utf8'), file);
+  return parseConfig(readFileSync(file, 'utf8'), file, env);
 }

@@ -1,5 +1,6 @@
 // Container engines against svc-registry: podman and Docker Engine 20.10 (Debian's packages)
-// push an image into it and pull it back, each with its own isolated storage.
+// push an image into it and pull it back, each with its own isolated storage. The pull goes to
+// a second registry process on the same storage: replicas serve what any of them accepted.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -22,6 +23,7 @@ function run(cmd: string, args: string[], env?: NodeJS.ProcessEnv) {
 let scratch: string;
 let image: OciImage;
 let reg: RegistryProcess;
+let replica: RegistryProcess;
 /** The same image as a docker-save archive, named busybox:v1, for `load`. */
 let archive: string;
 
@@ -29,6 +31,7 @@ before(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'svc-reg-engines-'));
   image = await writeBusyboxLayout(join(scratch, 'src'), 'v1', join(scratch, 'build'));
   reg = await startRegistry();
+  replica = await startRegistry({ dataDir: reg.dataDir });
   archive = join(scratch, 'busybox.tar');
   const save = run('skopeo', [
     '--insecure-policy',
@@ -40,6 +43,7 @@ before(async () => {
 });
 
 after(async () => {
+  await replica.stop();
   await reg.stop();
   await cleanupUnder(scratch);
 });
@@ -61,8 +65,9 @@ describe('podman', { skip: !has('podman') && 'podman is not installed' }, () => 
       ...args,
     ]);
 
-  test('podman push into svc-registry, then pull it back', () => {
+  test('podman push into svc-registry, then pull it back from another replica', () => {
     const ref = `${reg.host}/podman/busybox:v1`;
+    const pulled = `${replica.host}/podman/busybox:v1`;
     const load = podman('load', '-i', archive);
     assert.equal(load.status, 0, load.output);
     const id = podman('image', 'inspect', '--format', '{{.Id}}', 'busybox:v1').stdout.trim();
@@ -70,9 +75,9 @@ describe('podman', { skip: !has('podman') && 'podman is not installed' }, () => 
     const push = podman('push', '--tls-verify=false', ref);
     assert.equal(push.status, 0, push.output);
     assert.equal(podman('rmi', '-a', '-f').status, 0);
-    const pull = podman('pull', '--tls-verify=false', ref);
+    const pull = podman('pull', '--tls-verify=false', pulled);
     assert.equal(pull.status, 0, pull.output);
-    const inspect = podman('image', 'inspect', '--format', '{{.Id}}', ref);
+    const inspect = podman('image', 'inspect', '--format', '{{.Id}}', pulled);
     assert.equal(inspect.stdout.trim(), id);
   });
 });
@@ -88,7 +93,7 @@ describe('Docker Engine 20.10', { skip: dockerdMissing() ?? false }, () => {
 
   after(() => destroyDockerd(dockerd));
 
-  test('docker push into svc-registry, then docker pull it back', async () => {
+  test('docker push into svc-registry, then docker pull it back from another replica', async () => {
     assert.equal(docker('load', '-i', archive).status, 0);
     const ref = `${reg.host}/docker/busybox:v1`;
     assert.equal(docker('tag', 'busybox:v1', ref).status, 0);
@@ -103,9 +108,10 @@ describe('Docker Engine 20.10', { skip: dockerdMissing() ?? false }, () => {
     assert.equal(head.headers['docker-content-digest'], digest);
     const id = docker('image', 'inspect', '--format', '{{.Id}}', ref).stdout.trim();
     assert.equal(docker('rmi', ref, 'busybox:v1').status, 0);
-    const pull = docker('pull', ref);
+    const pulled = `${replica.host}/docker/busybox:v1`;
+    const pull = docker('pull', pulled);
     assert.equal(pull.status, 0, pull.output);
     assert.match(pull.output, new RegExp(`Digest: ${digest}`));
-    assert.equal(docker('image', 'inspect', '--format', '{{.Id}}', ref).stdout.trim(), id);
+    assert.equal(docker('image', 'inspect', '--format', '{{.Id}}', pulled).stdout.trim(), id);
   });
 });

@@ -11,7 +11,12 @@ import { sha256 } from '../lib/digest';
 import { http, type HttpResponse } from '../testing/http-client';
 import { rawRequest } from '../testing/raw-http';
 import { pushBlob, pushSmallImage, putManifest, startUpload } from './testing/registry-client';
-import { registryCommand, startRegistry, type RegistryProcess } from './testing/registry-process';
+import {
+  registryCommand,
+  startRegistry,
+  testStorage,
+  type RegistryProcess,
+} from './testing/registry-process';
 
 function codes(res: HttpResponse): string[] {
   return res.json<{ errors: { code: string }[] }>().errors.map((e) => e.code);
@@ -62,7 +67,9 @@ describe('server basics', () => {
     assert.deepEqual(codes(res), ['UNSUPPORTED']);
   });
 
-  test('a storage failure is 500 UNKNOWN', async () => {
+  // A directory where a file belongs fails a read there; an object store has no such state.
+  const fsOnly = testStorage() === 's3' && 'a filesystem failure';
+  test('a storage failure is 500 UNKNOWN', { skip: fsOnly }, async () => {
     const digest = sha256('broken');
     const hex = digest.slice(7);
     await mkdir(join(reg.dataDir, 'blobs/sha256', hex.slice(0, 2), hex, 'data'), { recursive: true });

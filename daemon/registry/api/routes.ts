@@ -8,6 +8,7 @@ export type RouteName =
   | 'getManifest'
   | 'putManifest'
   | 'deleteManifest'
+  | 'getReferrers'
   | 'getBlob'
   | 'deleteBlob'
   | 'startBlobUpload'
@@ -51,6 +52,10 @@ export const routes: Route[] = [
       PUT: op('putManifest', ['pull', 'push'], true),
       DELETE: op('deleteManifest', ['delete'], true),
     },
+  },
+  {
+    pattern: new RegExp(`^/v2/${name}/referrers/(?<digest>[^/]+)$`),
+    methods: { GET: op('getReferrers', ['pull']) },
   },
   {
     pattern: new RegExp(`^/v2/${name}/blobs/uploads/?$`),

@@ -12,7 +12,7 @@ import { sha256 } from '../../lib/digest';
 import { http, type HttpResponse } from '../../testing/http-client';
 import { makePki } from '../../testing/test-pki';
 import { pushBlob } from '../testing/registry-client';
-import { startRegistry, type RegistryProcess } from '../testing/registry-process';
+import { startRegistry, testStorage, type RegistryProcess } from '../testing/registry-process';
 
 let reg: RegistryProcess;
 before(async () => {
@@ -287,4 +287,34 @@ describe('clients that stop reading', () => {
       assert.ok(body.equals(data), `the slow pull got ${body.length} of ${data.length} bytes, intact`);
     },
   );
+});
+
+describe('redirects', () => {
+  let redirecting: RegistryProcess;
+  before(async () => {
+    redirecting = await startRegistry({ config: { redirect: true } });
+  });
+  after(() => redirecting.stop());
+
+  test('with redirects on, a blob GET on S3 is a 307 to the store; on disk the registry serves it', async () => {
+    const data = randomBytes(300_000);
+    const digest = await pushBlob(redirecting.url, 'b/redirect', data);
+    const res = await http(`${redirecting.url}/v2/b/redirect/blobs/${digest}`);
+    if (testStorage() === 's3') {
+      assert.equal(res.status, 307);
+      const location = new URL(res.headers.location as string);
+      assert.equal(location.hostname, '127.0.0.1');
+      assert.match(location.search, /X-Amz-Signature=/);
+      const direct = await http(location.toString(), { headers: { Range: 'bytes=10-19' } });
+      assert.equal(direct.status, 206);
+      assert.ok(direct.body.equals(data.subarray(10, 20)), 'the store serves the blob, ranges too');
+      assert.ok((await http(location.toString())).body.equals(data));
+    } else {
+      assert.equal(res.status, 200);
+      assert.ok(res.body.equals(data));
+    }
+    const head = await http(`${redirecting.url}/v2/b/redirect/blobs/${digest}`, { method: 'HEAD' });
+    assert.equal(head.status, 200, 'HEAD answers from the metadata');
+    assert.equal(head.headers['content-length'], String(data.length));
+  });
 });

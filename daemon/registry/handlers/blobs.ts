@@ -46,6 +46,9 @@ export const getBlob: Handler = async (ctx) => {
     res.setHeader('Content-Range', `bytes */${info.size}`);
     throw new RegistryError('RANGE_INVALID', 'requested range not satisfiable', { size: info.size });
   }
+  const redirect =
+    ctx.config.redirect && req.method === 'GET' ? storage.blobs.redirectUrl(info.digest) : undefined;
+  if (redirect) return sendEmpty(res, 307, { Location: await redirect });
   res.setHeader('Content-Type', 'application/octet-stream');
   const sendsBody = req.method !== 'HEAD' && info.size > 0;
   const file = sendsBody ? await storage.blobs.open(info.digest) : undefined;

@@ -5,6 +5,7 @@ import { deleteBlob, getBlob } from './blobs';
 import { getCatalog } from './catalog';
 import type { Handler } from './context';
 import { deleteManifest, getManifest, putManifest } from './manifests';
+import { getReferrers } from './referrers';
 import { getTags } from './tags';
 import { getToken } from './token';
 import {
@@ -22,6 +23,7 @@ export const handlers: Record<RouteName, Handler> = {
   getManifest,
   putManifest,
   deleteManifest,
+  getReferrers,
   getBlob,
   deleteBlob,
   startBlobUpload,

@@ -204,16 +204,20 @@ describe('manifests', () => {
     );
   });
 
-  test('DELETE by digest: 202, then 404; its tags disappear; DELETE by tag is refused', async () => {
+  test('DELETE by digest: 202, then 404; its tags disappear; DELETE by tag removes the tag alone', async () => {
     const body = await pushSmallImage(reg.url, 'm/i', 'i');
     await putManifest(reg.url, 'm/i', 't1', body);
     await putManifest(reg.url, 'm/i', 't2', body);
+    await putManifest(reg.url, 'm/i', 't0', body);
     const other = await pushSmallImage(reg.url, 'm/i', 'i2');
     await putManifest(reg.url, 'm/i', 't3', other);
-    const byTag = await http(`${reg.url}/v2/m/i/manifests/t1`, { method: 'DELETE' });
-    assert.equal(byTag.status, 400);
-    assert.equal(errors(byTag)[0].code, 'DIGEST_INVALID');
-    assert.equal((await getManifest('m/i', 't1')).status, 200, 'the refused delete changed nothing');
+    const byTag = await http(`${reg.url}/v2/m/i/manifests/t0`, { method: 'DELETE' });
+    assert.equal(byTag.status, 202);
+    assert.equal((await getManifest('m/i', 't0')).status, 404, 'the tag is gone');
+    assert.equal((await getManifest('m/i', 't1')).status, 200, 'the manifest and its other tags stay');
+    const unknownTag = await http(`${reg.url}/v2/m/i/manifests/t0`, { method: 'DELETE' });
+    assert.equal(unknownTag.status, 404);
+    assert.equal(errors(unknownTag)[0].code, 'MANIFEST_UNKNOWN');
     const digest = sha256(body);
     assert.equal((await http(`${reg.url}/v2/m/i/manifests/${digest}`, { method: 'DELETE' })).status, 202);
     const again = await http(`${reg.url}/v2/m/i/manifests/${digest}`, { method: 'DELETE' });
@@ -224,11 +228,71 @@ describe('manifests', () => {
     assert.deepEqual((await http(`${reg.url}/v2/m/i/tags/list`)).json(), { name: 'm/i', tags: ['t3'] });
   });
 
-  test('MANIFEST_UNKNOWN, TAG_INVALID and DIGEST_INVALID on GET', async () => {
+  test('MANIFEST_UNKNOWN for unknown and impossible tags on GET and HEAD, DIGEST_INVALID', async () => {
     const res = await getManifest('m/none', 'latest');
     assert.equal(res.status, 404);
     assert.equal(errors(res)[0].code, 'MANIFEST_UNKNOWN');
-    assert.equal(errors(await getManifest('m/none', '-bad'))[0].code, 'TAG_INVALID');
+    for (const tag of ['-bad', '.INVALID_MANIFEST_NAME']) {
+      const get = await getManifest('m/none', tag);
+      assert.equal(get.status, 404, tag);
+      assert.equal(errors(get)[0].code, 'MANIFEST_UNKNOWN');
+      const head = await http(`${reg.url}/v2/m/none/manifests/${tag}`, { method: 'HEAD' });
+      assert.equal(head.status, 404, tag);
+    }
     assert.equal(errors(await getManifest('m/none', 'sha256:12'))[0].code, 'DIGEST_INVALID');
+  });
+
+  test('OCI 1.1 referrers: OCI-Subject on PUT, the index of referrers, the artifactType filter, gone on delete', async () => {
+    const subjectBody = await pushSmallImage(reg.url, 'm/ref', 'subject');
+    await putManifest(reg.url, 'm/ref', 'v1', subjectBody);
+    const subject = sha256(subjectBody);
+    const empty = Buffer.from('{}');
+    await pushBlob(reg.url, 'm/ref', empty);
+    const emptyConfig = { mediaType: 'application/vnd.oci.empty.v1+json', digest: sha256(empty), size: 2 };
+    const artifact = (artifactType: string, note: string): Buffer =>
+      Buffer.from(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: MediaTypes.ociManifest,
+          artifactType,
+          config: emptyConfig,
+          layers: [emptyConfig],
+          subject: { mediaType: MediaTypes.dockerManifest, digest: subject, size: subjectBody.length },
+          annotations: { note },
+        }),
+      );
+    const signature = artifact('application/vnd.example.signature', 'sig');
+    const sbom = artifact('application/vnd.example.sbom', 'sbom');
+    for (const body of [signature, sbom]) {
+      const res = await putManifest(reg.url, 'm/ref', sha256(body), body, MediaTypes.ociManifest);
+      assert.equal(res.status, 201, res.body.toString());
+      assert.equal(res.headers['oci-subject'], subject);
+    }
+    const all = await http(`${reg.url}/v2/m/ref/referrers/${subject}`);
+    assert.equal(all.status, 200);
+    assert.equal(all.headers['content-type'], MediaTypes.ociIndex);
+    const index = all.json<{ manifests: { digest: string; artifactType: string; annotations: object }[] }>();
+    assert.deepEqual(index.manifests.map((m) => m.digest).sort(), [sha256(signature), sha256(sbom)].sort());
+    const sig = index.manifests.find((m) => m.digest === sha256(signature))!;
+    assert.equal(sig.artifactType, 'application/vnd.example.signature');
+    assert.deepEqual(sig.annotations, { note: 'sig' });
+    const filtered = await http(
+      `${reg.url}/v2/m/ref/referrers/${subject}?artifactType=application/vnd.example.sbom`,
+    );
+    assert.equal(filtered.headers['oci-filters-applied'], 'artifactType');
+    assert.deepEqual(
+      filtered.json<{ manifests: { digest: string }[] }>().manifests.map((m) => m.digest),
+      [sha256(sbom)],
+    );
+    assert.equal(
+      (await http(`${reg.url}/v2/m/ref/manifests/${sha256(sbom)}`, { method: 'DELETE' })).status,
+      202,
+    );
+    const after = (await http(`${reg.url}/v2/m/ref/referrers/${subject}`)).json<{ manifests: unknown[] }>();
+    assert.equal(after.manifests.length, 1, 'a deleted referrer is no longer listed');
+    const none = await http(`${reg.url}/v2/m/ref/referrers/${sha256('nothing refers to this')}`);
+    assert.equal(none.status, 200);
+    assert.deepEqual(none.json(), { schemaVersion: 2, mediaType: MediaTypes.ociIndex, manifests: [] });
+    assert.equal((await http(`${reg.url}/v2/m/ref/referrers/sha256:zz`)).status, 400);
   });
 });

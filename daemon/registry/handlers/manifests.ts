@@ -1,4 +1,5 @@
-// Manifests: GET/HEAD by tag or digest honouring Accept, PUT by tag or digest, DELETE by digest.
+// Manifests: GET/HEAD by tag or digest honouring Accept, PUT by tag or digest, DELETE by digest
+// (the manifest) or by tag (the tag alone, as OCI distribution 1.1 has it).
 import type { IncomingMessage } from 'node:http';
 import { RegistryError } from '../api/error-codes';
 import { setTwin } from '../api/headers';
@@ -6,6 +7,7 @@ import { canonicalMediaType, svcTwin } from '../../lib/media-types';
 import { maxManifestBytes } from '../../lib/manifest-body';
 import type { ParsedManifest } from '../storage/manifest-parser';
 import { emitEvent, sendEmpty, type Handler } from './context';
+import { isTag } from '../api/names';
 import { digestParam, notModified, referenceParam } from './references';
 
 function acceptedTypes(req: IncomingMessage): string[] {
@@ -29,8 +31,14 @@ function negotiate(parsed: ParsedManifest, accepted: string[]): string | undefin
 
 export const getManifest: Handler = async (ctx) => {
   const { req, res, params, storage } = ctx;
-  const ref = referenceParam(params.reference);
-  const stored = await storage.manifests.get(params.name, params.reference);
+  const isDigestRef = params.reference.includes(':');
+  const ref = isDigestRef ? referenceParam(params.reference) : { tag: params.reference };
+  // A tag that cannot exist names no manifest: 404, as the OCI conformance suites expect (and
+  // no storage path is built from it).
+  const stored =
+    isDigestRef || isTag(params.reference)
+      ? await storage.manifests.get(params.name, params.reference)
+      : undefined;
   if (!stored) {
     throw new RegistryError(
       'MANIFEST_UNKNOWN',
@@ -93,6 +101,8 @@ export const putManifest: Handler = async (ctx) => {
   const parsed = await storage.manifests.put(params.name, params.reference, body, contentType);
   const location = `${baseUrl}/v2/${params.name}/manifests/${parsed.digest}`;
   setTwin(res, 'contentDigest', parsed.digest);
+  // OCI 1.1: the registry tells it indexed the subject, so clients need no fallback tag.
+  if (parsed.subject) res.setHeader('OCI-Subject', parsed.subject);
   sendEmpty(res, 201, { Location: location });
   emitEvent(ctx, {
     action: 'push',
@@ -111,10 +121,13 @@ export const deleteManifest: Handler = async (ctx) => {
   const { res, params, storage, config } = ctx;
   if (!config.deleteEnabled) throw new RegistryError('UNSUPPORTED', 'deletion is disabled');
   if (!params.reference.includes(':')) {
-    // As Distribution 2.8 answers a delete by tag.
-    throw new RegistryError('DIGEST_INVALID', 'manifests can be deleted only by digest', {
-      tag: params.reference,
-    });
+    const { tag } = referenceParam(params.reference);
+    if (!(await storage.tags.resolve(params.name, tag!)))
+      throw new RegistryError('MANIFEST_UNKNOWN', undefined, { tag });
+    await storage.tags.untag(params.name, tag!);
+    sendEmpty(res, 202);
+    emitEvent(ctx, { action: 'delete', target: { repository: params.name, tag } });
+    return;
   }
   const digest = digestParam(params.reference);
   if (!(await storage.manifests.delete(params.name, digest))) {

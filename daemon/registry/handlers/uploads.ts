@@ -62,8 +62,21 @@ async function chunkRange(ctx: RequestContext, uuid: string): Promise<ByteRange 
   throw new RangeInvalidError(offset, `invalid Content-Range ${ctx.req.headers['content-range']}`);
 }
 
+/**
+ * Once the request's body is in, what is left (an object store's copy of a whole blob) is the
+ * registry's work, not a stalled client: the connection's idle timer waits for the answer.
+ */
+function pauseIdleTimerAfterBody(ctx: RequestContext): void {
+  const { req, res } = ctx;
+  const pause = (): void => void req.socket.setTimeout(0);
+  if (req.readableEnded) pause();
+  else req.once('end', pause);
+  res.once('finish', () => req.socket.setTimeout(ctx.config.idleTimeoutSeconds * 1000));
+}
+
 /** Runs an upload step; a 416 gets the upload's headers, other 4xx and a full disk cancel the upload. */
 async function uploadStep(ctx: RequestContext, uuid: string, step: () => Promise<void>): Promise<void> {
+  pauseIdleTimerAfterBody(ctx);
   try {
     await step();
   } catch (err) {

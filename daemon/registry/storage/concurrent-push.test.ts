@@ -4,8 +4,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { sha256, type Digest } from '../../lib/digest';
 import { MediaTypes } from '../../lib/media-types';
 import { http } from '../../testing/http-client';
@@ -17,6 +15,7 @@ import {
   type Descriptor,
 } from '../testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../testing/registry-process';
+import { filesUnder } from '../testing/stored-files';
 import { paths } from './paths';
 
 const pushers = 20;
@@ -29,13 +28,6 @@ before(async () => {
 after(() => reg.stop());
 
 /** Every file under `dir`, relative to it. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => !e.isDirectory())
-    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-    .sort();
-}
-
 /** An OCI manifest of the shared blobs, told apart by an annotation naming its pusher. */
 function manifestOf(config: Descriptor, layers: Descriptor[], pusher: number): Buffer {
   return Buffer.from(
@@ -70,16 +62,16 @@ test('20 concurrent pushes of the same layers: one blob per digest, every tag va
   );
 
   const digests = [...blobs, ...manifests].map((b) => sha256(b));
-  const stored = filesUnder(join(reg.dataDir, paths.blobsRoot()));
+  const stored = await filesUnder(reg.driver, paths.blobsRoot());
   assert.deepEqual(
     stored,
     digests.map((d) => paths.blobData(d).slice(paths.blobsRoot().length + 1)).sort(),
     'one data file per digest, nothing else',
   );
-  const links = filesUnder(join(reg.dataDir, paths.layersDir(repo)));
+  const links = await filesUnder(reg.driver, paths.layersDir(repo));
   assert.equal(links.length, blobs.length, links.join('\n'));
   assert.deepEqual(
-    readdirSync(join(reg.dataDir, paths.uploadsDir(repo))),
+    await reg.driver.list(paths.uploadsDir(repo)),
     [],
     'no upload directory left once the pushes are done',
   );

@@ -48,4 +48,6 @@ export interface StorageDriver {
   delete(path: string): Promise<void>;
   /** Sets the modification time (gc spares recently written blobs). */
   touch(path: string): Promise<void>;
+  /** A URL clients may GET the file from directly, for a while (an object store's pre-signed URL). */
+  redirectUrl?(path: string, expiresSeconds: number): Promise<string>;
 }

@@ -28,6 +28,9 @@ export interface ParsedManifest {
   blobs: BlobReference[];
   /** Child manifests of an index: must exist as manifests of the repository. */
   manifests: Digest[];
+  /** OCI 1.1: the manifest this one refers to (a signature, an SBOM...), and what it is. */
+  subject?: Digest;
+  artifactType?: string;
   /** schema1 only: the name and tag written in the body. */
   name?: string;
   tag?: string;
@@ -102,18 +105,25 @@ export function parseManifest(body: Buffer, contentType?: string): ParsedManifes
   }
   if (doc.schemaVersion !== 2) throw invalid('schemaVersion must be 2');
   const digest = sha256(body);
+  const subject = doc.subject === undefined ? undefined : descriptorDigest(doc.subject, 'subject');
+  if (doc.artifactType !== undefined && typeof doc.artifactType !== 'string')
+    throw invalid('artifactType must be a string');
+  const oci = { subject, artifactType: doc.artifactType as string | undefined };
   if (kind === 'index') {
     const children = descriptors(doc.manifests, 'manifests').map((m, i) =>
       descriptorDigest(m, `manifests[${i}]`),
     );
-    return { kind, mediaType, declaredType, digest, blobs: [], manifests: children };
+    return { kind, mediaType, declaredType, digest, blobs: [], manifests: children, ...oci };
   }
   const blobs = [blobReference(doc.config, 'config')];
   descriptors(doc.layers, 'layers').forEach((layer, i) => {
     const ref = blobReference(layer, `layers[${i}]`);
     if (!isForeign(layer)) blobs.push(ref);
   });
-  return { kind, mediaType, declaredType, digest, blobs, manifests: [] };
+  // An image manifest's artifact type defaults to its config's media type (OCI image spec 1.1).
+  const configType = (doc.config as { mediaType?: unknown }).mediaType;
+  const artifactType = oci.artifactType ?? (typeof configType === 'string' ? configType : undefined);
+  return { kind, mediaType, declaredType, digest, blobs, manifests: [], subject, artifactType };
 }
 
 export type ManifestKind = 'schema1' | 'image' | 'index';

@@ -3,7 +3,9 @@
 import { isDigest, type Digest } from '../../lib/digest';
 import { errorEntry, RegistryError, type ErrorEntry } from '../api/error-codes';
 import type { BlobStore } from './blob-store';
-import type { LinkedBlobStore } from './linked-blob-store';
+import type { StorageDriver } from './driver';
+import { LinkedBlobStore } from './linked-blob-store';
+import { paths } from './paths';
 import { parseManifest, type ParsedManifest } from './manifest-parser';
 import type { TagStore } from './tag-store';
 
@@ -19,6 +21,7 @@ export class ManifestStore {
   private readonly cache = new Map<Digest, StoredManifest>();
 
   constructor(
+    private readonly driver: StorageDriver,
     private readonly blobs: BlobStore,
     private readonly layers: LinkedBlobStore,
     private readonly revisions: LinkedBlobStore,
@@ -40,6 +43,7 @@ export class ManifestStore {
     await this.checkReferences(name, parsed);
     await this.blobs.put(parsed.digest, body);
     await this.revisions.link(name, parsed.digest);
+    if (parsed.subject) await this.referrerLinks(parsed.subject).link(name, parsed.digest);
     if (!byDigest) await this.tags.tag(name, reference, parsed.digest);
     this.remember({ body, parsed });
     return parsed;
@@ -64,9 +68,32 @@ export class ManifestStore {
     return stored;
   }
 
+  /** Links of the manifests whose subject is `subject`, in one repository. */
+  private referrerLinks(subject: Digest): LinkedBlobStore {
+    return new LinkedBlobStore(this.driver, this.blobs, (name, digest) =>
+      paths.referrerLink(name, subject, digest),
+    );
+  }
+
+  /** The manifests of a repository whose subject is `subject` (present or not). */
+  async referrers(name: string, subject: Digest): Promise<StoredManifest[]> {
+    const links = this.referrerLinks(subject);
+    const out: StoredManifest[] = [];
+    for (const algorithm of ['sha256', 'sha512']) {
+      for (const digest of await links.listUnder(paths.referrersDir(name, subject, algorithm), algorithm)) {
+        if (!(await links.isLinked(name, digest))) continue;
+        const stored = await this.get(name, digest);
+        if (stored) out.push(stored);
+      }
+    }
+    return out;
+  }
+
   /** Unlinks a manifest revision and drops the tags that pointed at it. */
   async delete(name: string, digest: Digest): Promise<boolean> {
+    const subject = (await this.get(name, digest))?.parsed.subject;
     if (!(await this.revisions.unlink(name, digest))) return false;
+    if (subject) await this.referrerLinks(subject).unlink(name, digest);
     await this.tags.untagDigest(name, digest);
     return true;
   }

@@ -4,6 +4,7 @@
 //   repositories/<name>/_layers/<alg>/<hex>/link                 blobs linked into a repository
 //   repositories/<name>/_manifests/revisions/<alg>/<hex>/link    manifests of a repository
 //   repositories/<name>/_manifests/tags/<tag>/current/link       what a tag points at
+//   repositories/<name>/_manifests/referrers/<alg>/<hex>/<alg>/<hex>/link   manifests whose subject is <alg>:<hex>
 //   repositories/<name>/_uploads/<uuid>/{data,startedat,committed}   uploads in progress
 import type { Digest } from '../../lib/digest';
 import { digestAlgorithm, digestHex } from '../../lib/digest';
@@ -33,6 +34,10 @@ export const paths = {
     `repositories/${name}/_manifests/revisions/${algorithm}`,
   revisionLink: (name: string, digest: Digest): string =>
     `repositories/${name}/_manifests/revisions/${digestPath(digest)}/link`,
+  referrersDir: (name: string, subject: Digest, algorithm: string): string =>
+    `repositories/${name}/_manifests/referrers/${digestPath(subject)}/${algorithm}`,
+  referrerLink: (name: string, subject: Digest, digest: Digest): string =>
+    `repositories/${name}/_manifests/referrers/${digestPath(subject)}/${digestPath(digest)}/link`,
   tagsDir: (name: string): string => `repositories/${name}/_manifests/tags`,
   tag: (name: string, tag: string): string => `repositories/${name}/_manifests/tags/${tag}`,
   tagLink: (name: string, tag: string): string => `repositories/${name}/_manifests/tags/${tag}/current/link`,

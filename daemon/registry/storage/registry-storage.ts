@@ -23,7 +23,7 @@ export class RegistryStorage {
     this.layers = new LinkedBlobStore(driver, this.blobs, paths.layerLink);
     this.revisions = new LinkedBlobStore(driver, this.blobs, paths.revisionLink);
     this.tags = new TagStore(driver);
-    this.manifests = new ManifestStore(this.blobs, this.layers, this.revisions, this.tags);
+    this.manifests = new ManifestStore(driver, this.blobs, this.layers, this.revisions, this.tags);
     this.uploads = new UploadWriter(driver, this.blobs, this.layers, options);
   }
 

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { digestAlgorithm, digestHex, isDigest, type Digest } from '../../lib/digest';
+import { KeyedLock } from '../../lib/keyed-lock';
 import { RegistryError } from '../api/error-codes';
 import type { BlobStore } from './blob-store';
 import type { StorageDriver } from './driver';
@@ -40,7 +41,7 @@ export interface UploadWriterOptions {
 
 export class UploadWriter {
   private readonly sessions = new Map<string, Session>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly lock = new KeyedLock();
 
   constructor(
     private readonly driver: StorageDriver,
@@ -223,14 +224,7 @@ export class UploadWriter {
   }
 
   private locked<T>(uuid: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(uuid) ?? Promise.resolve();
-    const next = previous.then(fn, fn);
-    const settled = next.catch(() => undefined);
-    this.locks.set(uuid, settled);
-    void settled.then(() => {
-      if (this.locks.get(uuid) === settled) this.locks.delete(uuid);
-    });
-    return next;
+    return this.lock.run(uuid, fn);
   }
 }
 

@@ -1,11 +1,58 @@
 // Starts svc-registry as a child process on a random port and a temp data dir, for tests of this
 // and other suites. From .ts sources it runs through tsx; from build/ it runs the compiled file.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/product';
 import { registryEnv, registryNodeFlags } from '../../lib/registry-launch';
+import { defaultConfig, parseConfig } from '../config';
+import type { StorageDriver } from '../storage/driver';
+import { driverFromConfig } from '../storage/driver-from-config';
+import { S3Client } from '../storage/s3-client';
+
+/**
+ * The suites of the registry run on the filesystem driver, or, when this variable holds a
+ * Ceph gateway's {endpoint, accessKey, secretKey} (as s3.test.ts sets it), on S3: each registry
+ * then gets a bucket of its own, named in its data dir so a restart on that dir finds it again.
+ */
+export const s3TestEnv = 'SVC_REGISTRY_TEST_S3';
+
+export interface S3TestTarget {
+  endpoint: string;
+  accessKey: string;
+  secretKey: string;
+}
+
+export function testStorage(): 'filesystem' | 's3' {
+  return process.env[s3TestEnv] ? 's3' : 'filesystem';
+}
+
+async function s3Storage(dataDir: string): Promise<object> {
+  const target = JSON.parse(process.env[s3TestEnv]!) as S3TestTarget;
+  await mkdir(dataDir, { recursive: true });
+  const file = join(dataDir, 's3-bucket');
+  const bucket = await readFile(file, 'utf8').catch(async () => {
+    const name = `reg-${randomBytes(6).toString('hex')}`;
+    const client = new S3Client({ ...target, region: 'us-east-1', bucket: name });
+    await client.createBucket();
+    client.close();
+    await writeFile(file, name);
+    return name;
+  });
+  return {
+    s3: {
+      accesskey: target.accessKey,
+      secretkey: target.secretKey,
+      region: 'us-east-1',
+      regionendpoint: target.endpoint,
+      bucket,
+      // Small chunks, so that modest test blobs already span several segments.
+      chunksize: 5 << 20,
+    },
+  };
+}
 
 export interface RegistryProcess {
   /** e.g. http://127.0.0.1:40123 (https:// when the config turns TLS on) */
@@ -13,7 +60,12 @@ export interface RegistryProcess {
   /** e.g. 127.0.0.1:40123, as image references name the registry. */
   host: string;
   port: number;
+  /** A temp dir of the test's; the storage itself on the filesystem driver. */
   dataDir: string;
+  /** Where the registry stores (the same driver it runs), for tests to look inside. */
+  driver: StorageDriver;
+  /** The arguments naming its storage, for `gc`: --data DIR or --config FILE. */
+  storageArgs: string[];
   child: ChildProcess;
   /** What the process wrote on stderr so far. */
   stderr(): string;
@@ -50,12 +102,16 @@ function exited(child: ChildProcess): Promise<void> {
 export async function startRegistry(options: StartOptions = {}): Promise<RegistryProcess> {
   const ownDir = !options.dataDir;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-registry-test-')));
-  const args = ['serve', '--data', dataDir, '--addr', `127.0.0.1:${options.port ?? 0}`];
-  if (options.config) {
-    const file = join(dataDir, 'test-config.json');
-    await writeFile(file, JSON.stringify(options.config));
-    args.push('--config', file);
-  }
+  const onS3 = testStorage() === 's3';
+  const config = onS3 ? { ...options.config, storage: await s3Storage(dataDir) } : options.config;
+  const configFile = join(dataDir, 'test-config.json');
+  if (config) await writeFile(configFile, JSON.stringify(config));
+  const args = ['serve', '--addr', `127.0.0.1:${options.port ?? 0}`];
+  if (!onS3) args.push('--data', dataDir);
+  if (config) args.push('--config', configFile);
+  const driver = onS3
+    ? driverFromConfig(parseConfig(JSON.stringify(config)))
+    : driverFromConfig(defaultConfig, () => dataDir);
   if (options.user) await chown(dataDir, options.user.uid, options.user.gid);
   const child = spawn(process.execPath, registryCommand(args), {
     cwd: repoRoot(),
@@ -86,6 +142,8 @@ export async function startRegistry(options: StartOptions = {}): Promise<Registr
     host: `127.0.0.1:${port}`,
     port,
     dataDir,
+    driver,
+    storageArgs: onS3 ? ['--config', configFile] : ['--data', dataDir],
     child,
     stderr: () => stderr,
     async stop() {

@@ -1,0 +1,361 @@
+// The storage driver on an S3 bucket: every path is an object key under the root directory, a
+// "directory" is a key prefix. Small files are single PUTs (atomic in S3). Upload data, the only
+// file that grows, is a segmented file: an empty base object marked `x-amz-meta-segmented` and
+// segment objects `<path>.segments/<start offset>`, each written whole once `chunksize` bytes
+// are gathered in memory (S3 needs a length up front). A chunk that leaves the last segment
+// under S3's 5 MiB multipart floor is gathered with it: the next append reads that segment back
+// and rewrites it longer under the same key, so every segment but the last can be a part of the
+// multipart copy that moves the finished upload into place, server-side. Nothing touches the
+// local disk, and any replica sees what another wrote.
+import { Readable, Writable } from 'node:stream';
+import type { FileInfo, RandomReader, StorageDriver } from './driver';
+import { readAll, S3Client, S3Error, xmlElement, xmlValue, xmlValues } from './s3-client';
+
+export interface S3DriverOptions {
+  /** Key prefix of everything stored, without leading or trailing slash; '' for the bucket's root. */
+  rootDirectory: string;
+  /** Bytes gathered before a segment is written (≥ 5 MiB). */
+  chunkSize: number;
+  /** Objects larger than this are copied with a multipart copy (parts of `copyChunkSize`). */
+  copyThreshold: number;
+  copyChunkSize: number;
+}
+
+export const multipartFloor = 5 << 20;
+const segmentsSuffix = '.segments';
+const segmentedMeta = 'x-amz-meta-segmented';
+
+interface Part {
+  key: string;
+  start: number;
+  size: number;
+}
+
+interface Head {
+  size: number;
+  modifiedMs: number;
+  segmented: boolean;
+}
+
+function offsetName(offset: number): string {
+  return String(offset).padStart(16, '0');
+}
+
+export class S3Driver implements StorageDriver {
+  private readonly prefix: string;
+
+  constructor(
+    readonly s3: S3Client,
+    readonly options: S3DriverOptions,
+  ) {
+    this.prefix = options.rootDirectory ? `${options.rootDirectory}/` : '';
+  }
+
+  private key(path: string): string {
+    return this.prefix + path;
+  }
+
+  async getContent(path: string): Promise<Buffer | undefined> {
+    const res = await this.s3.send({ method: 'GET', key: this.key(path), accept: [404] });
+    const body = await readAll(res);
+    return res.statusCode === 404 ? undefined : body;
+  }
+
+  async putContent(path: string, content: string | Uint8Array): Promise<void> {
+    // A PUT is atomic and, once answered, durable: the durability option has nothing to add.
+    await this.put(this.key(path), Buffer.from(content));
+  }
+
+  private async put(key: string, body: Buffer, headers: Record<string, string> = {}): Promise<void> {
+    const storageClass = this.s3.options.storageClass;
+    if (storageClass) headers['x-amz-storage-class'] = storageClass;
+    const res = await this.s3.send({ method: 'PUT', key, body, headers });
+    res.resume();
+  }
+
+  private async head(key: string): Promise<Head | undefined> {
+    const res = await this.s3.send({ method: 'HEAD', key, accept: [404] });
+    res.resume();
+    if (res.statusCode === 404) return undefined;
+    return {
+      size: Number(res.headers['content-length'] ?? 0),
+      modifiedMs: Date.parse(String(res.headers['last-modified'])),
+      segmented: res.headers[segmentedMeta] === '1',
+    };
+  }
+
+  /** Every key under a prefix (no delimiter), with sizes, following continuation tokens. */
+  private async *listKeys(
+    prefix: string,
+    delimiter?: string,
+  ): AsyncGenerator<{ key?: string; size?: number; dir?: string }> {
+    let token: string | undefined;
+    do {
+      const query: Record<string, string> = { 'list-type': '2', prefix };
+      if (delimiter) query.delimiter = delimiter;
+      if (token) query['continuation-token'] = token;
+      const { body } = await this.s3.call({ method: 'GET', query });
+      for (const block of xmlValues(body, 'Contents'))
+        yield { key: xmlValue(block, 'Key'), size: Number(xmlValue(block, 'Size')) };
+      for (const block of xmlValues(body, 'CommonPrefixes')) yield { dir: xmlValue(block, 'Prefix') };
+      token = xmlValue(body, 'IsTruncated') === 'true' ? xmlValue(body, 'NextContinuationToken') : undefined;
+    } while (token);
+  }
+
+  /** The parts of a stored file in order: the object itself, or a segmented file's pieces. */
+  private async parts(path: string, head: Head): Promise<Part[]> {
+    const key = this.key(path);
+    const parts: Part[] = head.size > 0 ? [{ key, start: 0, size: head.size }] : [];
+    if (!head.segmented) return parts;
+    for await (const entry of this.listKeys(`${key}${segmentsSuffix}/`)) {
+      if (!entry.key) continue;
+      parts.push({
+        key: entry.key,
+        start: Number(entry.key.slice(entry.key.lastIndexOf('/') + 1)),
+        size: entry.size ?? 0,
+      });
+    }
+    // Keys are zero-padded offsets, so the listing's order is the file's order.
+    return parts;
+  }
+
+  private static size(parts: Part[]): number {
+    const last = parts[parts.length - 1];
+    return last ? last.start + last.size : 0;
+  }
+
+  async stat(path: string): Promise<FileInfo | undefined> {
+    const head = await this.head(this.key(path));
+    if (head) {
+      const size = head.segmented ? S3Driver.size(await this.parts(path, head)) : head.size;
+      return { size, modifiedMs: head.modifiedMs, isDirectory: false };
+    }
+    const { body } = await this.s3.call({
+      method: 'GET',
+      query: { 'list-type': '2', prefix: `${this.key(path)}/`, 'max-keys': '1' },
+    });
+    return xmlValue(body, 'KeyCount') !== '0' && xmlValues(body, 'Key').length
+      ? { size: 0, modifiedMs: 0, isDirectory: true }
+      : undefined;
+  }
+
+  async list(path: string): Promise<string[]> {
+    const prefix = `${this.key(path)}/`;
+    const names: string[] = [];
+    for await (const entry of this.listKeys(prefix, '/')) {
+      const name = (entry.key ?? entry.dir ?? '').slice(prefix.length).replace(/\/$/, '');
+      if (name && !name.endsWith(segmentsSuffix)) names.push(name);
+    }
+    return names;
+  }
+
+  reader(path: string, range?: { start: number; end: number }): Readable {
+    return Readable.from(this.read(path, range), { objectMode: false });
+  }
+
+  private async *read(path: string, range?: { start: number; end: number }): AsyncGenerator<Buffer> {
+    const head = await this.head(this.key(path));
+    if (!head) throw Object.assign(new Error(`${path}: not found`), { code: 'ENOENT' });
+    const parts = await this.parts(path, head);
+    const start = range?.start ?? 0;
+    const end = range?.end ?? S3Driver.size(parts) - 1;
+    for (const part of parts) {
+      const from = Math.max(start, part.start);
+      const to = Math.min(end, part.start + part.size - 1);
+      if (from > to) continue;
+      const res = await this.s3.send({
+        method: 'GET',
+        key: part.key,
+        headers: { Range: `bytes=${from - part.start}-${to - part.start}` },
+      });
+      yield* res as AsyncIterable<Buffer>;
+    }
+  }
+
+  async open(path: string): Promise<RandomReader | undefined> {
+    const head = await this.head(this.key(path));
+    if (!head) return undefined;
+    const parts = await this.parts(path, head);
+    return {
+      size: S3Driver.size(parts),
+      read: async (into, position) => {
+        let filled = 0;
+        for (const part of parts) {
+          const at = position + filled;
+          if (filled === into.length || at >= part.start + part.size || at < part.start) continue;
+          const length = Math.min(into.length - filled, part.start + part.size - at);
+          const res = await this.s3.send({
+            method: 'GET',
+            key: part.key,
+            headers: { Range: `bytes=${at - part.start}-${at - part.start + length - 1}` },
+          });
+          for await (const chunk of res as AsyncIterable<Buffer>) {
+            chunk.copy(into, filled);
+            filled += chunk.length;
+          }
+        }
+        return filled;
+      },
+      close: async () => undefined,
+    };
+  }
+
+  /** A pre-signed URL for clients to GET a stored file from the bucket directly. */
+  async redirectUrl(path: string, expiresSeconds: number): Promise<string> {
+    return this.s3.presignedGet(this.key(path), expiresSeconds);
+  }
+
+  async appender(path: string): Promise<Writable> {
+    const key = this.key(path);
+    let head = await this.head(key);
+    if (!head?.segmented) {
+      // A plain file turns segmented: its content (if any) becomes the first segment.
+      if (head && head.size > 0) await this.copy(key, `${key}${segmentsSuffix}/${offsetName(0)}`, head.size);
+      await this.put(key, Buffer.alloc(0), { [segmentedMeta]: '1' });
+      head = { size: 0, modifiedMs: Date.now(), segmented: true };
+    }
+    const parts = await this.parts(path, head);
+    const last = parts[parts.length - 1];
+    let start = S3Driver.size(parts);
+    let gathered: Buffer[] = [];
+    let length = 0;
+    // A last segment under the multipart floor is gathered with the bytes that follow it.
+    if (last && last.size < multipartFloor) {
+      const res = await this.s3.send({ method: 'GET', key: last.key });
+      gathered = [await readAll(res)];
+      length = last.size;
+      start = last.start;
+    }
+    // One segment goes out while the next is gathered, strictly in order: a writer waits for
+    // the segment before the one it hands over, so an upload holds at most two chunks.
+    let inflight = Promise.resolve();
+    const flush = (): Promise<void> => {
+      const body = Buffer.concat(gathered, length);
+      const segment = `${key}${segmentsSuffix}/${offsetName(start)}`;
+      gathered = [];
+      start += length;
+      length = 0;
+      const previous = inflight;
+      inflight = previous.then(() => this.put(segment, body));
+      // Seen by final() or a later write; handled here so a destroyed stream does not leave it unheard.
+      inflight.catch(() => undefined);
+      return previous;
+    };
+    let fresh = false;
+    const chunkSize = this.options.chunkSize;
+    return new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        gathered.push(chunk);
+        length += chunk.length;
+        fresh = true;
+        if (length < chunkSize) return done();
+        flush().then(() => done(), done);
+      },
+      final(done) {
+        // Nothing new: the gathered tail is already stored as it is.
+        const last = fresh && length > 0 ? flush() : Promise.resolve();
+        last.then(() => inflight).then(() => done(), done);
+      },
+    });
+  }
+
+  /** A server-side copy of one object; a multipart copy above the threshold. */
+  private async copy(from: string, to: string, size: number): Promise<void> {
+    if (size <= this.options.copyThreshold) {
+      await this.s3.call({ method: 'PUT', key: to, headers: { 'x-amz-copy-source': this.copySource(from) } });
+      return;
+    }
+    const pieces: Part[] = [];
+    for (let start = 0; start < size; start += this.options.copyChunkSize)
+      pieces.push({ key: from, start, size: Math.min(this.options.copyChunkSize, size - start) });
+    await this.multipartCopy(to, pieces);
+  }
+
+  private copySource(key: string): string {
+    return `/${this.s3.options.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  /** Assembles `to` from byte ranges of other objects, each ≥ 5 MiB but the last. */
+  private async multipartCopy(to: string, pieces: Part[]): Promise<void> {
+    const init = await this.s3.call({ method: 'POST', key: to, query: { uploads: '' } });
+    const uploadId = xmlValue(init.body, 'UploadId');
+    if (!uploadId) throw new Error(`S3: no UploadId creating a multipart upload of ${to}`);
+    try {
+      const etags: string[] = [];
+      for (const [i, piece] of pieces.entries()) {
+        const res = await this.s3.call({
+          method: 'PUT',
+          key: to,
+          query: { partNumber: String(i + 1), uploadId },
+          headers: {
+            'x-amz-copy-source': this.copySource(piece.key),
+            'x-amz-copy-source-range': `bytes=${piece.start}-${piece.start + piece.size - 1}`,
+          },
+        });
+        etags.push(xmlValue(res.body, 'ETag') ?? '');
+      }
+      const parts = etags
+        .map(
+          (etag, i) => `<Part>${xmlElement('PartNumber', String(i + 1))}${xmlElement('ETag', etag)}</Part>`,
+        )
+        .join('');
+      const done = await this.s3.call({
+        method: 'POST',
+        key: to,
+        query: { uploadId },
+        body: Buffer.from(`<CompleteMultipartUpload>${parts}</CompleteMultipartUpload>`),
+      });
+      // S3 may answer 200 with an error in the body.
+      if (xmlValue(done.body, 'Code'))
+        throw new S3Error(200, xmlValue(done.body, 'Code')!, `S3 complete ${to}: ${done.body}`);
+    } catch (err) {
+      await this.s3
+        .call({ method: 'DELETE', key: to, query: { uploadId }, accept: [404] })
+        .catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const head = await this.head(this.key(from));
+    if (!head) throw Object.assign(new Error(`${from}: not found`), { code: 'ENOENT' });
+    const parts = await this.parts(from, head);
+    const target = this.key(to);
+    if (parts.length === 0) await this.put(target, Buffer.alloc(0));
+    else if (parts.length === 1 && parts[0].start === 0) await this.copy(parts[0].key, target, parts[0].size);
+    else
+      await this.multipartCopy(
+        target,
+        parts.map((p) => ({ key: p.key, start: 0, size: p.size })),
+      );
+    await this.delete(from);
+  }
+
+  async delete(path: string): Promise<void> {
+    const key = this.key(path);
+    const keys = [key];
+    for (const prefix of [`${key}/`, `${key}${segmentsSuffix}/`])
+      for await (const entry of this.listKeys(prefix)) if (entry.key) keys.push(entry.key);
+    // Segments and children first: the base object is what names the file.
+    for (const k of keys.reverse()) {
+      const res = await this.s3.send({ method: 'DELETE', key: k, accept: [404] });
+      res.resume();
+    }
+  }
+
+  async touch(path: string): Promise<void> {
+    const key = this.key(path);
+    const head = await this.head(key);
+    if (!head) return;
+    // A copy onto itself with replaced metadata is how S3 renews Last-Modified.
+    await this.s3.call({
+      method: 'PUT',
+      key,
+      headers: {
+        'x-amz-copy-source': this.copySource(key),
+        'x-amz-metadata-directive': 'REPLACE',
+        ...(head.segmented ? { [segmentedMeta]: '1' } : {}),
+      },
+    });
+  }
+}

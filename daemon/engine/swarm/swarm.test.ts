@@ -1,0 +1,526 @@
+// Swarm mode on a real svcd, through the Engine API: the swarm's lifecycle (init, update,
+// tokens, autolock across a restart, leave), the one node, secrets and configs, and services
+// whose tasks are real containers (ingress answering on loopback, restart, scaling, placement,
+// jobs, secrets and configs as files), and a kill -9 with a service running.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import type {
+  SwarmConfig,
+  SwarmInfo,
+  SwarmInspect,
+  SwarmNode,
+  SwarmSecret,
+  SwarmService,
+  SwarmTask,
+} from '../../api/swarm-types';
+import type { ContainerInspect } from '../../api/container-summary-types';
+import { expectStatus, useEngine } from '../containers/testing/containers-fixture';
+import { served, webCommand } from '../containers/testing/host-http';
+import { engineEvents, type SvcdInstance } from '../../testing/svcd-harness';
+import { pollUntil } from '../../testing/poll';
+import { freePort } from '../images/distribution/testing/distribution';
+
+const run = promisify(execFile);
+
+async function json<T>(
+  svcd: SvcdInstance,
+  method: string,
+  path: string,
+  body?: unknown,
+  status = 200,
+): Promise<T> {
+  return expectStatus(await svcd.request(method, path, { body }), status, `${method} ${path}`).json<T>();
+}
+
+const tasksOf = (svcd: SvcdInstance, service: string) =>
+  json<SwarmTask[]>(
+    svcd,
+    'GET',
+    `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: [service] }))}`,
+  );
+
+/** The service's tasks once `check` holds for them. */
+function tasksWhen(
+  svcd: SvcdInstance,
+  service: string,
+  what: string,
+  check: (tasks: SwarmTask[]) => boolean,
+) {
+  return pollUntil(
+    what,
+    async () => {
+      const tasks = await tasksOf(svcd, service);
+      return check(tasks) ? tasks : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+}
+
+const running = (tasks: SwarmTask[]) => tasks.filter((t) => t.Status.State === 'running');
+
+const busyboxTask = (command: string, extra: Record<string, unknown> = {}) => ({
+  ContainerSpec: { Image: 'busybox', Command: ['sh', '-c', command], StopGracePeriod: 1e9, ...extra },
+  RestartPolicy: { Condition: 'any', Delay: 0 },
+});
+
+describe('swarm mode through the Engine API', () => {
+  // First, so that it runs before the engine's cleanup: a swarm would start the task
+  // containers that cleanup removes again.
+  after(() => suite().svcd.request('POST', '/swarm/leave?force=true'));
+  const suite = useEngine();
+  let nodeId = '';
+
+  test('outside a swarm the swarm resources answer 406, as the spec says', async () => {
+    const { svcd } = suite();
+    for (const path of ['/swarm', '/nodes', '/services', '/tasks', '/secrets', '/configs']) {
+      const res = await svcd.request('GET', path);
+      assert.equal(res.status, 406, path);
+      assert.match(res.json<{ message: string }>().message, /not a swarm manager/);
+    }
+    const info = await json<{ Swarm: { LocalNodeState: string } }>(svcd, 'GET', '/info');
+    assert.equal(info.Swarm.LocalNodeState, 'inactive');
+  });
+
+  test('init makes a one-node swarm; GET /swarm and /info show it; a second init and a join are refused', async () => {
+    const { svcd } = suite();
+    expectStatus(await svcd.request('POST', '/swarm/init', { body: { ListenAddr: 'nonsense' } }), 400);
+    nodeId = await json<string>(svcd, 'POST', '/swarm/init', {
+      ListenAddr: '127.0.0.1:2377',
+      AdvertiseAddr: '127.0.0.1',
+      DataPathPort: 4790,
+      DefaultAddrPool: ['10.20.0.0/16'],
+      SubnetSize: 26,
+      Spec: { Orchestration: { TaskHistoryRetentionLimit: 3 } },
+    });
+    assert.match(nodeId, /^[0-9a-z]{25}$/);
+    const swarm = await json<SwarmInspect>(svcd, 'GET', '/swarm');
+    assert.equal(swarm.DataPathPort, 4790);
+    assert.deepEqual(swarm.DefaultAddrPool, ['10.20.0.0/16']);
+    assert.equal(swarm.SubnetSize, 26);
+    assert.equal(swarm.Spec.Orchestration?.TaskHistoryRetentionLimit, 3);
+    assert.equal(swarm.Spec.Raft?.ElectionTick, 10);
+    assert.match(swarm.JoinTokens.Worker, /^SWMTKN-1-[0-9a-z]{50}-[0-9a-z]{25}$/);
+    assert.match(swarm.TLSInfo.TrustRoot, /BEGIN CERTIFICATE/);
+    assert.equal(swarm.RootRotationInProgress, false);
+    const info = await json<{ Swarm: SwarmInfo }>(svcd, 'GET', '/info');
+    assert.equal(info.Swarm.LocalNodeState, 'active');
+    assert.equal(info.Swarm.NodeID, nodeId);
+    assert.equal(info.Swarm.ControlAvailable, true);
+    assert.deepEqual(info.Swarm.RemoteManagers, [{ NodeID: nodeId, Addr: '127.0.0.1:2377' }]);
+    assert.equal(info.Swarm.Nodes, 1);
+    assert.equal(info.Swarm.Cluster?.ID, swarm.ID);
+    const again = await svcd.request('POST', '/swarm/init', { body: {} });
+    assert.equal(again.status, 503);
+    assert.match(again.text(), /already part of a swarm/);
+    const join = await svcd.request('POST', '/swarm/join', { body: { RemoteAddrs: ['127.0.0.1:1'] } });
+    assert.equal(join.status, 503);
+  });
+
+  test('update checks the version and rotates the join tokens', async () => {
+    const { svcd } = suite();
+    const before = await json<SwarmInspect>(svcd, 'GET', '/swarm');
+    const stale = await svcd.request('POST', `/swarm/update?version=${before.Version.Index - 1}`, {
+      body: before.Spec,
+    });
+    assert.equal(stale.status, 409);
+    assert.match(stale.text(), /out of sequence/);
+    expectStatus(await svcd.request('POST', '/swarm/update', { body: before.Spec }), 400, 'no version');
+    expectStatus(
+      await svcd.request('POST', `/swarm/update?version=${before.Version.Index}&rotateWorkerToken=true`, {
+        body: { ...before.Spec, Labels: { team: 'a' } },
+      }),
+      200,
+    );
+    const after = await json<SwarmInspect>(svcd, 'GET', '/swarm');
+    assert.notEqual(after.JoinTokens.Worker, before.JoinTokens.Worker);
+    assert.equal(after.JoinTokens.Manager, before.JoinTokens.Manager);
+    assert.deepEqual(after.Spec.Labels, { team: 'a' });
+    assert.ok(after.Version.Index > before.Version.Index);
+    assert.deepEqual(await json(svcd, 'GET', '/swarm/unlockkey'), { UnlockKey: '' });
+  });
+
+  test('the one node: list filters, inspect, update with its version, delete refused', async () => {
+    const { svcd } = suite();
+    const q = (f: object) => `/nodes?filters=${encodeURIComponent(JSON.stringify(f))}`;
+    assert.equal((await json<SwarmNode[]>(svcd, 'GET', q({ role: ['manager'] }))).length, 1);
+    assert.equal((await json<SwarmNode[]>(svcd, 'GET', q({ role: ['worker'] }))).length, 0);
+    assert.equal((await json<SwarmNode[]>(svcd, 'GET', q({ membership: ['accepted'] }))).length, 1);
+    expectStatus(await svcd.request('GET', q({ colour: ['x'] })), 400);
+    const node = await json<SwarmNode>(svcd, 'GET', `/nodes/${nodeId}`);
+    assert.equal(node.ManagerStatus?.Leader, true);
+    assert.equal(node.Status.State, 'ready');
+    assert.equal(node.Spec.Availability, 'active');
+    expectStatus(await svcd.request('GET', '/nodes/nosuchnode'), 404);
+    const path = (v: number) => `/nodes/${nodeId}/update?version=${v}`;
+    expectStatus(await svcd.request('POST', path(node.Version.Index - 1), { body: node.Spec }), 409, 'stale');
+    expectStatus(
+      await svcd.request('POST', path(node.Version.Index), { body: { Role: 'manager' } }),
+      400,
+      'no availability',
+    );
+    const demote = await svcd.request('POST', path(node.Version.Index), {
+      body: { ...node.Spec, Role: 'worker' },
+    });
+    assert.equal(demote.status, 400);
+    assert.match(demote.text(), /last manager/);
+    expectStatus(
+      await svcd.request('POST', path(node.Version.Index), {
+        body: { ...node.Spec, Labels: { zone: 'a' } },
+      }),
+      200,
+    );
+    assert.equal((await json<SwarmNode[]>(svcd, 'GET', q({ 'node.label': ['zone=a'] }))).length, 1);
+    assert.equal((await json<SwarmNode[]>(svcd, 'GET', q({ 'node.label': ['zone!=a'] }))).length, 0);
+    const remove = await svcd.request('DELETE', `/nodes/${nodeId}?force=true`);
+    assert.equal(remove.status, 400);
+    assert.match(remove.text(), /must be demoted to worker before removal/);
+  });
+
+  test('secrets and configs: create, duplicates, inspect without the data, label-only updates, delete', async () => {
+    const { svcd } = suite();
+    const data = Buffer.from('s3cret\n').toString('base64');
+    const { ID } = await json<{ ID: string }>(
+      svcd,
+      'POST',
+      '/secrets/create',
+      { Name: 'db-pass', Data: data },
+      201,
+    );
+    expectStatus(
+      await svcd.request('POST', '/secrets/create', { body: { Name: 'db-pass', Data: data } }),
+      409,
+    );
+    expectStatus(
+      await svcd.request('POST', '/secrets/create', { body: { Name: 'bad name', Data: data } }),
+      400,
+    );
+    const secret = await json<SwarmSecret>(svcd, 'GET', `/secrets/${ID}`);
+    assert.equal(secret.Spec.Name, 'db-pass');
+    assert.equal(secret.Spec.Data, undefined);
+    const listed = await json<SwarmSecret[]>(svcd, 'GET', '/secrets');
+    assert.deepEqual(
+      listed.map((s) => [s.Spec.Name, s.Spec.Data]),
+      [['db-pass', undefined]],
+    );
+    const v = secret.Version.Index;
+    expectStatus(
+      await svcd.request('POST', `/secrets/${ID}/update?version=${v}`, { body: { Name: 'other' } }),
+      400,
+    );
+    expectStatus(
+      await svcd.request('POST', `/secrets/${ID}/update?version=${v}`, {
+        body: { Name: 'db-pass', Labels: { a: 'b' } },
+      }),
+      200,
+    );
+    const byLabel = await json<unknown[]>(
+      svcd,
+      'GET',
+      `/secrets?filters=${encodeURIComponent('{"label":["a=b"]}')}`,
+    );
+    assert.equal(byLabel.length, 1);
+    expectStatus(await svcd.request('DELETE', '/secrets/nosuch'), 404);
+    // The state file holds the data, readable by root only.
+    const { stdout } = await run('stat', ['-c', '%a', `${svcd.dataRoot}/swarm/state.json`]);
+    assert.equal(stdout.trim(), '600');
+
+    const config = await json<{ ID: string }>(
+      svcd,
+      'POST',
+      '/configs/create',
+      { Name: 'app.conf', Data: Buffer.from('port=80\n').toString('base64') },
+      201,
+    );
+    const inspected = await json<SwarmConfig>(svcd, 'GET', `/configs/${config.ID}`);
+    assert.equal(Buffer.from(inspected.Spec.Data ?? '', 'base64').toString(), 'port=80\n');
+    const templated = await svcd.request('POST', '/configs/create', {
+      body: { Name: 't', Data: data, Templating: { Name: 'golang' } },
+    });
+    assert.equal(templated.status, 400);
+    assert.match(templated.text(), /templating/);
+  });
+
+  test('a replicated service: named and labelled task containers, ingress on the host, restart, scaling', async () => {
+    const { svcd } = suite();
+    const port = await freePort();
+    const { ID } = await json<{ ID: string }>(
+      svcd,
+      'POST',
+      '/services/create',
+      {
+        Name: 'web',
+        Labels: { 'com.docker.stack.namespace': 'demo' },
+        TaskTemplate: busyboxTask(webCommand('served-by-swarm'), {
+          Labels: { 'com.docker.stack.namespace': 'demo' },
+          Env: ['MODE=test'],
+          Hostname: 'web-task',
+        }),
+        Mode: { Replicated: { Replicas: 2 } },
+        EndpointSpec: { Ports: [{ Protocol: 'tcp', TargetPort: 80, PublishedPort: port }] },
+      },
+      201,
+    );
+    expectStatus(
+      await svcd.request('POST', '/services/create', {
+        body: { Name: 'web', TaskTemplate: busyboxTask('true') },
+      }),
+      409,
+    );
+    const tasks = await tasksWhen(svcd, 'web', 'two running tasks', (t) => running(t).length === 2);
+    assert.deepEqual(tasks.map((t) => t.Slot).sort(), [1, 2]);
+    for (const task of tasks) {
+      const c = await json<ContainerInspect>(
+        svcd,
+        'GET',
+        `/containers/${task.Status.ContainerStatus!.ContainerID}/json`,
+      );
+      assert.equal(c.Name, `/web.${task.Slot}.${task.ID}`);
+      assert.equal(c.Config.Labels?.['com.docker.swarm.service.id'], ID);
+      assert.equal(c.Config.Labels?.['com.docker.swarm.service.name'], 'web');
+      assert.equal(c.Config.Labels?.['com.docker.swarm.task.id'], task.ID);
+      assert.equal(c.Config.Labels?.['com.docker.swarm.task.name'], `web.${task.Slot}.${task.ID}`);
+      assert.equal(c.Config.Labels?.['com.docker.swarm.node.id'], nodeId);
+      assert.equal(c.Config.Labels?.['com.docker.stack.namespace'], 'demo');
+      assert.equal(c.Config.Hostname, 'web-task');
+      assert.ok(c.Config.Env?.includes('MODE=test'));
+      assert.equal(task.NodeID, nodeId);
+      assert.equal(task.DesiredState, 'running');
+    }
+    assert.match(await served('127.0.0.1', String(port)), /served-by-swarm/);
+    const listed = await json<SwarmService[]>(svcd, 'GET', '/services?status=true');
+    assert.deepEqual(listed[0].ServiceStatus, { RunningTasks: 2, DesiredTasks: 2, CompletedTasks: 0 });
+    assert.equal(listed[0].Endpoint.Ports?.[0].PublishedPort, port);
+
+    // A task's container dies: the task fails and a new one takes its slot.
+    const victim = tasks[0];
+    expectStatus(
+      await svcd.request('POST', `/containers/${victim.Status.ContainerStatus!.ContainerID}/kill`),
+      204,
+    );
+    const replaced = await tasksWhen(
+      svcd,
+      'web',
+      'the killed task replaced',
+      (t) => running(t).length === 2 && t.some((x) => x.ID === victim.ID && x.Status.State === 'failed'),
+    );
+    const failed = replaced.find((t) => t.ID === victim.ID)!;
+    assert.equal(failed.DesiredState, 'shutdown');
+    assert.match(failed.Status.Err ?? '', /non-zero exit/);
+    assert.ok(running(replaced).some((t) => t.Slot === victim.Slot && t.ID !== victim.ID));
+
+    // Scaled to one: the other slot's tasks go, containers and all.
+    const service = await json<SwarmService>(svcd, 'GET', `/services/${ID}`);
+    expectStatus(
+      await svcd.request('POST', `/services/${ID}/update?version=${service.Version.Index}`, {
+        body: { ...service.Spec, Mode: { Replicated: { Replicas: 1 } } },
+      }),
+      200,
+    );
+    await tasksWhen(
+      svcd,
+      'web',
+      'one task left',
+      (t) => running(t).length === 1 && t.every((x) => x.Slot === 1),
+    );
+    const containers = await json<unknown[]>(
+      svcd,
+      'GET',
+      `/containers/json?all=1&filters=${encodeURIComponent('{"label":["com.docker.swarm.service.name=web"]}')}`,
+    );
+    assert.ok(containers.length >= 1);
+    const events = await engineEvents(svcd, 0, { type: ['service'] });
+    assert.deepEqual(
+      events
+        .filter((e) => e.Actor.ID === ID)
+        .map((e) => e.Action)
+        .slice(0, 2),
+      ['create', 'update'],
+    );
+    assert.equal(events[0].scope, 'swarm');
+    expectStatus(await svcd.request('DELETE', `/services/${ID}`), 200);
+    await pollUntil('the task containers removed', async () => {
+      const left = await json<unknown[]>(
+        svcd,
+        'GET',
+        `/containers/json?all=1&filters=${encodeURIComponent('{"label":["com.docker.swarm.service.name=web"]}')}`,
+      );
+      return left.length === 0 ? true : undefined;
+    });
+  });
+
+  test('secrets and configs reach the task as files; a used secret cannot be removed', async () => {
+    const { svcd } = suite();
+    await json(
+      svcd,
+      'POST',
+      '/services/create',
+      {
+        Name: 'reader',
+        TaskTemplate: busyboxTask('sleep 3600', {
+          Secrets: [{ SecretName: 'db-pass', File: { Name: 'db-pass', UID: '0', GID: '0', Mode: 0o400 } }],
+          Configs: [
+            { ConfigName: 'app.conf', File: { Name: '/etc/app.conf', UID: '0', GID: '0', Mode: 0o444 } },
+          ],
+        }),
+      },
+      201,
+    );
+    const [task] = running(
+      await tasksWhen(svcd, 'reader', 'the reader running', (t) => running(t).length === 1),
+    );
+    const id = task.Status.ContainerStatus!.ContainerID;
+    const exec = async (cmd: string) => {
+      const { Id } = await json<{ Id: string }>(
+        svcd,
+        'POST',
+        `/containers/${id}/exec`,
+        { Cmd: ['sh', '-c', cmd], AttachStdout: true, AttachStderr: true },
+        201,
+      );
+      const res = await svcd.request('POST', `/exec/${Id}/start`, { body: { Detach: false, Tty: true } });
+      return res.text();
+    };
+    assert.equal(await exec('cat /run/secrets/db-pass'), 's3cret\n');
+    assert.equal(await exec('stat -c %a /run/secrets/db-pass'), '400\n');
+    assert.equal(await exec('cat /etc/app.conf'), 'port=80\n');
+    // The secret's file is on a tmpfs of the task's, as dockerd keeps it off the disk.
+    const { stdout } = await run('findmnt', [
+      '-n',
+      '-o',
+      'FSTYPE',
+      '-T',
+      `${svcd.dataRoot}/swarm/files/${task.ID}/secrets`,
+    ]);
+    assert.equal(stdout.trim(), 'tmpfs');
+    const refused = await svcd.request('DELETE', '/secrets/db-pass');
+    assert.equal(refused.status, 400);
+    assert.match(refused.text(), /in use by the following service: reader/);
+    expectStatus(await svcd.request('DELETE', '/services/reader'), 200);
+    await pollUntil('the secret free', async () =>
+      (await svcd.request('DELETE', '/secrets/db-pass')).status === 204 ? true : undefined,
+    );
+  });
+
+  test('placement constraints no node meets leave the task pending; a replicated job runs to completion', async () => {
+    const { svcd } = suite();
+    await json(
+      svcd,
+      'POST',
+      '/services/create',
+      {
+        Name: 'nowhere',
+        TaskTemplate: { ...busyboxTask('sleep 3600'), Placement: { Constraints: ['node.labels.zone==b'] } },
+      },
+      201,
+    );
+    const [pending] = await tasksWhen(
+      svcd,
+      'nowhere',
+      'a pending task',
+      (t) => t[0]?.Status.State === 'pending',
+    );
+    assert.equal(pending.Status.Message, 'no suitable node (scheduling constraints not satisfied on 1 node)');
+    expectStatus(
+      await svcd.request('POST', '/services/create', {
+        body: {
+          Name: 'bad',
+          TaskTemplate: { ...busyboxTask('true'), Placement: { Constraints: ['node.role'] } },
+        },
+      }),
+      400,
+    );
+    expectStatus(await svcd.request('DELETE', '/services/nowhere'), 200);
+
+    await json(
+      svcd,
+      'POST',
+      '/services/create',
+      {
+        Name: 'batch',
+        TaskTemplate: busyboxTask('echo done'),
+        Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 2 } },
+      },
+      201,
+    );
+    const done = await tasksWhen(
+      svcd,
+      'batch',
+      'two completions',
+      (t) => t.filter((x) => x.Status.State === 'complete').length === 2,
+    );
+    assert.equal(done.length, 2);
+    const [job] = await json<SwarmService[]>(
+      svcd,
+      'GET',
+      `/services?status=true&filters=${encodeURIComponent('{"mode":["replicated-job"]}')}`,
+    );
+    assert.equal(job.ServiceStatus?.CompletedTasks, 2);
+    assert.ok(job.JobStatus?.JobIteration.Index);
+    expectStatus(await svcd.request('DELETE', '/services/batch'), 200);
+  });
+
+  test('kill -9 of svcd with a service running: the same tasks and containers after the restart', async () => {
+    const { svcd } = suite();
+    await json(
+      svcd,
+      'POST',
+      '/services/create',
+      { Name: 'steady', TaskTemplate: busyboxTask('sleep 3600'), Mode: { Replicated: { Replicas: 2 } } },
+      201,
+    );
+    const before = await tasksWhen(svcd, 'steady', 'two running', (t) => running(t).length === 2);
+    await svcd.kill9();
+    await svcd.start();
+    const after = await tasksWhen(svcd, 'steady', 'the tasks seen again', (t) => running(t).length === 2);
+    const ids = (ts: SwarmTask[]) => ts.map((t) => `${t.ID} ${t.Status.ContainerStatus?.ContainerID}`).sort();
+    assert.deepEqual(ids(after), ids(before));
+    const containers = await json<unknown[]>(
+      svcd,
+      'GET',
+      `/containers/json?all=1&filters=${encodeURIComponent('{"label":["com.docker.swarm.service.name=steady"]}')}`,
+    );
+    assert.equal(containers.length, 2);
+  });
+
+  test('autolock: after a restart the swarm is locked until the unlock key is given; leave needs force', async () => {
+    const { svcd } = suite();
+    const swarm = await json<SwarmInspect>(svcd, 'GET', '/swarm');
+    expectStatus(
+      await svcd.request('POST', `/swarm/update?version=${swarm.Version.Index}`, {
+        body: { ...swarm.Spec, EncryptionConfig: { AutoLockManagers: true } },
+      }),
+      200,
+    );
+    const { UnlockKey } = await json<{ UnlockKey: string }>(svcd, 'GET', '/swarm/unlockkey');
+    assert.match(UnlockKey, /^SWMKEY-1-/);
+    await svcd.stop();
+    await svcd.start();
+    const locked = await svcd.request('GET', '/services');
+    assert.equal(locked.status, 503);
+    assert.match(locked.text(), /Swarm is encrypted and needs to be unlocked/);
+    const info = await json<{ Swarm: { LocalNodeState: string } }>(svcd, 'GET', '/info');
+    assert.equal(info.Swarm.LocalNodeState, 'locked');
+    expectStatus(await svcd.request('POST', '/swarm/unlock', { body: { UnlockKey: 'SWMKEY-1-wrong' } }), 400);
+    expectStatus(await svcd.request('POST', '/swarm/unlock', { body: { UnlockKey } }), 200);
+    assert.equal((await json<SwarmService[]>(svcd, 'GET', '/services')).length, 1);
+
+    const leave = await svcd.request('POST', '/swarm/leave');
+    assert.equal(leave.status, 503);
+    assert.match(leave.text(), /Use `--force`/);
+    expectStatus(await svcd.request('POST', '/swarm/leave?force=true'), 200);
+    expectStatus(await svcd.request('GET', '/swarm'), 406);
+    const left = await json<unknown[]>(
+      svcd,
+      'GET',
+      `/containers/json?all=1&filters=${encodeURIComponent('{"label":["com.docker.swarm.task.id"]}')}`,
+    );
+    assert.deepEqual(left, []);
+    const join = await svcd.request('POST', '/swarm/join', {
+      body: { RemoteAddrs: ['127.0.0.1:1'], JoinToken: 'x' },
+    });
+    assert.equal(join.status, 501);
+    assert.match(join.text(), /swarm of one machine.*Docker Swarm or Kubernetes/);
+  });
+});

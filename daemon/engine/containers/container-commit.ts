@@ -21,7 +21,8 @@ function imageConfigOf(config: ContainerConfig): OciContainerConfig {
     v === undefined || v === null ? null : typeof v === 'string' ? [v] : v;
   return {
     User: config.User ?? '',
-    ExposedPorts: config.ExposedPorts ?? null,
+    // Left out when there are none, as Docker's image config omits an empty port set.
+    ...(Object.keys(config.ExposedPorts ?? {}).length > 0 ? { ExposedPorts: config.ExposedPorts } : {}),
     Env: config.Env ?? null,
     Entrypoint: list(config.Entrypoint),
     Cmd: list(config.Cmd),

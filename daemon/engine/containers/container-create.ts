@@ -57,6 +57,7 @@ export async function createContainer(
   const image = await ctx.images.resolveForContainer(rawConfig.Image);
   const validated = validateCreate({
     name: req.name,
+    swarmTask: req.swarmTask,
     config: rawConfig,
     hostConfig: rawHostConfig ?? {},
     behaviours: req.behaviours,
@@ -68,7 +69,7 @@ export async function createContainer(
   const network = checkNetworkMode(hostConfig.NetworkMode, config.NetworkDisabled);
   if (!hostConfig.NetworkMode) hostConfig.NetworkMode = 'default';
   checkSharedTargets(ctx, hostConfig);
-  const networks = ctx.networking.attachmentsFor(network, networking?.EndpointsConfig);
+  const networks = ctx.networking.attachmentsFor(network, networking?.EndpointsConfig, config.MacAddress);
   const volumesFrom = inheritedMounts(ctx, hostConfig.VolumesFrom);
   const plan = planMounts({ config, hostConfig, volumesFrom });
 
@@ -209,7 +210,7 @@ export async function applyLegacyHostConfig(
   hostConfig.Links = normaliseLinks(ctx, record.Name, hostConfig.Links);
   record.HostConfig = hostConfig;
   record.NetworkMode = network.kind;
-  record.Networks = ctx.networking.attachmentsFor(network, undefined);
+  record.Networks = ctx.networking.attachmentsFor(network, undefined, record.Config.MacAddress);
   await ctx.client.containers.update(record.Id, { spec: containerSpec(ctx, record, false) });
   await saveRecord(ctx, container);
 }

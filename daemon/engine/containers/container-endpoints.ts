@@ -1,13 +1,14 @@
 // A run's network endpoints: made before the task starts, removed after it exits, announced as
 // dockerd announces them, and written into the /etc/hosts of the container and of its peers on
-// user networks, so containers there reach each other by name, alias and short ID.
+// user networks, so containers there reach each other by name, alias, short ID and the aliases
+// of the endpoint's links.
 import { readFile, writeFile } from 'node:fs/promises';
 import { buildResolvConf } from '../../runtime/oci-spec/resolv-conf';
 import type { EndpointSettings } from '../../api/container-types';
 import { ForbiddenError } from '../../api/errors';
 import { buildHostsFile } from '../../runtime/oci-spec/etc-hosts';
 import type { Container } from './container';
-import { linkHostsLines } from './container-links';
+import { aliasesLinking, linkHostsLines } from './container-links';
 import { isRunning } from './container-state';
 import type { EngineContext } from './engine-context';
 
@@ -58,14 +59,20 @@ async function writeHosts(ctx: EngineContext, container: Container): Promise<voi
         other.record.Name.slice(1),
         ...(other.record.Networks?.[network]?.Aliases ?? []),
         other.id.slice(0, 12),
+        ...aliasesLinking(r.Networks?.[network]?.Links, other.record),
       ];
-      peers.push(`${theirs.IPAddress}\t${[...new Set(names)].join(' ')}`);
+      const line = [...new Set(names)].join(' ');
+      peers.push(`${theirs.IPAddress}\t${line}`);
+      if (theirs.GlobalIPv6Address) peers.push(`${theirs.GlobalIPv6Address}\t${line}`);
     }
   }
   const hosts = buildHostsFile({
     hostname: r.Config.Hostname ?? '',
     domainname: r.Config.Domainname,
-    addresses: endpoints.map(([, e]) => e.IPAddress),
+    addresses: endpoints.flatMap(([, e]) => [
+      e.IPAddress,
+      ...(e.GlobalIPv6Address ? [e.GlobalIPv6Address] : []),
+    ]),
     extraHosts: r.HostConfig.ExtraHosts,
     hostGatewayIp: endpoints[0]?.[1].Gateway,
   });
@@ -84,6 +91,11 @@ async function writeHosts(ctx: EngineContext, container: Container): Promise<voi
     });
     await writeFile(r.Files.resolvConfPath, resolv);
   }
+}
+
+/** Rewrites the container's /etc/hosts when it runs (its links changed). */
+export async function refreshHosts(ctx: EngineContext, container: Container): Promise<void> {
+  if (isRunning(container.record.State)) await writeHosts(ctx, container);
 }
 
 /** Rewrites /etc/hosts of every running container on the networks given. */

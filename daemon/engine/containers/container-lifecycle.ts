@@ -57,7 +57,7 @@ function startError(err: unknown): SvcError {
 export interface LifecycleHooks {
   /** Told of each new IO of a container. */
   ioFeed: ContainerIOFeed;
-  /** Called when an exited container with AutoRemove should go. */
+  /** Called when an AutoRemove container should go: it exited, or its start failed. */
   onAutoRemove: (container: Container) => void;
   /** Prepares a fresh spec at start when it depends on other containers (container:<x> modes). */
   beforeStart: (container: Container) => Promise<void>;
@@ -119,7 +119,7 @@ export class ContainerLifecycle {
       this.hooks.ioFeed.announce(container, io);
       container.starting = true;
       container.pendingExit = undefined;
-      await this.ctx.volumes.prepare(volumeNames(container));
+      await this.ctx.volumes.prepare(volumeNames(container), container.id);
       await connectNetworks(this.ctx, container);
       await this.createTask(container, io.paths as TaskIO);
       let pid: number;
@@ -148,8 +148,11 @@ export class ContainerLifecycle {
       const failure = startError(err);
       markStartFailed(record.State, failure.message);
       await saveRecord(this.ctx, container).catch(() => undefined);
-      await this.ctx.volumes.release(volumeNames(container)).catch(() => undefined);
+      await this.ctx.volumes.release(volumeNames(container), container.id).catch(() => undefined);
       await disconnectNetworks(this.ctx, container).catch(() => undefined);
+      // As dockerd: a container that could not start goes too, or a client waiting for its
+      // removal (`docker run --rm` waits on condition=removed) would wait for ever.
+      if (record.HostConfig.AutoRemove) this.hooks.onAutoRemove(container);
       throw failure;
     }
   }
@@ -436,7 +439,7 @@ export class ContainerLifecycle {
     publishContainerEvent(this.ctx, container, 'die', { exitCode: String(exitCode) });
     publishVolumeMounts(this.ctx.events, container, 'unmount');
     void this.ctx.volumes
-      .release(volumeNames(container))
+      .release(volumeNames(container), container.id)
       .catch((err: Error) =>
         this.ctx.log.warn('volume not unmounted', { container: container.id, error: err.message }),
       );

@@ -2,7 +2,9 @@
 // default bridge (legacy links) the linked container, which must be running, gives the linking
 // one environment variables (ALIAS_PORT_80_TCP=..., ALIAS_NAME, ALIAS_ENV_X) at each start; on
 // the default bridge and on user networks, the alias resolves to its address in /etc/hosts.
-import { ConflictError, InvalidParameterError } from '../../api/errors';
+// `rm --link` removes one.
+import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
+import type { Container } from './container';
 import type { ContainerRecord } from './container-record';
 import { isRunning } from './container-state';
 import type { EngineContext } from './engine-context';
@@ -20,6 +22,15 @@ function parseLink(spec: string): Link {
   const alias = (rawAlias ?? target).split('/').pop()!;
   if (!target || !alias) throw new InvalidParameterError(`invalid link: ${JSON.stringify(spec)}`);
   return { target, alias };
+}
+
+/** The aliases under which an endpoint's links (`target[:alias]`) name the container `record`. */
+export function aliasesLinking(links: string[] | null | undefined, record: ContainerRecord): string[] {
+  return (links ?? [])
+    .map(parseLink)
+    .flatMap(({ target, alias }) =>
+      record.Name.slice(1) === target || record.Id.startsWith(target) ? [alias] : [],
+    );
 }
 
 /** The links of a new container in Docker's stored form; every target must exist. */
@@ -144,4 +155,21 @@ export function linkHostsLines(ctx: EngineContext, record: ContainerRecord): str
     const names = [...new Set([l.alias, l.record.Config.Hostname || l.record.Id.slice(0, 12), name])];
     return `${l.ip}\t${names.join(' ')}`;
   });
+}
+
+/**
+ * `docker rm --link /parent/alias`: the parent's legacy link of that alias goes; the linked
+ * container stays. The name is the link's, `parent/alias`, as dockerd names links.
+ */
+export function removeLink(ctx: EngineContext, linkName: string): Container {
+  const name = linkName.replace(/^\/+/, '');
+  const slash = name.lastIndexOf('/');
+  if (slash < 0) throw new ConflictError('Conflict, cannot remove the default link name of the container');
+  const parent = ctx.registry.find(name.slice(0, slash));
+  const alias = name.slice(slash + 1);
+  const links = parent?.record.HostConfig.Links ?? [];
+  const kept = links.filter((spec) => parseLink(spec).alias !== alias);
+  if (!parent || kept.length === links.length) throw new NotFoundError(`No such container: ${name}`);
+  parent.record.HostConfig.Links = kept.length ? kept : null;
+  return parent;
 }

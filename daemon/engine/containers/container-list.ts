@@ -1,5 +1,5 @@
 // GET /containers/json: all, limit, since, before and the filters of the spec, newest first.
-import type { ContainerSummary } from '../../api/container-summary-types';
+import type { ContainerListRequest, ContainerSummary } from '../../api/container-summary-types';
 import { InvalidParameterError } from '../../api/errors';
 import type { Container } from './container';
 import type { ContainerRecord } from './container-record';
@@ -29,15 +29,6 @@ export const listFilterKeys = [
 const statuses = ['created', 'restarting', 'running', 'removing', 'paused', 'exited', 'dead'];
 const healths = ['starting', 'healthy', 'unhealthy', 'none'];
 
-export interface ListOptions {
-  all: boolean;
-  limit?: number;
-  since?: string;
-  before?: string;
-  size: boolean;
-  filters: Filters;
-}
-
 export interface ListDeps {
   registry: ContainerRegistry;
   /** The IDs of the images `ref` names (for `ancestor`), empty when none. */
@@ -66,7 +57,10 @@ function createdOf(c: Container): number {
   return Date.parse(c.record.Created);
 }
 
-export async function listContainers(deps: ListDeps, opts: ListOptions): Promise<ContainerSummary[]> {
+export async function listContainers(
+  deps: ListDeps,
+  opts: ContainerListRequest,
+): Promise<ContainerSummary[]> {
   const f = opts.filters;
   validate(f);
   const any = (key: string, pred: (v: string) => boolean) => {

@@ -86,7 +86,7 @@ export class ContainerLogs {
     if (logDriver(container.record) !== 'json-file')
       throw new NotImplementedError('configured logging driver does not support reading');
     if (!options.stdout && !options.stderr)
-      throw new InvalidParameterError('You must choose at least one stream');
+      throw new InvalidParameterError('Bad parameters: you must choose at least one stream');
     const stopped = options.follow ? this.stopSignal(container, options.signal) : undefined;
     const maxFile = parseJsonFileOptions(container.record.HostConfig.LogConfig?.Config ?? {}).maxFile;
     const source = readJsonFileLogBatches(this.paths.log(container.id), {

@@ -36,14 +36,19 @@ export function networkSettings(record: ContainerRecord, sandboxKey: string): Ne
     networks[name] = {
       ...emptyEndpoint,
       IPAMConfig: attachment.IPAMConfig,
+      Links: attachment.Links ?? null,
       Aliases: attachment.Aliases,
       NetworkID: attachment.NetworkID,
+      DriverOpts: attachment.DriverOpts ?? null,
       ...(live
         ? {
             EndpointID: live.EndpointID,
             Gateway: live.Gateway,
             IPAddress: live.IPAddress,
             IPPrefixLen: live.IPPrefixLen,
+            IPv6Gateway: live.IPv6Gateway ?? '',
+            GlobalIPv6Address: live.GlobalIPv6Address ?? '',
+            GlobalIPv6PrefixLen: live.GlobalIPv6PrefixLen ?? 0,
             MacAddress: live.MacAddress,
           }
         : {}),
@@ -63,11 +68,11 @@ export function networkSettings(record: ContainerRecord, sandboxKey: string): Ne
     SecondaryIPv6Addresses: null,
     EndpointID: bridge?.EndpointID ?? '',
     Gateway: bridge?.Gateway ?? '',
-    GlobalIPv6Address: '',
-    GlobalIPv6PrefixLen: 0,
+    GlobalIPv6Address: bridge?.GlobalIPv6Address ?? '',
+    GlobalIPv6PrefixLen: bridge?.GlobalIPv6PrefixLen ?? 0,
     IPAddress: bridge?.IPAddress ?? '',
     IPPrefixLen: bridge?.IPPrefixLen ?? 0,
-    IPv6Gateway: '',
+    IPv6Gateway: bridge?.IPv6Gateway ?? '',
     MacAddress: bridge?.MacAddress ?? '',
     Networks: networks,
   };

@@ -13,7 +13,7 @@ const run = promisify(execFile);
 
 describe('docker CLI against svcd', () => {
   const suite = useEngine();
-  const { docker, scratch } = useDockerCli(suite);
+  const { docker, env, scratch } = useDockerCli(suite);
 
   test('run -d, create + start, ps -a with filters, wait', async () => {
     const id = await docker('run', '-d', '--name', 'web', '--label', 'role=front', 'busybox', 'sleep', '300');
@@ -126,5 +126,26 @@ describe('docker CLI against svcd', () => {
     assert.match(pruned, /Deleted Containers/);
     assert.match(pruned, /Total reclaimed space/);
     assert.equal(await docker('ps', '-a', '--filter', 'name=stale', '--format', '{{.Names}}'), '');
+  });
+
+  test('run --rm of a command that cannot start: exits at once with 127, the container gone', async () => {
+    // The CLI waits for condition=removed before it starts: a container left behind hangs it.
+    // The kill bound only turns that hang into a failure.
+    for (const [name, cmd] of [
+      ['rm-nobin', ['/no/such/binary']],
+      ['rm-nopath', ['no-such-command-anywhere']],
+    ] as const) {
+      const failed = await run('docker', ['run', '--rm', '--name', name, 'busybox', ...cmd], {
+        env: env(),
+        timeout: 60_000,
+      }).then(
+        () => assert.fail('the run succeeded'),
+        (err: { code: number | string; killed: boolean; stderr: string }) => err,
+      );
+      assert.equal(failed.killed, false, `docker run --rm ${cmd[0]} hung`);
+      assert.equal(failed.code, 127, failed.stderr);
+      assert.match(failed.stderr, /no such file|not found/);
+      assert.equal(await docker('ps', '-a', '--filter', `name=${name}`, '--format', '{{.Names}}'), '');
+    }
   });
 });

@@ -43,6 +43,17 @@ describe('shared namespaces, AutoRemove, old start bodies, failed starts', () =>
     assert.equal(res.status, 404);
   });
 
+  test('AutoRemove removes a container whose start failed, on start and on restart', async () => {
+    const { svcd } = suite();
+    for (const action of ['start', 'restart']) {
+      const id = await create(svcd, { Cmd: ['/no/such/binary'], HostConfig: { AutoRemove: true } });
+      const removed = svcd.request('POST', `/containers/${id}/wait?condition=removed`);
+      expectStatus(await svcd.request('POST', `/containers/${id}/${action}`), 400);
+      assert.equal((await removed).json<{ StatusCode: number }>().StatusCode, 127);
+      expectStatus(await svcd.request('GET', `/containers/${id}/json`), 404);
+    }
+  });
+
   test('start: a HostConfig body is taken up to 1.23 and refused from 1.24', async () => {
     const { svcd } = suite();
     const id = await create(svcd, { Cmd: ['sh', '-c', 'test "$(ls /sys/class/net | wc -l)" -gt 1'] });

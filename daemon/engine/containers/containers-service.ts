@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import type {
   ContainerChange,
   ContainerInspect,
+  ContainerListRequest,
   ContainerPathStat,
   ContainerTopResponse,
   ContainerPruneResponse,
@@ -22,7 +23,7 @@ import type {
   Resources,
   RestartPolicy,
 } from '../../api/container-types';
-import { ConflictError, InvalidParameterError, NotFoundError, NotImplementedError } from '../../api/errors';
+import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
 import { validateContainerName } from '../../runtime/oci-spec/container-name';
 import { Container } from './container';
 import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
@@ -31,7 +32,7 @@ import { applyLegacyHostConfig, createContainer, initShared } from './container-
 import { ContainerLifecycle } from './container-lifecycle';
 import type { ContainerIOFeed } from './container-io-feed';
 import type { ContainerLogs } from './container-logs';
-import { listContainers, type ListOptions } from './container-list';
+import { listContainers } from './container-list';
 import { ContainerArchive, exportRootfs } from './container-archive';
 import { processesOf, psTop } from './container-top';
 import { containerSpec, refreshSeccomp, specNeedsStart } from './container-spec';
@@ -47,7 +48,8 @@ import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import type { Filters } from '../../api/filters';
 import type { VolumeUser } from '../volumes/volumes-service';
 import type { NetworkMember } from '../networks/networks-service';
-import { connectOne, disconnectOne } from './container-endpoints';
+import { connectOne, disconnectOne, refreshHosts } from './container-endpoints';
+import { removeLink } from './container-links';
 import { volumeNames } from './volume-events';
 import type { EndpointSettings } from '../../api/container-types';
 import type { BuildStepCommit } from '../build/build-ports';
@@ -352,10 +354,14 @@ export class ContainersService {
   }
 
   async remove(ref: string, opts: { force: boolean; volumes: boolean; link?: boolean }): Promise<void> {
-    if (opts.link)
-      throw new NotImplementedError(
-        'legacy container links are not supported: svcd has no container networks yet',
-      );
+    if (opts.link) {
+      const parent = removeLink(this.ctx, ref);
+      await parent.exclusive(async () => {
+        await saveRecord(this.ctx, parent);
+        await refreshHosts(this.ctx, parent);
+      });
+      return;
+    }
     const container = this.get(ref);
     await container.exclusive(async () => {
       const s = container.record.State;
@@ -435,7 +441,7 @@ export class ContainersService {
     );
   }
 
-  list(opts: ListOptions): Promise<ContainerSummary[]> {
+  list(opts: ContainerListRequest): Promise<ContainerSummary[]> {
     return listContainers(
       {
         registry: this.ctx.registry,
@@ -640,7 +646,14 @@ export class ContainersService {
       const endpoint = c.record.Endpoints?.[name];
       const aliases = c.record.Networks?.[name]?.Aliases ?? [];
       return [
-        { id: c.id, name: c.record.Name.slice(1), aliases, running: isRunning(c.record.State), endpoint },
+        {
+          id: c.id,
+          name: c.record.Name.slice(1),
+          aliases,
+          links: c.record.Networks?.[name]?.Links ?? [],
+          running: isRunning(c.record.State),
+          endpoint,
+        },
       ];
     });
   }

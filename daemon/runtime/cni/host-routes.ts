@@ -4,9 +4,11 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export async function routedSubnets(): Promise<string[]> {
+/** Each routed subnet with the device it goes through; `except` leaves that device's out. */
+export async function routedSubnets(except?: string): Promise<string[]> {
   const { stdout } = await run('ip', ['-j', '-4', 'route', 'show', 'table', 'all']);
-  return (JSON.parse(stdout) as Array<{ dst: string }>)
+  return (JSON.parse(stdout) as Array<{ dst: string; dev?: string }>)
+    .filter((r) => except === undefined || r.dev !== except)
     .map((r) => r.dst)
     .filter((dst) => dst !== 'default' && /^\d+\.\d+\.\d+\.\d+(\/\d+)?$/.test(dst))
     .map((dst) => (dst.includes('/') ? dst : `${dst}/32`))

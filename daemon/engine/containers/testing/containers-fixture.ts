@@ -70,7 +70,11 @@ export async function inspect<T = ContainerInspect>(svcd: SvcdInstance, id: stri
 }
 
 /** The container's events since `sinceSec` (Unix seconds) until now. */
-export function containerEvents(svcd: SvcdInstance, id: string, sinceSec: number): Promise<EngineEvent[]> {
+export function containerEvents(
+  svcd: Pick<SvcdInstance, 'request'>,
+  id: string,
+  sinceSec: number,
+): Promise<EngineEvent[]> {
   return engineEvents(svcd, sinceSec, { container: [id] });
 }
 

@@ -1,5 +1,6 @@
 // Wire types of the container read endpoints: inspect, list, wait, top, changes, archive stat.
 import type { ContainerConfig, EndpointSettings, HostConfig, MountPoint } from './container-types';
+import type { Filters } from './filters';
 
 export type ContainerStatus =
   'created' | 'running' | 'paused' | 'restarting' | 'removing' | 'exited' | 'dead';
@@ -165,4 +166,14 @@ export interface CommitOptions {
 
 export interface CommitResponse {
   Id: string;
+}
+
+/** GET /containers/json as the router hands it to the engine. */
+export interface ContainerListRequest {
+  all: boolean;
+  limit?: number;
+  since?: string;
+  before?: string;
+  size: boolean;
+  filters: Filters;
 }

@@ -64,6 +64,8 @@ export interface ContainerCreateBody extends ContainerConfig {
 export interface ContainerCreateRequest {
   /** The `name` query parameter, if any. */
   name?: string;
+  /** Made by the swarm for a task (never from the API): named as dockerd names task containers. */
+  swarmTask?: boolean;
   body: ContainerCreateBody;
   /** How the request's API version reads the body. */
   behaviours: CreateBehaviours;

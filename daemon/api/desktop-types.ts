@@ -150,3 +150,24 @@ export interface RegistryCopyRequest {
   from: { registry: string; repository: string; reference: string };
   to: { registry: string; repository: string; tag: string };
 }
+
+/** GET /api/compose: whether docker-compose is installed where the app runs. */
+export interface ComposeTool {
+  available: boolean;
+  version?: string;
+}
+
+/** POST /api/compose/{up,down}: a compose file's project on one engine ('local' or an added id). */
+export interface ComposeRequest {
+  engine: string;
+  project: string;
+  /** The compose file's text. */
+  file: string;
+  /** down: its volumes too (`down -v`). */
+  volumes?: boolean;
+}
+
+export interface ComposeResult {
+  exitCode: number;
+  output: string;
+}

@@ -1,7 +1,18 @@
 // The wire shape of one /events message (API 1.41).
 import type { Filters } from './filters';
 
-export type EventType = 'container' | 'image' | 'volume' | 'network' | 'daemon' | 'plugin' | 'builder';
+export type EventType =
+  | 'container'
+  | 'image'
+  | 'volume'
+  | 'network'
+  | 'daemon'
+  | 'plugin'
+  | 'builder'
+  | 'service'
+  | 'node'
+  | 'secret'
+  | 'config';
 
 export interface EventActor {
   ID: string;
@@ -12,7 +23,8 @@ export interface EngineEvent {
   Type: EventType;
   Action: string;
   Actor: EventActor;
-  scope: 'local';
+  /** `swarm` for the cluster's objects (services, nodes, secrets, configs, swarm networks). */
+  scope: 'local' | 'swarm';
   time: number;
   timeNano: number;
   /** Legacy fields kept on container and image events. */

@@ -5,6 +5,8 @@ export interface ExecCreateBody {
   AttachStdout?: boolean;
   AttachStderr?: boolean;
   DetachKeys?: string;
+  /** docker-py's spelling of DetachKeys; dockerd's JSON decoder does not mind the case. */
+  detachKeys?: string;
   Tty?: boolean;
   Cmd?: string | string[] | null;
   Env?: string[] | null;

@@ -1,4 +1,5 @@
 // Wire shapes of the system endpoints (GET /version, /info, /system/df), as Docker 1.41 has them.
+import type { SwarmInfo } from './swarm-types';
 import type { ContainerSummary } from './container-summary-types';
 import type { ImageSummary } from './image-types';
 import type { Volume } from './volume-types';
@@ -81,14 +82,7 @@ export interface InfoResponse {
   ServerVersion: string;
   Runtimes: Record<string, { path: string }>;
   DefaultRuntime: string;
-  Swarm: {
-    NodeID: string;
-    NodeAddr: string;
-    LocalNodeState: string;
-    ControlAvailable: boolean;
-    Error: string;
-    RemoteManagers: null;
-  };
+  Swarm: SwarmInfo;
   LiveRestoreEnabled: boolean;
   Isolation: string;
   InitBinary: string;

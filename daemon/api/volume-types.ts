@@ -12,6 +12,8 @@ export interface Volume {
   Scope: 'local' | 'global';
   /** The driver options it was created with; null when it was created with none by a container. */
   Options: Record<string, string> | null;
+  /** What a plugin's driver reports of the volume (VolumeDriver.Get), on inspect. */
+  Status?: Record<string, unknown>;
   /** Present in /system/df: -1 where not computed, as the spec says. */
   UsageData?: { Size: number; RefCount: number } | null;
 }

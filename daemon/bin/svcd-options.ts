@@ -29,6 +29,10 @@ export interface SvcdOptions {
   rootless: boolean;
   /** The containerd snapshotter; absent: overlayfs when a probe mount works, native otherwise. */
   storageDriver?: StorageDriverName;
+  /** Where plugins run outside svcd are discovered (.sock, .spec, .json); absent: the defaults. */
+  pluginDirs: string[];
+  /** Seconds a plugin call may take (--plugin-timeout); absent: 30, as dockerd's client. */
+  pluginTimeout?: number;
 }
 
 export class UsageError extends Error {}
@@ -37,7 +41,8 @@ export const usage = `Usage: svcd --data-root DIR --host unix:///path/svcd.sock 
             [--config FILE] [--insecure-registry HOST:PORT]... [--log-level debug|info|warn|error]
             [--tlscert FILE --tlskey FILE [--tlsverify --tlscacert FILE]] [--group NAME|GID]
             [--bridge NAME] [--bip CIDR]
-            [--seccomp-profile FILE|unconfined] [--rootless] [--storage-driver overlayfs|native]`;
+            [--seccomp-profile FILE|unconfined] [--rootless] [--storage-driver overlayfs|native]
+            [--plugins-dir DIR]... [--plugin-timeout SECONDS]`;
 
 export function defaultDataRoot(): string {
   if (isHostRoot()) return '/var/lib/svc';
@@ -52,6 +57,7 @@ export function parseSvcdOptions(argv: string[]): SvcdOptions {
     bridge: 'svc0',
     tlsVerify: false,
     rootless: !isHostRoot(),
+    pluginDirs: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] =
@@ -115,6 +121,16 @@ export function parseSvcdOptions(argv: string[]): SvcdOptions {
       case '--rootless':
         opts.rootless = true;
         break;
+      case '--plugins-dir':
+        opts.pluginDirs.push(value());
+        break;
+      case '--plugin-timeout': {
+        const seconds = Number(value());
+        if (!Number.isFinite(seconds) || seconds <= 0)
+          throw new UsageError(`--plugin-timeout takes a number of seconds above 0`);
+        opts.pluginTimeout = seconds;
+        break;
+      }
       case '--storage-driver':
       case '-s': {
         const driver = value();

@@ -51,8 +51,21 @@ import { BuildService } from '../engine/build/build-service';
 import { buildContainersOf, buildImagesOf } from '../engine/build/build-engine-ports';
 import { buildRoutes } from '../server/routers/build/routes';
 import { distributionRoutes } from '../server/routers/distribution/routes';
+import { PluginsService } from '../engine/plugins/plugins-service';
+import { PluginProcesses } from '../engine/plugins/plugin-process';
+import { DEFAULT_PLUGIN_DIRS } from '../engine/plugins/legacy-discovery';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../engine/plugins/plugin-protocol';
+import { pluginsRoutes } from '../server/routers/plugins/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 import { MAX_API_VERSION } from '../api/versions';
+import { createSwarmEngine, type SwarmEngine } from '../engine/swarm/swarm-engine';
+import { swarmNetworksOf, taskContainersOf } from '../engine/swarm/swarm-engine-ports';
+import { swarmRoutes } from '../server/routers/swarm/routes';
+import { nodesRoutes } from '../server/routers/nodes/routes';
+import { servicesRoutes } from '../server/routers/services/routes';
+import { tasksRoutes } from '../server/routers/tasks/routes';
+import { secretsRoutes } from '../server/routers/secrets/routes';
+import { configsRoutes } from '../server/routers/configs/routes';
 
 /** The containerd namespace every svcd object lives in. */
 const namespace = 'svc';
@@ -130,6 +143,8 @@ interface Running {
   server?: EngineServer;
   containers?: ContainersService;
   networks?: NetworksService;
+  plugins?: PluginsService;
+  swarm?: SwarmEngine;
 }
 
 async function start(argv: string[], running: Running): Promise<string> {
@@ -178,24 +193,48 @@ async function start(argv: string[], running: Running): Promise<string> {
     userAgent: `svcd/${product.version}`,
   });
   const containersLog = log.child('containers');
-  const volumes = new VolumesService({
+  const volumes: VolumesService = new VolumesService({
     root: join(dataRoot, 'volumes'),
     events,
     // Read at call time: the containers service is made below, with the volumes it uses.
     usersOf: (name) => containers.volumeUsers(name),
+    driver: (name) => plugins.volumeDriver(name),
+    pluginDrivers: () => plugins.volumeDrivers(),
   });
+  const hostFacts = opts.rootless ? await rootlessHostFacts(await readHostFacts()) : await readHostFacts();
+  const pluginsClient = client.withNamespace(`${namespace}.plugins`);
+  await pluginsClient.namespaces.ensure(pluginsClient.namespace);
+  const plugins: PluginsService = new PluginsService({
+    root: join(dataRoot, 'plugins'),
+    events,
+    processes: new PluginProcesses({
+      client: pluginsClient,
+      runcRoot: containerd.runcRoot,
+      cgroupsUnavailable: !!hostFacts.cgroupsUnavailable,
+    }),
+    registry: { insecureRegistries, userAgent: `svcd/${product.version}` },
+    discoveryDirs: opts.pluginDirs.length ? opts.pluginDirs : DEFAULT_PLUGIN_DIRS,
+    callTimeoutMs: opts.pluginTimeout ? opts.pluginTimeout * 1000 : DEFAULT_CALL_TIMEOUT_MS,
+    volumesOf: (driver) => volumes.countByDriver(driver),
+    log: log.child('plugins'),
+  });
+  running.plugins = plugins;
+  // Before the containers: a container restarted with svcd may mount a plugin's volume.
+  await plugins.init();
   const networks = new NetworksService({
     dataRoot,
     events,
+    log: log.child('networks'),
     defaultBridge: opts.bridge,
     bip: opts.bip ?? settings.bip,
     pools: settings.pools ?? defaultAddressPools,
     // Read at call time: the containers service is made below, with the networks it joins.
     membersOf: (id) => containers.networkMembers(id),
+    // And the swarm after both.
+    swarmActive: () => swarm.swarm.info().LocalNodeState === 'active',
   });
   await networks.init();
   running.networks = networks;
-  const hostFacts = opts.rootless ? await rootlessHostFacts(await readHostFacts()) : await readHostFacts();
   const context = createEngineContext({
     client,
     dataRoot,
@@ -233,6 +272,20 @@ async function start(argv: string[], running: Running): Promise<string> {
   const stats = new StatsService({ registry, client });
   const host = readOsFacts();
   const engineId = await loadEngineId(dataRoot);
+  const swarm = await createSwarmEngine({
+    dataRoot,
+    events,
+    host: {
+      hostname: host.hostname,
+      ncpu: host.ncpu,
+      memTotal: host.memTotal,
+      engineVersion: product.version,
+    },
+    containers: taskContainersOf(containers, events, (ref, req) => attach.logs(ref, req)),
+    networks: swarmNetworksOf(networks),
+    log: log.child('swarm'),
+  });
+  running.swarm = swarm;
   const system = new SystemService({
     product,
     host,
@@ -252,6 +305,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     rootless: opts.rootless,
     cgroupDriver: hostFacts.cgroupsUnavailable ? 'none' : 'cgroupfs',
     storageDriver,
+    swarm: () => swarm.swarm.info(),
   });
 
   const build = new BuildService({
@@ -278,6 +332,13 @@ async function start(argv: string[], running: Running): Promise<string> {
       ...networksRoutes(networks, containers),
       ...buildRoutes(build),
       ...distributionRoutes(images),
+      ...pluginsRoutes(plugins),
+      ...swarmRoutes(swarm.swarm),
+      ...nodesRoutes(swarm.nodes),
+      ...servicesRoutes(swarm.services),
+      ...tasksRoutes(swarm.services),
+      ...secretsRoutes(swarm.secrets),
+      ...configsRoutes(swarm.configs),
     ],
     logger: log.child('api'),
     serverHeader: `Svc/${product.version} (linux)`,
@@ -311,7 +372,9 @@ async function start(argv: string[], running: Running): Promise<string> {
 
 async function shutdown(running: Running): Promise<void> {
   await running.server?.close();
+  await running.swarm?.close();
   await running.containers?.close();
+  await running.plugins?.close();
   await running.networks?.close();
   running.client?.close();
   // containerd stops; its shims, and so the containers, keep running for the next svcd.

@@ -99,8 +99,8 @@ interface RouteInput {
 
 /**
  * The 5xx that are right answers (the few allowed, as dockerd gives them too): 501 for what svcd
- * does not implement and says so (legacy links, `DELETE ?link=1`), and 503 when the registry a
- * request names cannot be reached (dockerd answers 500 there).
+ * does not implement and says so, and 503 when the registry a request names cannot be reached
+ * (dockerd answers 500 there).
  */
 function rightServerError(input: RouteInput, status: number | undefined, body: string): boolean {
   if (status === 501) return /not (supported|implemented)/.test(body);
@@ -141,7 +141,7 @@ const inputs: Record<string, RouteInput> = {
   },
   'POST /containers/{id}/rename': { query: ['name'] },
   'POST /containers/{id}/wait': { query: ['condition'], streams: true },
-  'DELETE /containers/{id}': { query: ['force', 'v', 'link'] },
+  'DELETE /containers/{id*}': { query: ['force', 'v', 'link'] },
   'POST /containers/{id}/copy': { body: () => ({ Resource: '/etc/passwd' }) },
   'HEAD /containers/{id}/archive': { query: ['path'] },
   'GET /containers/{id}/archive': { query: ['path'], streams: true },

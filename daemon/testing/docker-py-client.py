@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 # Drives an engine (svcd or Docker Engine) with docker-py, Debian's python3-docker, as its users
-# do: exec, attach, logs, wait and run with a restart policy, each scenario `runs` times in a row.
+# do: exec, attach, logs, wait, run with a restart policy and networks, each scenario `runs` times
+# in a row.
 # Prints one JSON list (one entry per run) of what the client got; output bytes as latin-1 text.
 # Usage: docker-py-client.py SOCKET IMAGE SCENARIO RUNS
 import json
+import os
 import sys
+import tempfile
 
 import docker
 
@@ -71,6 +74,30 @@ def attach(stream, demux, logs):
     return scenario
 
 
+def exec_detach_keys(client, container):
+    """A terminal exec detached by the keys of config.json, which docker-py sends at create."""
+    with tempfile.TemporaryDirectory() as config:
+        with open(os.path.join(config, 'config.json'), 'w') as f:
+            json.dump({'detachKeys': 'ctrl-x,x'}, f)
+        os.environ['DOCKER_CONFIG'] = config
+        api = docker.APIClient(base_url=f'unix://{socket}', version='1.41', timeout=120)
+        del os.environ['DOCKER_CONFIG']
+    exec_id = api.exec_create(container.id, ['sh'], stdin=True, tty=True)['Id']
+    sock = api.exec_start(exec_id, tty=True, socket=True)._sock
+    sock.settimeout(60)
+    sock.sendall(b'echo $((40+2))\n')
+    seen = b''
+    while b'42' not in seen:
+        seen += sock.recv(4096)
+    sock.sendall(b'\x18x')
+    while True:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+    sock.close()
+    return {'running': api.exec_inspect(exec_id)['Running']}
+
+
 def logs(client, _):
     c = client.containers.run(IMAGE, PRINTS, detach=True, network_mode='none')
     try:
@@ -120,7 +147,67 @@ def restart_policy(client, _):
         c.remove(force=True)
 
 
+def networks(client, _):
+    """A dual-stack network, a MAC address, a static IPv6 address, links and driver options on an
+    endpoint, at create and at connect; subnets from $NET_V4 and $NET_V6 (the engine's own)."""
+    v4, v6 = os.environ['NET_V4'], os.environ['NET_V6']
+    api = client.api
+    ipam = docker.types.IPAMConfig(
+        pool_configs=[docker.types.IPAMPool(subnet=f'{v4}.0/24'), docker.types.IPAMPool(subnet=f'{v6}::/64')]
+    )
+    made, nets = [], []
+    try:
+        nets.append(client.networks.create('py dual', driver='bridge', enable_ipv6=True, ipam=ipam))
+        nets.append(client.networks.create('py other', driver='bridge'))
+        target = client.containers.run(
+            IMAGE, ['sleep', '120'], detach=True, network='py dual', mac_address='02:42:0a:d6:00:51', name='pytarget'
+        )
+        made.append(target)
+        linking = api.create_container(
+            IMAGE,
+            ['sleep', '120'],
+            host_config=api.create_host_config(network_mode='py dual'),
+            networking_config=api.create_networking_config(
+                {'py dual': api.create_endpoint_config(links=[('pytarget', 'pal')], driver_opt={'at': 'create'})}
+            ),
+            name='pylinking',
+        )
+        made.append(client.containers.get(linking['Id']))
+        api.start(linking['Id'])
+        late = client.containers.run(IMAGE, ['sleep', '120'], detach=True, network='py other')
+        made.append(late)
+        nets[0].connect(late, ipv6_address=f'{v6}::77', links=[('pytarget', 'buddy')], driver_opt={'at': 'connect'})
+
+        def endpoint(c):
+            e = api.inspect_container(c.id)['NetworkSettings']['Networks']['py dual']
+            keys = ['IPAMConfig', 'Links', 'DriverOpts', 'IPAddress', 'GlobalIPv6Address', 'GlobalIPv6PrefixLen', 'IPv6Gateway']
+            return {k: e.get(k) for k in keys}
+
+        def reach(c, name):
+            code, out = c.exec_run(['sh', '-c', f'ping -4 -c1 -W2 {name} | head -1; ping -6 -c1 -W2 {name} | head -1'])
+            return out.decode().split('\n')[:2]
+
+        net = api.inspect_network(nets[0].id)
+        return {
+            'ipam': net['IPAM'],
+            'enableIPv6': net['EnableIPv6'],
+            'mac': [target.exec_run(['cat', '/sys/class/net/eth0/address'])[1].decode().strip(),
+                    api.inspect_container(target.id)['NetworkSettings']['Networks']['py dual']['MacAddress']],
+            'linking': endpoint(made[1]),
+            'late': endpoint(late),
+            'pal': reach(made[1], 'pal'),
+            'buddy': reach(late, 'buddy'),
+        }
+    finally:
+        for c in made:
+            c.remove(force=True)
+        for n in nets:
+            n.remove()
+
+
 SCENARIOS = {
+    'exec-detach-keys': exec_detach_keys,
+    'networks': networks,
     'logs': logs,
     'wait': wait,
     'restart-policy': restart_policy,

@@ -353,7 +353,7 @@ function removeNetworksUnder(dir: string): void {
 
 /** The events matching `filters` since `sinceSec` (Unix seconds) until now. */
 export async function engineEvents(
-  svcd: SvcdInstance,
+  svcd: Pick<SvcdInstance, 'request'>,
   sinceSec: number,
   filters: Record<string, string[]>,
 ): Promise<EngineEvent[]> {

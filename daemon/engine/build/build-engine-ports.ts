@@ -18,6 +18,7 @@ export function buildImagesOf(images: ImageService): BuildImages {
       return image && { id: image.id, config: image.config };
     },
     pull: (image, auth, emit, signal) => images.pull({ image, auth, emit, signal }),
+    parentOf: (id) => store.parentOf(id),
     derive: async (parent, config) => {
       const layers = parent ? (await store.get(parent)).layers : [];
       const image = await withLease(client, (leased) =>

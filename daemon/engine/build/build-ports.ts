@@ -21,6 +21,8 @@ export interface BuildImages {
   /** The local image a name or ID refers to, if any. */
   find(refOrId: string): Promise<BuildImage | undefined>;
   pull(ref: string, auth: string | undefined, emit: Emit, signal: AbortSignal): Promise<void>;
+  /** The image `id` was built on, or '' (pulled, loaded and imported images have none). */
+  parentOf(id: string): Promise<string>;
   /** A new image on `parent` (or from scratch) adding no layer: a metadata step's result. */
   derive(parent: string | undefined, config: OciImageConfig): Promise<string>;
   /**

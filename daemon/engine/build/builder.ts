@@ -430,16 +430,34 @@ export class Builder {
     });
   }
 
-  /** A cached result for the step, if the cache (or a cache-from image) has one. */
+  /**
+   * A cached result for the step. With cache-from images named, only those are sources, as in
+   * Docker's classic builder: a local hit counts when it is an ancestor of one of them.
+   */
   private async cached(state: StageState, key: string, result: StepResult): Promise<boolean> {
     if (this.req.noCache) return false;
     let id = await this.deps.cache.get(key);
     if (id && !(await this.deps.images.find(id))) id = undefined;
+    if (id && this.req.cacheFrom.length > 0 && !(await this.isCacheFromAncestor(id))) id = undefined;
     id ??= await this.fromCacheImages(state, result);
     if (!id) return false;
     this.out(' ---> Using cache\n');
     await this.adopt(state, id);
     return true;
+  }
+
+  private async isCacheFromAncestor(id: string): Promise<boolean> {
+    for (const name of this.req.cacheFrom) {
+      const source = await this.deps.images.find(name);
+      // The parent chain of a built image is finite: each parent existed before its child.
+      for (
+        let p = source && (await this.deps.images.parentOf(source.id));
+        p;
+        p = await this.deps.images.parentOf(p)
+      )
+        if (p === id) return true;
+    }
+    return false;
   }
 
   /**
@@ -618,7 +636,11 @@ export class Builder {
         const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
         const code = await this.deps.containers.run(
           id,
-          (stream, chunk) => this.out(decoders[stream].write(chunk)),
+          (stream, chunk) => {
+            const text = decoders[stream].write(chunk);
+            // The classic builder's colours: stderr in bright red, so a terminal tells it apart.
+            if (text) this.out(stream === 'stderr' ? `\x1b[91m${text}\x1b[0m` : text);
+          },
           this.req.signal,
         );
         if (code !== 0) {

@@ -15,6 +15,10 @@ const keys = [
   'daemon',
   'plugin',
   'scope',
+  'service',
+  'node',
+  'secret',
+  'config',
 ];
 
 export function checkEventFilters(filters: Filters): void {
@@ -59,6 +63,7 @@ export function eventMatches(e: EngineEvent, f: Filters): boolean {
     ofType('network', f.get('network')) &&
     ofType('daemon', f.get('daemon')) &&
     ofType('plugin', f.get('plugin')) &&
+    (['service', 'node', 'secret', 'config'] as const).every((t) => ofType(t, f.get(t))) &&
     anyOf(f.get('scope'), (v) => v === e.scope) &&
     anyOf(f.get('image'), (v) => imageMatches(e, v)) &&
     anyOf(f.get('label'), (v) => labelMatches(attrs, v))

@@ -23,6 +23,7 @@ export class EventsService {
     type: EventType,
     action: string,
     actor: { id: string; attributes?: Record<string, string> },
+    scope: EngineEvent['scope'] = 'local',
   ): EngineEvent {
     // The wall clock's millisecond, rounded up to a stamp a JSON number holds exactly (so that a
     // `since` of that millisecond keeps the event); events within one millisecond a step apart.
@@ -35,7 +36,7 @@ export class EventsService {
       Type: type,
       Action: action,
       Actor,
-      scope: 'local',
+      scope,
       time: Number(nowNano / 1_000_000_000n),
       timeNano: Number(nowNano),
     };

@@ -160,10 +160,13 @@ export class ExecInstance extends EventEmitter {
     this.io?.stdin?.write(chunk);
   }
 
-  /** The client's stdin ended: the process reads end-of-file. */
+  /**
+   * The client's stdin ended: the process reads end-of-file. Not on a terminal, as dockerd: the
+   * docker CLI reads the detach keys itself there and then hangs up, and the process runs on.
+   */
   endStdin(): void {
     const stdin = this.io?.stdin;
-    if (!stdin || stdin.writableEnded) return;
+    if (this.tty || !stdin || stdin.writableEnded) return;
     stdin.end(() => {
       void this.ctx.client.tasks.closeIO(this.settings.container.id, this.id).catch(() => undefined);
     });

@@ -14,6 +14,7 @@ import { writeFileAtomic } from '../../lib/atomic-file';
 import { cniAdd, cniDel, type CniResult } from '../../runtime/cni/cni-plugin';
 import { createNetns, dropStaleNetns, removeNetns } from '../../runtime/cni/netns';
 import type { NetworkMode } from '../../runtime/oci-spec/namespace-modes';
+import { bridgeChain, type CniChain } from './bridge-chain';
 import type { NetworksService } from './networks-service';
 import { publishPorts, type PortMapping } from './published-ports';
 import type { RootlessPorts } from './rootless-ports';
@@ -23,9 +24,12 @@ export interface NetworkAttachment {
   NetworkID: string;
   Aliases: string[] | null;
   IPAMConfig: EndpointIPAMConfig | null;
+  /** Links on this network (`target[:alias]`), as given: names the container alone resolves. */
+  Links?: string[] | null;
+  /** The interface's MAC address, when asked for; otherwise the bridge plugin picks one. */
+  MacAddress?: string;
+  DriverOpts?: Record<string, string> | null;
 }
-
-type CniChain = ReturnType<NetworksService['cniChain']>;
 
 /** A live endpoint: the interface CNI made and what it takes to remove it. */
 export interface EndpointState {
@@ -35,6 +39,9 @@ export interface EndpointState {
   IPAddress: string;
   IPPrefixLen: number;
   Gateway: string;
+  GlobalIPv6Address: string;
+  GlobalIPv6PrefixLen: number;
+  IPv6Gateway: string;
   MacAddress: string;
   chain: CniChain;
   portMappings: PortMapping[];
@@ -60,17 +67,41 @@ export interface AttachResult {
   ports: Record<string, PortBindingJson[] | null>;
 }
 
+/** A MAC address as dockerd takes one: six hex octets separated by colons. */
+function checkMacAddress(mac: string): void {
+  if (!/^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$/.test(mac))
+    throw new InvalidParameterError(`invalid MAC address: ${mac}`);
+}
+
 function endpointOf(
   result: CniResult,
   ifName: string,
-): Pick<EndpointState, 'IPAddress' | 'IPPrefixLen' | 'Gateway' | 'MacAddress'> {
+): Pick<
+  EndpointState,
+  | 'IPAddress'
+  | 'IPPrefixLen'
+  | 'Gateway'
+  | 'MacAddress'
+  | 'GlobalIPv6Address'
+  | 'GlobalIPv6PrefixLen'
+  | 'IPv6Gateway'
+> {
   const sandboxIndex = (result.interfaces ?? []).findIndex((i) => i.name === ifName && i.sandbox);
-  const ip = (result.ips ?? []).find((i) => i.interface === sandboxIndex) ?? result.ips?.[0];
-  const [address = '', prefix = '0'] = (ip?.address ?? '').split('/');
+  const ips = (result.ips ?? []).filter((i) => i.interface === undefined || i.interface === sandboxIndex);
+  const family = (v6: boolean) => {
+    const ip = ips.find((i) => i.address.includes(':') === v6);
+    const [address = '', prefix = '0'] = (ip?.address ?? '').split('/');
+    return { address, prefix: Number(prefix), gateway: ip?.gateway ?? '' };
+  };
+  const v4 = family(false);
+  const v6 = family(true);
   return {
-    IPAddress: address,
-    IPPrefixLen: Number(prefix),
-    Gateway: ip?.gateway ?? '',
+    IPAddress: v4.address,
+    IPPrefixLen: v4.prefix,
+    Gateway: v4.gateway,
+    GlobalIPv6Address: v6.address,
+    GlobalIPv6PrefixLen: v6.prefix,
+    IPv6Gateway: v6.gateway,
     MacAddress: result.interfaces?.[sandboxIndex]?.mac ?? '',
   };
 }
@@ -153,6 +184,8 @@ export class ContainerNetworking {
   attachmentsFor(
     mode: NetworkMode,
     endpoints: Record<string, EndpointSettings | null> | null | undefined,
+    /** Config.MacAddress: the interface's address on the mode's network, as dockerd applies it. */
+    macAddress?: string,
   ): Record<string, NetworkAttachment> {
     if (mode.kind !== 'network') {
       if (Object.keys(endpoints ?? {}).length > 0 && mode.kind !== 'none')
@@ -173,10 +206,15 @@ export class ContainerNetworking {
       const settings = endpoints?.[ref] ?? entries[0]?.[1] ?? null;
       const record = this.networks.checkEndpoint(ref, settings);
       if (record.Driver !== 'bridge') continue;
+      const mac = settings?.MacAddress || macAddress;
+      if (mac) checkMacAddress(mac);
       out[record.Name] = {
         NetworkID: record.Id,
         Aliases: settings?.Aliases?.length ? settings.Aliases : null,
         IPAMConfig: settings?.IPAMConfig ?? null,
+        Links: settings?.Links?.length ? settings.Links : null,
+        ...(mac ? { MacAddress: mac.toLowerCase() } : {}),
+        DriverOpts: settings?.DriverOpts ?? null,
       };
     }
     return out;
@@ -229,9 +267,14 @@ export class ContainerNetworking {
     recordFirst: (pending: EndpointTeardown) => Promise<void>,
   ): Promise<EndpointState> {
     const network = this.networks.get(attachment.NetworkID);
-    const chain = this.networks.cniChain(network, attachment.IPAMConfig?.IPv4Address);
+    await this.networks.ensureBridge(network);
+    const chain = bridgeChain(network, join(this.networks.cniDir, 'ipam'), attachment.IPAMConfig ?? {});
     await recordFirst({ chain, IfName: ifName, portMappings });
-    const result = await cniAdd(chain, { containerId, netns, ifName }, this.portmapArgs(portMappings));
+    const result = await cniAdd(
+      chain,
+      { containerId, netns, ifName },
+      { ...this.portmapArgs(portMappings), ...(attachment.MacAddress ? { mac: attachment.MacAddress } : {}) },
+    );
     try {
       await this.networks.ensureIsolation(network);
       await this.networks.ensureResolver(network);

@@ -4,11 +4,10 @@
 // is a JSON file under <data root>/networks; IPAM leases and CNI state live under
 // <data root>/cni, so two engines on different data roots never share anything but the kernel.
 import { randomBytes } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isolateBridge, releaseBridge } from '../../runtime/cni/bridge-isolation';
-import { promisify } from 'node:util';
+import { bridgeAddresses, deleteBridge, makeBridge } from '../../runtime/cni/bridge-device';
 import type { EndpointSettings } from '../../api/container-types';
 import { ConflictError, ForbiddenError, InvalidParameterError, NotFoundError } from '../../api/errors';
 import type {
@@ -20,6 +19,7 @@ import type {
   NetworkResource,
 } from '../../api/network-types';
 import { writeFileAtomic } from '../../lib/atomic-file';
+import type { Logger } from '../../lib/logger';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import { routedSubnets } from '../../runtime/cni/host-routes';
 import {
@@ -33,12 +33,14 @@ import {
 } from '../../runtime/cni/ipv4';
 import type { EventsService } from '../events/events-service';
 import { NameServer } from '../../runtime/dns/name-server';
+import { lookupName } from './network-names';
+import { parseIp6 } from '../../runtime/cni/ipv6';
+import { masqOption, mtuOption } from './bridge-chain';
+import { checkIpv6Address, ipv6Addressing, isIpv6Config, type Ipv6Addressing } from './ipv6-subnets';
 import { nameservers } from '../../runtime/oci-spec/resolv-conf';
 
-const run = promisify(execFile);
-
-/** What svcd keeps of a network. */
-export interface NetworkRecord {
+/** What svcd keeps of a network; the IPv6 fields are set when EnableIPv6 is. */
+export interface NetworkRecord extends Partial<Ipv6Addressing> {
   Id: string;
   Name: string;
   /** bridge, host or null (none), as Docker names the drivers. */
@@ -53,11 +55,17 @@ export interface NetworkRecord {
   IPRange: string;
   /** IPAM.Config as the client gave it, echoed back by inspect. */
   IpamConfig: IpamConfig[];
+  /** IPAM.Options as the client gave them: null when it gave none, as dockerd shows them. */
+  IpamOptions?: Record<string, string> | null;
   Options: Record<string, string>;
   Labels: Record<string, string>;
   /** The Linux bridge (bridge networks). */
   Bridge: string;
   Builtin: boolean;
+  /** The subnet was picked from the pools (not given): it may move while no endpoint uses it. */
+  AutoSubnet?: boolean;
+  /** A swarm-scope `overlay` network: on the one node it is a bridge network like the others. */
+  Overlay?: { Ingress: boolean };
 }
 
 /** A container attached to a network, as the containers engine reports it. */
@@ -65,19 +73,31 @@ export interface NetworkMember {
   id: string;
   name: string;
   aliases: string[];
+  /** The links of its endpoint on the network (`target[:alias]`): names only it resolves. */
+  links: string[];
   running: boolean;
-  endpoint?: { EndpointID: string; MacAddress: string; IPAddress: string; IPPrefixLen: number };
+  endpoint?: {
+    EndpointID: string;
+    MacAddress: string;
+    IPAddress: string;
+    IPPrefixLen: number;
+    GlobalIPv6Address?: string;
+    GlobalIPv6PrefixLen?: number;
+  };
 }
 
 export interface NetworksServiceDeps {
   dataRoot: string;
   events: EventsService;
+  log: Logger;
   /** The default bridge's Linux name (`svc0`). */
   defaultBridge: string;
   /** Docker's default-address-pools: base and the size of each subnet taken from it. */
   pools: Array<{ base: string; size: number }>;
   /** `bip`: the default bridge's gateway address and prefix, when configured. */
   bip?: string;
+  /** Whether this engine is in a swarm (overlay networks exist only then). */
+  swarmActive?: () => boolean;
   membersOf: (networkId: string) => NetworkMember[];
 }
 
@@ -92,27 +112,25 @@ export const defaultAddressPools = [
 
 const builtinNames = ['bridge', 'host', 'none'];
 const bridgeOption = 'com.docker.network.bridge.name';
-const mtuOption = 'com.docker.network.driver.mtu';
 const iccOption = 'com.docker.network.bridge.enable_icc';
-const masqOption = 'com.docker.network.bridge.enable_ip_masquerade';
-const knownOptions = [
-  bridgeOption,
-  mtuOption,
-  iccOption,
-  masqOption,
-  'com.docker.network.bridge.default_bridge',
-  'com.docker.network.bridge.host_binding_ipv4',
-];
+
+const isEmptyObject = (v: unknown) => typeof v === 'object' && Object.keys(v as object).length === 0;
 
 function nowRfc3339(): string {
   return new Date().toISOString().replace(/Z$/, '000000Z');
 }
+
+/** What a network's driver is to clients: overlay for the swarm's (bridges underneath). */
+const driverOf = (n: NetworkRecord) => (n.Overlay ? 'overlay' : n.Driver);
+const scopeOf = (n: NetworkRecord) => (n.Overlay ? 'swarm' : 'local');
 
 export class NetworksService {
   private readonly networks = new Map<string, NetworkRecord>();
   /** The name server of each user network, on its gateway, made at its first endpoint. */
   private readonly resolvers = new Map<string, Promise<NameServer>>();
   private queue: Promise<unknown> = Promise.resolve();
+  /** Bridges checked (or made) with their network's address by this process. */
+  private readonly claimedBridges = new Set<string>();
 
   constructor(private readonly deps: NetworksServiceDeps) {}
 
@@ -140,6 +158,9 @@ export class NetworksService {
       const record = JSON.parse(await readFile(join(this.dir, file), 'utf8')) as NetworkRecord;
       this.networks.set(record.Id, record);
     }
+    // As dockerd with docker0: a default bridge already on the host (an earlier svcd's, on another
+    // data root) keeps its address, which CNI's bridge plugin would otherwise refuse to change.
+    const adopted = this.deps.bip ? undefined : (await bridgeAddresses(this.deps.defaultBridge))?.[0];
     for (const name of builtinNames) {
       if ([...this.networks.values()].some((n) => n.Builtin && n.Name === name)) continue;
       const record = await this.newRecord({
@@ -158,8 +179,9 @@ export class NetworksService {
                 [mtuOption]: '1500',
               }
             : {},
-        ipam: name === 'bridge' ? this.deps.bip : undefined,
+        ipam: name === 'bridge' ? (this.deps.bip ?? adopted) : undefined,
       });
+      if (name === 'bridge' && !this.deps.bip) record.AutoSubnet = true;
       await this.save(record);
     }
   }
@@ -179,12 +201,26 @@ export class NetworksService {
     body?: NetworkCreateBody;
   }): Promise<NetworkRecord> {
     const id = randomBytes(32).toString('hex');
-    const given = input.body?.IPAM?.Config ?? [];
+    // Echoed as dockerd does: the fields given, empty ones left out.
+    const given = (input.body?.IPAM?.Config ?? []).map(
+      (c) =>
+        Object.fromEntries(
+          Object.entries(c).filter(([, v]) => v !== null && v !== '' && !isEmptyObject(v)),
+        ) as IpamConfig,
+    );
     let subnet = '';
     let gateway = '';
     let ipRange = '';
+    let v6: Ipv6Addressing | undefined;
+    let auto = false;
     if (input.Driver === 'bridge') {
+      if (input.body?.EnableIPv6)
+        v6 = ipv6Addressing(
+          given,
+          [...this.networks.values()].flatMap((n) => (n.Subnet6 ? [n.Subnet6] : [])),
+        );
       const v4 = given.find((c) => c.Subnet && !c.Subnet.includes(':'));
+      auto = !v4?.Subnet && !input.ipam;
       const chosen = v4?.Subnet
         ? await this.checkFree(parseSubnet(v4.Subnet))
         : input.ipam
@@ -208,15 +244,24 @@ export class NetworksService {
       Created: nowRfc3339(),
       Internal: !!input.body?.Internal,
       Attachable: !!input.body?.Attachable,
-      EnableIPv6: false,
+      EnableIPv6: !!v6,
       Subnet: subnet,
       Gateway: gateway,
       IPRange: ipRange,
-      IpamConfig: given.length ? given : subnet ? [{ Subnet: subnet, Gateway: gateway }] : [],
+      ...v6,
+      // IPv4 first (the one chosen when only IPv6 ones were given), then IPv6, as dockerd keeps
+      // them; the docker CLI sends them in any order.
+      IpamConfig: [
+        ...(subnet && given.every(isIpv6Config) ? [{ Subnet: subnet, Gateway: gateway }] : []),
+        ...given.filter((c) => !isIpv6Config(c)),
+        ...given.filter(isIpv6Config),
+      ],
+      IpamOptions: input.body?.IPAM?.Options ?? null,
       Options: input.Options,
       Labels: input.body?.Labels ?? {},
       Bridge: input.Bridge || (input.Driver === 'bridge' ? `svc-${id.slice(0, 11)}` : ''),
       Builtin: input.Builtin,
+      ...(auto ? { AutoSubnet: true } : {}),
     };
   }
 
@@ -225,8 +270,10 @@ export class NetworksService {
     return [...ours, ...(await routedSubnets()).map(parseSubnet)];
   }
 
-  private async checkFree(wanted: Subnet): Promise<Subnet> {
-    const mine = [...this.networks.values()].find((n) => n.Subnet && overlaps(parseSubnet(n.Subnet), wanted));
+  private async checkFree(wanted: Subnet, except?: string): Promise<Subnet> {
+    const mine = [...this.networks.values()].find(
+      (n) => n.Id !== except && n.Subnet && overlaps(parseSubnet(n.Subnet), wanted),
+    );
     if (mine) throw new ForbiddenError(`Pool overlaps with other one on this address space`);
     return wanted;
   }
@@ -266,26 +313,22 @@ export class NetworksService {
 
   async create(body: NetworkCreateBody): Promise<NetworkCreateResponse> {
     const name = body.Name ?? '';
+    // Any other name is one dockerd takes (spaces included).
     if (!name) throw new InvalidParameterError('network name is empty');
-    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name))
-      throw new InvalidParameterError(`invalid network name: ${JSON.stringify(name)}`);
     const driver = body.Driver || 'bridge';
     if (builtinNames.includes(name))
       throw new ForbiddenError(`${name} is a pre-defined network and cannot be created`);
-    if (driver === 'overlay')
+    const overlay = driver === 'overlay';
+    if (overlay && !this.deps.swarmActive?.())
       throw new ForbiddenError('overlay networks need swarm mode: this node is not a swarm manager');
-    if (driver !== 'bridge' && driver !== 'default')
-      throw new NotFoundError(`plugin "${driver}" not found: svcd has the bridge driver only`);
-    if (body.EnableIPv6) throw new InvalidParameterError('IPv6 networks are not supported by svcd yet');
+    if (driver !== 'bridge' && driver !== 'default' && !overlay)
+      throw new NotFoundError(`plugin "${driver}" not found: svcd has the bridge and overlay drivers only`);
     if (body.IPAM?.Driver && body.IPAM.Driver !== 'default')
       throw new NotFoundError(
         `plugin "${body.IPAM.Driver}" not found: svcd has the default IPAM driver only`,
       );
+    // Options the bridge driver does not know are kept and shown, as dockerd does.
     const options = body.Options ?? {};
-    for (const key of Object.keys(options)) {
-      if (!knownOptions.includes(key))
-        throw new InvalidParameterError(`unknown bridge option ${JSON.stringify(key)}`);
-    }
     return this.serial(async () => {
       if ([...this.networks.values()].some((n) => n.Name === name)) {
         throw new ConflictError(`network with name ${name} already exists`);
@@ -298,8 +341,12 @@ export class NetworksService {
         Options: options,
         body,
       });
+      if (overlay) record.Overlay = { Ingress: !!body.Ingress };
       await this.save(record);
-      this.deps.events.publish('network', 'create', { id: record.Id, attributes: { name, type: 'bridge' } });
+      this.deps.events.publish('network', 'create', {
+        id: record.Id,
+        attributes: { name, type: overlay ? 'overlay' : 'bridge' },
+      });
       return { Id: record.Id, Warning: '' };
     });
   }
@@ -314,7 +361,9 @@ export class NetworksService {
           EndpointID: m.endpoint.EndpointID,
           MacAddress: m.endpoint.MacAddress,
           IPv4Address: m.endpoint.IPAddress ? `${m.endpoint.IPAddress}/${m.endpoint.IPPrefixLen}` : '',
-          IPv6Address: '',
+          IPv6Address: m.endpoint.GlobalIPv6Address
+            ? `${m.endpoint.GlobalIPv6Address}/${m.endpoint.GlobalIPv6PrefixLen}`
+            : '',
         };
       }
     }
@@ -322,13 +371,13 @@ export class NetworksService {
       Name: record.Name,
       Id: record.Id,
       Created: record.Created,
-      Scope: 'local',
-      Driver: record.Driver,
+      Scope: scopeOf(record),
+      Driver: driverOf(record),
       EnableIPv6: record.EnableIPv6,
-      IPAM: { Driver: 'default', Options: record.Builtin ? null : {}, Config: record.IpamConfig },
+      IPAM: { Driver: 'default', Options: record.IpamOptions ?? null, Config: record.IpamConfig },
       Internal: record.Internal,
       Attachable: record.Attachable,
-      Ingress: false,
+      Ingress: !!record.Overlay?.Ingress,
       ConfigFrom: { Network: '' },
       ConfigOnly: false,
       Containers: containers,
@@ -353,10 +402,10 @@ export class NetworksService {
     return [...this.networks.values()]
       .filter(
         (n) =>
-          any('driver', (v) => n.Driver === v) &&
+          any('driver', (v) => driverOf(n) === v) &&
           any('id', (v) => n.Id.startsWith(v)) &&
           any('name', (v) => n.Name.includes(v)) &&
-          any('scope', (v) => v === 'local') &&
+          any('scope', (v) => v === scopeOf(n)) &&
           any('type', (v) => (v === 'builtin') === n.Builtin) &&
           any(
             'dangling',
@@ -366,6 +415,51 @@ export class NetworksService {
       )
       .sort((a, b) => a.Name.localeCompare(b.Name))
       .map((n) => this.view(n, false));
+  }
+
+  /**
+   * Before a bridge network's first endpoint: its bridge exists with the network's gateway. The
+   * subnet was chosen when the network was made, and another engine on the host may have taken it
+   * since; a subnet picked from the pools then moves (while no endpoint uses it), a given one is
+   * refused, so two engines never share a subnet silently. A bridge already there with another
+   * address is adopted where the subnet may move, as dockerd adopts docker0's.
+   */
+  async ensureBridge(record: NetworkRecord): Promise<void> {
+    if (record.Driver !== 'bridge' || this.claimedBridges.has(record.Bridge)) return;
+    await this.serial(async () => {
+      const movable = !!record.AutoSubnet && !this.deps.membersOf(record.Id).some((m) => m.endpoint);
+      const own = `${record.Gateway}/${parseSubnet(record.Subnet).prefix}`;
+      const present = await bridgeAddresses(record.Bridge);
+      if (present === undefined) {
+        const routed = (await routedSubnets(record.Bridge)).find((r) =>
+          overlaps(parseSubnet(r), parseSubnet(record.Subnet)),
+        );
+        if (routed && !movable)
+          throw new ForbiddenError(
+            `network ${record.Name}: its subnet ${record.Subnet} overlaps ${routed}, which the host now routes (another engine's network?); remove the network and create it with another subnet`,
+          );
+        if (routed) await this.moveSubnet(record, await this.freeSubnet());
+        await makeBridge(record.Bridge, `${record.Gateway}/${parseSubnet(record.Subnet).prefix}`);
+      } else if (present.length > 0 && !present.includes(own)) {
+        if (!movable)
+          throw new ForbiddenError(
+            `network ${record.Name}: bridge ${record.Bridge} already has the address ${present[0]}, not the network's gateway ${own}; another engine uses this bridge name`,
+          );
+        const adopted = parseSubnet(present[0]);
+        await this.checkFree(adopted, record.Id);
+        await this.moveSubnet(record, adopted, present[0].split('/')[0]);
+      }
+      this.claimedBridges.add(record.Bridge);
+    });
+  }
+
+  /** The network takes another subnet: on disk first, then in the record its callers hold. */
+  private async moveSubnet(record: NetworkRecord, subnet: Subnet, gateway = formatIp(subnet.base + 1)) {
+    const Subnet = formatSubnet(subnet);
+    const moved = { ...record, Subnet, Gateway: gateway, IpamConfig: [{ Subnet, Gateway: gateway }] };
+    await this.save(moved);
+    this.networks.set(record.Id, Object.assign(record, moved));
+    this.deps.log.info('network moved to a free subnet', { network: record.Name, subnet: Subnet });
   }
 
   /** The network's inter-container rule, when its options turn that traffic off. */
@@ -380,27 +474,24 @@ export class NetworksService {
    * resolvers.
    */
   async ensureResolver(record: NetworkRecord): Promise<void> {
-    if (record.Builtin || this.resolvers.has(record.Id)) return;
-    const upstreams = nameservers(await readFile('/etc/resolv.conf', 'utf8').catch(() => '')).filter(
-      (ip) => !ip.startsWith('127.'),
-    );
-    const lookup = (name: string) => {
-      const wanted = name.replace(/\.$/, '');
-      const ips = this.deps
-        .membersOf(record.Id)
-        .filter(
-          (m) =>
-            m.endpoint && (m.name === wanted || m.aliases.includes(wanted) || m.id.slice(0, 12) === wanted),
-        )
-        .map((m) => m.endpoint!.IPAddress);
-      return ips.length ? ips : undefined;
-    };
-    const server = NameServer.listen(record.Gateway, lookup, upstreams);
+    if (record.Builtin) return;
+    await (this.resolvers.get(record.Id) ?? this.startResolver(record));
+  }
+
+  /** Kept in the map from the first moment, so endpoints added at once share one server. */
+  private startResolver(record: NetworkRecord): Promise<NameServer> {
+    const server = (async () => {
+      const upstreams = nameservers(await readFile('/etc/resolv.conf', 'utf8').catch(() => '')).filter(
+        (ip) => !ip.startsWith('127.'),
+      );
+      const lookup = (name: string, from: string) => lookupName(this.deps.membersOf(record.Id), name, from);
+      return NameServer.listen(record.Gateway, lookup, upstreams);
+    })();
     this.resolvers.set(record.Id, server);
-    await server.catch((err: unknown) => {
-      this.resolvers.delete(record.Id);
-      throw err;
+    server.catch(() => {
+      if (this.resolvers.get(record.Id) === server) this.resolvers.delete(record.Id);
     });
+    return server;
   }
 
   /** After a restart: the name servers of networks whose containers kept running. */
@@ -427,8 +518,9 @@ export class NetworksService {
     // What the network made on the host goes first and its record last: a removal cut short
     // leaves the network listed, to be removed again, never host state nothing names.
     await releaseBridge(record.Bridge);
-    // The bridge plugin made the bridge at the first attach; nothing else uses it now.
-    await run('ip', ['link', 'del', record.Bridge]).catch(() => undefined);
+    // Made at the first attach; nothing else uses it now.
+    await deleteBridge(record.Bridge);
+    this.claimedBridges.delete(record.Bridge);
     await rm(join(this.cniDir, 'ipam', record.Id), { recursive: true, force: true });
     await rm(join(this.dir, `${record.Id}.json`), { force: true });
     this.networks.delete(record.Id);
@@ -469,47 +561,6 @@ export class NetworksService {
     return { NetworksDeleted: deleted.length ? deleted : null };
   }
 
-  /** The CNI chain of a bridge network for one container: bridge with host-local, then portmap. */
-  cniChain(
-    record: NetworkRecord,
-    staticIp?: string,
-  ): { name: string; cniVersion: string; plugins: Array<Record<string, unknown> & { type: string }> } {
-    const range: Record<string, string> = { subnet: record.Subnet, gateway: record.Gateway };
-    if (record.IPRange) {
-      const r = parseSubnet(record.IPRange);
-      range.rangeStart = formatIp(r.base + (r.base === parseSubnet(record.Subnet).base ? 2 : 0));
-      range.rangeEnd = formatIp(r.base + subnetSize(r) - 2);
-    }
-    if (staticIp) {
-      range.rangeStart = staticIp;
-      range.rangeEnd = staticIp;
-    }
-    const mtu = Number(record.Options[mtuOption] ?? 0);
-    return {
-      name: record.Id,
-      cniVersion: '1.0.0',
-      plugins: [
-        {
-          type: 'bridge',
-          bridge: record.Bridge,
-          // The gateway address is on the bridge even for internal networks (their name server
-          // listens there); internal ones get no default route and no masquerade instead.
-          isGateway: true,
-          ipMasq: !record.Internal && record.Options[masqOption] !== 'false',
-          hairpinMode: true,
-          ...(mtu ? { mtu } : {}),
-          ipam: {
-            type: 'host-local',
-            ranges: [[range]],
-            routes: record.Internal ? [] : [{ dst: '0.0.0.0/0' }],
-            dataDir: join(this.cniDir, 'ipam'),
-          },
-        },
-        ...(record.Internal ? [] : [{ type: 'portmap', capabilities: { portMappings: true }, snat: true }]),
-      ],
-    };
-  }
-
   /** EndpointSettings at create: each network named must exist; a static address must fit it. */
   checkEndpoint(ref: string, settings: EndpointSettings | null | undefined): NetworkRecord {
     const record = this.get(ref);
@@ -521,6 +572,16 @@ export class NetworksService {
         );
       if (!overlaps(parseSubnet(record.Subnet), { base: parseIp(ip), prefix: 32 }))
         throw new InvalidParameterError(`no configured subnet or ip-range contain the IP address ${ip}`);
+    }
+    const ip6 = settings?.IPAMConfig?.IPv6Address;
+    if (ip6) {
+      if (record.Builtin)
+        throw new InvalidParameterError(
+          'user specified IP address is supported on user defined networks only',
+        );
+      // As dockerd: an address for a network without IPv6 is valid but unused.
+      if (record.Subnet6) checkIpv6Address(record as Ipv6Addressing, ip6);
+      else parseIp6(ip6);
     }
     return record;
   }

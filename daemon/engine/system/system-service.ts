@@ -1,5 +1,6 @@
 // GET /version, /info and /system/df as data: no HTTP here, only facts gathered from the host,
 // the runtime components and what the engine holds.
+import type { SwarmInfo } from '../../api/swarm-types';
 import type { StorageDriver } from '../../runtime/containerd/storage-driver';
 import { readdirSync } from 'node:fs';
 import { MAX_API_VERSION, MIN_API_VERSION } from '../../api/versions';
@@ -50,6 +51,8 @@ export interface SystemServiceDeps {
   cgroupDriver: 'cgroupfs' | 'none';
   /** The containerd snapshotter in use and why it was chosen. */
   storageDriver: StorageDriver;
+  /** The Swarm block: this node's part in a swarm (inactive, active, locked). */
+  swarm: () => SwarmInfo;
 }
 
 export class SystemService {
@@ -177,14 +180,7 @@ export class SystemService {
       ServerVersion: product.version,
       Runtimes: { runc: { path: 'runc' } },
       DefaultRuntime: 'runc',
-      Swarm: {
-        NodeID: '',
-        NodeAddr: '',
-        LocalNodeState: 'inactive',
-        ControlAvailable: false,
-        Error: '',
-        RemoteManagers: null,
-      },
+      Swarm: this.deps.swarm(),
       LiveRestoreEnabled: true,
       Isolation: '',
       InitBinary: c.init ? 'tini' : '',

@@ -23,12 +23,14 @@ import type {
   VolumeRemoveOptions,
 } from '../../api/volume-types';
 import { writeFileAtomic } from '../../lib/atomic-file';
+import { KeyedLock } from '../../lib/keyed-lock';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import { validateVolumeName } from '../../runtime/oci-spec/mount-paths';
 import type { VolumeRequest } from '../../runtime/oci-spec/mount-types';
 import { resolveInRootfs } from '../../runtime/oci-spec/rootfs-path';
 import { isMounted, unmount } from '../containers/container-rootfs';
 import type { EventsService } from '../events/events-service';
+import type { VolumeDriverClient } from '../plugins/plugin-protocol';
 import { isMountVolume, mountArgs, validateLocalOptions } from './local-driver-options';
 
 const run = promisify(execFile);
@@ -46,11 +48,16 @@ export interface VolumesServiceDeps {
   events: EventsService;
   /** The containers whose mounts name the volume. */
   usersOf: (name: string) => VolumeUser[];
+  /** A volume plugin by name (managed or discovered), or the NotFoundError dockerd answers. */
+  driver?: (name: string) => Promise<VolumeDriverClient>;
+  /** The enabled plugin volume drivers: a list shows the volumes they list too. */
+  pluginDrivers?: () => VolumeDriverClient[];
 }
 
 export interface VolumeResolution {
   Name: string;
   Source: string;
+  Driver: string;
   created: boolean;
 }
 
@@ -77,14 +84,6 @@ async function directorySize(dir: string): Promise<number> {
   return total;
 }
 
-function checkDriver(driver: string): void {
-  if (driver !== localDriver) {
-    throw new NotFoundError(
-      `error looking up volume plugin ${driver}: plugin "${driver}" not found (svcd has the local driver only)`,
-    );
-  }
-}
-
 function parseBoolFilter(key: string, value: string): boolean {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
@@ -92,13 +91,41 @@ function parseBoolFilter(key: string, value: string): boolean {
 }
 
 export class VolumesService {
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly lock = new KeyedLock();
   /** Volumes promised to containers still being created. */
   private readonly reserved = new Map<string, number>();
   /** Mount-type volumes mounted for archive operations still under way, and how many. */
   private readonly lent = new Map<string, number>();
 
   constructor(private readonly deps: VolumesServiceDeps) {}
+
+  /** The plugin serving `driver`, undefined for the local driver. */
+  private async driverFor(driver: string): Promise<VolumeDriverClient | undefined> {
+    if (driver === localDriver) return undefined;
+    if (!this.deps.driver)
+      throw new NotFoundError(`error looking up volume plugin ${driver}: plugin "${driver}" not found`);
+    return this.deps.driver(driver);
+  }
+
+  /** How many volumes `driver` (a plugin's name) serves: a plugin is not disabled while some are. */
+  async countByDriver(driver: string): Promise<number> {
+    let count = 0;
+    for (const name of await this.names()) if ((await this.meta(name))?.Driver === driver) count++;
+    return count;
+  }
+
+  /** The volume as its plugin sees it: Mountpoint and Status answered by VolumeDriver.Get. */
+  private async withDriverView(volume: Volume): Promise<Volume> {
+    const driver = await this.driverFor(volume.Driver);
+    if (!driver) return volume;
+    const found = await driver.get(volume.Name);
+    return {
+      ...volume,
+      Mountpoint: found.Mountpoint ? driver.hostPath(found.Mountpoint) : '',
+      ...(found.Status ? { Status: found.Status } : {}),
+      Scope: await driver.scope(),
+    };
+  }
 
   private dir(name: string): string {
     return join(this.deps.root, name);
@@ -108,16 +135,8 @@ export class VolumesService {
     return join(this.dir(name), '_data');
   }
 
-  /** Runs `work` after every earlier change to `name` has settled. */
   private locked<T>(name: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(name) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const tail = next.catch(() => undefined);
-    this.locks.set(name, tail);
-    void tail.then(() => {
-      if (this.locks.get(name) === tail) this.locks.delete(name);
-    });
-    return next;
+    return this.lock.run(name, work);
   }
 
   private async meta(name: string): Promise<VolumeMeta | undefined> {
@@ -135,7 +154,8 @@ export class VolumesService {
       CreatedAt: meta.CreatedAt,
       Driver: meta.Driver,
       Labels: meta.Labels,
-      Mountpoint: this.data(name),
+      // A plugin's volume is where its driver says (inspect asks it); svcd binds that on _data for containers.
+      Mountpoint: meta.Driver === localDriver ? this.data(name) : '',
       Name: name,
       Options: meta.Options,
       Scope: 'local',
@@ -166,6 +186,7 @@ export class VolumesService {
   private async findOrMake(
     name: string,
     wanted: Omit<VolumeMeta, 'CreatedAt'>,
+    driver?: VolumeDriverClient,
   ): Promise<{ meta: VolumeMeta; created: boolean }> {
     const existing = await this.meta(name);
     if (existing) {
@@ -175,6 +196,7 @@ export class VolumesService {
       return { meta: existing, created: false };
     }
     const meta = { ...wanted, CreatedAt: rfc3339Seconds(Date.now()) };
+    await driver?.create(name, wanted.Options ?? {});
     await this.make(name, meta);
     return { meta, created: true };
   }
@@ -183,24 +205,23 @@ export class VolumesService {
   async create(body: VolumeCreateBody): Promise<Volume> {
     const name = body.Name || randomBytes(32).toString('hex');
     validateVolumeName(name);
-    const driver = body.Driver || localDriver;
-    checkDriver(driver);
+    const driver = await this.driverFor(body.Driver || localDriver);
     const options = body.DriverOpts ?? {};
-    validateLocalOptions(options);
+    if (!driver) validateLocalOptions(options);
     return this.locked(name, async () => {
-      const { meta } = await this.findOrMake(name, {
-        Driver: driver,
-        Labels: body.Labels ?? {},
-        Options: options,
-      });
-      return this.view(name, meta);
+      const { meta } = await this.findOrMake(
+        name,
+        { Driver: driver?.name ?? localDriver, Labels: body.Labels ?? {}, Options: options },
+        driver,
+      );
+      return this.withDriverView(this.view(name, meta));
     });
   }
 
   async inspect(name: string): Promise<Volume> {
     const meta = await this.meta(name);
     if (!meta) throw new NotFoundError(`get ${name}: no such volume`);
-    return this.view(name, meta);
+    return this.withDriverView(this.view(name, meta));
   }
 
   private async all(): Promise<Array<{ volume: Volume; users: VolumeUser[] }>> {
@@ -212,10 +233,50 @@ export class VolumesService {
     return out;
   }
 
+  /**
+   * What the plugins list (VolumeDriver.List): the Mountpoint of svcd's volumes of theirs, and
+   * the volumes svcd has no record of, shown as dockerd shows them. A driver that fails to answer
+   * is left out with a warning rather than failing the list.
+   */
+  private async withDriverListed(
+    recorded: Array<{ volume: Volume; users: VolumeUser[] }>,
+    warnings: string[],
+  ): Promise<Array<{ volume: Volume; users: VolumeUser[] }>> {
+    const byName = new Map(recorded.map((r) => [r.volume.Name, r]));
+    const out = [...recorded];
+    for (const driver of this.deps.pluginDrivers?.() ?? []) {
+      const listed = await driver.list().catch((err: Error) => {
+        warnings.push(err.message);
+        return [];
+      });
+      for (const v of listed) {
+        const Mountpoint = v.Mountpoint ? driver.hostPath(v.Mountpoint) : '';
+        const known = byName.get(v.Name);
+        if (known) {
+          if (known.volume.Driver === driver.name) known.volume.Mountpoint = Mountpoint;
+          continue;
+        }
+        const volume: Volume = {
+          CreatedAt: v.CreatedAt ?? '',
+          Driver: driver.name,
+          Labels: null,
+          Mountpoint,
+          Name: v.Name,
+          Options: null,
+          Scope: 'local',
+        };
+        byName.set(v.Name, { volume, users: [] });
+        out.push({ volume, users: this.deps.usersOf(v.Name) });
+      }
+    }
+    return out;
+  }
+
   async list(filters: VolumeFilters): Promise<VolumeListResponse> {
     checkFilterKeys(filters, ['name', 'driver', 'label', 'dangling']);
     const dangling = filters.get('dangling')?.map((v) => parseBoolFilter('dangling', v));
-    const Volumes = (await this.all())
+    const warnings: string[] = [];
+    const Volumes = (await this.withDriverListed(await this.all(), warnings))
       .filter(({ volume, users }) => {
         const names = filters.get('name');
         if (names && !names.some((n) => volume.Name.includes(n))) return false;
@@ -227,14 +288,18 @@ export class VolumesService {
         return true;
       })
       .map(({ volume }) => volume);
-    return { Volumes, Warnings: null };
+    return { Volumes, Warnings: warnings.length ? warnings : null };
   }
 
+  /** Removes the volume; a plugin's is removed by its driver first, whose refusal stands. */
   private async destroy(name: string): Promise<void> {
+    const driverName = (await this.meta(name))?.Driver ?? localDriver;
+    const driver = await this.driverFor(driverName);
+    await driver?.remove(name);
     const data = this.data(name);
     if (await isMounted(data)) await unmount(data, true);
     await rm(this.dir(name), { recursive: true, force: true });
-    this.deps.events.publish('volume', 'destroy', { id: name, attributes: { driver: localDriver } });
+    this.deps.events.publish('volume', 'destroy', { id: name, attributes: { driver: driverName } });
   }
 
   private inUse(name: string, except?: string): string[] {
@@ -282,7 +347,11 @@ export class VolumesService {
     for (const { volume, users } of await this.all()) {
       out.push({
         ...volume,
-        UsageData: { Size: await directorySize(volume.Mountpoint), RefCount: users.length },
+        // A plugin's volume is not svcd's to measure: -1, as dockerd reports it.
+        UsageData: {
+          Size: volume.Driver === localDriver ? await directorySize(volume.Mountpoint) : -1,
+          RefCount: users.length,
+        },
       });
     }
     return out;
@@ -296,17 +365,24 @@ export class VolumesService {
   async resolve(request: VolumeRequest, rootfs: string): Promise<VolumeResolution> {
     const name = request.Name || randomBytes(32).toString('hex');
     if (request.Name) validateVolumeName(request.Name);
-    checkDriver(request.Driver || localDriver);
-    validateLocalOptions(request.DriverOptions);
+    // Without a driver named, an existing volume is used whatever its driver, as dockerd does.
+    const existing = request.Name && !request.Driver ? await this.meta(name) : undefined;
+    const driver = await this.driverFor(request.Driver || existing?.Driver || localDriver);
+    if (!driver) validateLocalOptions(request.DriverOptions);
     return this.locked(name, async () => {
-      const { meta, created } = await this.findOrMake(name, {
-        Driver: localDriver,
-        Labels: Object.keys(request.Labels).length ? request.Labels : null,
-        Options: Object.keys(request.DriverOptions).length ? request.DriverOptions : null,
-      });
+      const { meta, created } = await this.findOrMake(
+        name,
+        {
+          Driver: driver?.name ?? localDriver,
+          Labels: Object.keys(request.Labels).length ? request.Labels : null,
+          Options: Object.keys(request.DriverOptions).length ? request.DriverOptions : null,
+        },
+        driver,
+      );
       this.reserved.set(name, (this.reserved.get(name) ?? 0) + 1);
-      if (!request.NoCopy) await this.copyUp(name, meta, resolveInRootfs(rootfs, request.Destination));
-      return { Name: name, Source: this.data(name), created };
+      if (!request.NoCopy && !driver)
+        await this.copyUp(name, meta, resolveInRootfs(rootfs, request.Destination));
+      return { Name: name, Source: this.data(name), Driver: meta.Driver, created };
     });
   }
 
@@ -353,24 +429,38 @@ export class VolumesService {
     return true;
   }
 
-  /** Before a container starts: its mount-type volumes mounted. */
-  async prepare(names: string[]): Promise<void> {
+  /**
+   * Before container `id` starts: its mount-type volumes mounted, and its plugins' volumes
+   * mounted by their drivers (VolumeDriver.Mount) and bound on _data, where the container's
+   * spec binds them from.
+   */
+  async prepare(names: string[], id: string): Promise<void> {
     for (const name of names) {
       await this.locked(name, async () => {
         const meta = await this.meta(name);
-        if (meta) await this.mount(name, meta);
+        if (!meta) return;
+        const driver = await this.driverFor(meta.Driver);
+        if (!driver) {
+          await this.mount(name, meta);
+          return;
+        }
+        const source = await driver.mount(name, id);
+        const target = this.data(name);
+        if (!(await isMounted(target))) await run('mount', ['--rbind', source, target]);
       });
     }
   }
 
-  /** After a container stops: mount-type volumes no running container uses any more unmounted. */
-  async release(names: string[]): Promise<void> {
+  /** After container `id` stops: mount-type and plugin volumes no running container uses any more unmounted. */
+  async release(names: string[], id: string): Promise<void> {
     for (const name of names) {
       await this.locked(name, async () => {
         const meta = await this.meta(name);
-        if (!meta?.Options || !isMountVolume(meta.Options)) return;
-        if (this.needsMount(name)) return;
-        await unmount(this.data(name));
+        if (!meta) return;
+        const driver = await this.driverFor(meta.Driver);
+        if (!driver && (!meta.Options || !isMountVolume(meta.Options))) return;
+        if (!this.needsMount(name)) await unmount(this.data(name));
+        await driver?.unmount(name, id);
       });
     }
   }

@@ -1,9 +1,11 @@
-// A small DNS server for a user network, listening on its gateway address: A questions for names
-// the network knows (containers, aliases, short IDs) are answered from a lookup; every other
-// question is forwarded as it came to the host's resolvers and their answer relayed.
+// A small DNS server for a user network, listening on its gateway address: A and AAAA questions
+// for names the network knows (containers, aliases, short IDs) are answered from a lookup; every
+// other question is forwarded as it came to the host's resolvers and their answer relayed.
 import { createSocket, type Socket } from 'node:dgram';
+import { parseIp6 } from '../cni/ipv6';
 
 const TYPE_A = 1;
+const TYPE_AAAA = 28;
 const CLASS_IN = 1;
 const forwardTimeoutMs = 3000;
 
@@ -24,6 +26,21 @@ function parseQuestion(msg: Buffer): { name: string; type: number; end: number }
   return { name: labels.join('.').toLowerCase(), type: msg.readUInt16BE(at + 1), end: at + 5 };
 }
 
+/** A name's addresses, by family. */
+export interface KnownName {
+  v4: string[];
+  v6: string[];
+}
+
+/** An answer record's type and data (RDATA) for an address. */
+function addressData(ip: string): { type: number; data: Buffer } {
+  if (!ip.includes(':')) return { type: TYPE_A, data: Buffer.from(ip.split('.').map(Number)) };
+  const data = Buffer.alloc(16);
+  const n = parseIp6(ip);
+  for (let i = 0; i < 16; i++) data[i] = Number((n >> BigInt(120 - 8 * i)) & 0xffn);
+  return { type: TYPE_AAAA, data };
+}
+
 function answer(query: Buffer, q: { end: number }, addresses: string[], rcode: number): Buffer {
   const header = Buffer.from(query.subarray(0, 12));
   // QR=1, opcode copied, AA=1, RD copied, RA=1, rcode.
@@ -34,14 +51,14 @@ function answer(query: Buffer, q: { end: number }, addresses: string[], rcode: n
   header.writeUInt16BE(0, 8);
   header.writeUInt16BE(0, 10);
   const records = addresses.map((ip) => {
-    const rr = Buffer.alloc(16);
+    const { type, data } = addressData(ip);
+    const rr = Buffer.alloc(12);
     rr.writeUInt16BE(0xc00c, 0); // the name: a pointer to the question's
-    rr.writeUInt16BE(TYPE_A, 2);
+    rr.writeUInt16BE(type, 2);
     rr.writeUInt16BE(CLASS_IN, 4);
     rr.writeUInt32BE(600, 6);
-    rr.writeUInt16BE(4, 10);
-    ip.split('.').forEach((part, i) => (rr[12 + i] = Number(part)));
-    return rr;
+    rr.writeUInt16BE(data.length, 10);
+    return Buffer.concat([rr, data]);
   });
   return Buffer.concat([header, query.subarray(12, q.end), ...records]);
 }
@@ -51,7 +68,7 @@ export class NameServer {
 
   private constructor(
     socket: Socket,
-    private readonly lookup: (name: string) => string[] | undefined,
+    private readonly lookup: (name: string, from: string) => KnownName | undefined,
     private readonly upstreams: string[],
   ) {
     this.socket = socket;
@@ -60,7 +77,7 @@ export class NameServer {
 
   static listen(
     address: string,
-    lookup: (name: string) => string[] | undefined,
+    lookup: (name: string, from: string) => KnownName | undefined,
     upstreams: string[],
   ): Promise<NameServer> {
     return new Promise((resolve, reject) => {
@@ -78,10 +95,11 @@ export class NameServer {
   private async handle(msg: Buffer, from: { address: string; port: number }): Promise<void> {
     const q = parseQuestion(msg);
     if (!q) return;
-    const known = this.lookup(q.name);
+    const known = this.lookup(q.name, from.address);
     if (known) {
-      // A name the network knows: its addresses for A, an empty answer for other types.
-      this.socket.send(answer(msg, q, q.type === TYPE_A ? known : [], 0), from.port, from.address);
+      // A name the network knows: its addresses for A and AAAA, an empty answer for other types.
+      const addresses = q.type === TYPE_A ? known.v4 : q.type === TYPE_AAAA ? known.v6 : [];
+      this.socket.send(answer(msg, q, addresses, 0), from.port, from.address);
       return;
     }
     const relayed = await this.forward(msg);

@@ -74,7 +74,7 @@ export function parseBind(raw: string): MountRequest {
     Destination: destination,
     ReadOnly: mode.readOnly,
     NoCopy: mode.noCopy,
-    Driver: 'local',
+    Driver: '',
     Labels: {},
     DriverOptions: {},
   };

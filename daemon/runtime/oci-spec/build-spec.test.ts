@@ -338,7 +338,7 @@ describe('mounts', () => {
     const mounts = await resolveMounts(plan, async (request) => {
       const name = request.Name || `anon${names.length}`;
       names.push(name);
-      return { Name: name, Source: `/var/lib/svc/volumes/${name}/_data` };
+      return { Name: name, Source: `/var/lib/svc/volumes/${name}/_data`, Driver: 'local' };
     });
     const spec = build({}, { Binds: ['data:/data'] }, { mounts });
     assert.deepEqual(names, ['data', 'anon1', 'anon2']);

@@ -7,6 +7,21 @@ import { parseByteSize } from './byte-size';
 export const SUPPORTED_LOG_DRIVERS = ['json-file', 'none'] as const;
 export const DEFAULT_LOG_DRIVER = 'json-file';
 
+// Drivers built into Docker Engine 20.10 that svcd does not have; any other name is a plugin to
+// dockerd, and clients match on the message it gives for one that is not installed.
+const DOCKER_BUILTIN_LOG_DRIVERS = new Set([
+  'local',
+  'syslog',
+  'journald',
+  'gelf',
+  'fluentd',
+  'awslogs',
+  'splunk',
+  'etwlogs',
+  'gcplogs',
+  'logentries',
+]);
+
 const JSON_FILE_OPTIONS = new Set([
   'max-size',
   'max-file',
@@ -25,6 +40,8 @@ export function validateLogConfig(config: LogConfig | null | undefined): Require
   const type = config?.Type || DEFAULT_LOG_DRIVER;
   const options = config?.Config ?? {};
   if (type === 'none') return { Type: type, Config: options };
+  if (type !== 'json-file' && !DOCKER_BUILTIN_LOG_DRIVERS.has(type))
+    throw new InvalidParameterError(`error looking up logging plugin ${type}: plugin "${type}" not found`);
   if (type !== 'json-file') {
     throw new InvalidParameterError(
       `logging driver "${type}" is not supported by this daemon; supported drivers: ${SUPPORTED_LOG_DRIVERS.join(', ')}`,

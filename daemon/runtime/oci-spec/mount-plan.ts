@@ -11,7 +11,7 @@ import { tmpfsOptionsFromString } from './tmpfs-options';
 
 export interface MountPlanInput {
   config: Pick<ContainerConfig, 'Volumes'>;
-  hostConfig: Pick<HostConfig, 'Binds' | 'Mounts' | 'Tmpfs'>;
+  hostConfig: Pick<HostConfig, 'Binds' | 'Mounts' | 'Tmpfs' | 'VolumeDriver'>;
   image?: { Volumes?: Record<string, unknown> | null };
   /** Mounts inherited through VolumesFrom, already resolved by the engine (see inheritVolumesFrom). */
   volumesFrom?: ResolvedMount[];
@@ -38,14 +38,14 @@ export function inheritVolumesFrom(entry: VolumesFromEntry, mounts: ResolvedMoun
   return mounts.map((m) => (entry.readOnly === undefined ? m : { ...m, ReadOnly: entry.readOnly }));
 }
 
-function anonymousVolume(destination: string): VolumeRequest {
+function anonymousVolume(destination: string, driver: string): VolumeRequest {
   return {
     Type: 'volume',
     Name: '',
     Destination: validateDestination(destination),
     ReadOnly: false,
     NoCopy: false,
-    Driver: 'local',
+    Driver: driver,
     Labels: {},
     DriverOptions: {},
   };
@@ -54,7 +54,12 @@ function anonymousVolume(destination: string): VolumeRequest {
 export function planMounts(input: MountPlanInput): MountRequest[] {
   const { hostConfig } = input;
   const explicit: MountRequest[] = [
-    ...(hostConfig.Binds ?? []).map(parseBind),
+    // --volume-driver names the driver of the volumes of Binds and Volumes; Mounts name their own.
+    ...(hostConfig.Binds ?? [])
+      .map(parseBind)
+      .map((m) =>
+        m.Type === 'volume' && hostConfig.VolumeDriver ? { ...m, Driver: hostConfig.VolumeDriver } : m,
+      ),
     ...(hostConfig.Mounts ?? []).map(parseMount),
     ...Object.entries(hostConfig.Tmpfs ?? {}).map(([destination, options]): MountRequest => ({
       Type: 'tmpfs',
@@ -76,15 +81,17 @@ export function planMounts(input: MountPlanInput): MountRequest[] {
     plan.push(mount);
   };
   for (const mount of input.volumesFrom ?? []) add(mount);
-  for (const destination of Object.keys(input.config.Volumes ?? {})) add(anonymousVolume(destination));
-  for (const destination of Object.keys(input.image?.Volumes ?? {})) add(anonymousVolume(destination));
+  for (const destination of Object.keys(input.config.Volumes ?? {}))
+    add(anonymousVolume(destination, hostConfig.VolumeDriver ?? ''));
+  for (const destination of Object.keys(input.image?.Volumes ?? {}))
+    add(anonymousVolume(destination, hostConfig.VolumeDriver ?? ''));
   return plan;
 }
 
 /** Turns volume requests into host paths through the engine's volume service. */
 export async function resolveMounts(
   plan: MountRequest[],
-  resolveVolume: (request: VolumeRequest) => Promise<{ Name: string; Source: string }>,
+  resolveVolume: (request: VolumeRequest) => Promise<{ Name: string; Source: string; Driver: string }>,
 ): Promise<ResolvedMount[]> {
   const resolved: ResolvedMount[] = [];
   for (const mount of plan) {
@@ -93,7 +100,7 @@ export async function resolveMounts(
       continue;
     }
     const volume = await resolveVolume(mount);
-    resolved.push({ ...mount, Name: volume.Name, Source: volume.Source });
+    resolved.push({ ...mount, Name: volume.Name, Source: volume.Source, Driver: volume.Driver });
   }
   return resolved;
 }

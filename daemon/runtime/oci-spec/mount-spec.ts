@@ -62,7 +62,7 @@ function parseVolumeMount(mount: Mount, destination: string): MountRequest {
     Destination: destination,
     ReadOnly: !!mount.ReadOnly,
     NoCopy: !!options?.NoCopy,
-    Driver: options?.DriverConfig?.Name || 'local',
+    Driver: options?.DriverConfig?.Name || '',
     Labels: options?.Labels ?? {},
     DriverOptions: options?.DriverConfig?.Options ?? {},
   };

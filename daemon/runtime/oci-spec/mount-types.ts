@@ -20,6 +20,7 @@ export interface VolumeRequest {
   Destination: string;
   ReadOnly: boolean;
   NoCopy: boolean;
+  /** '' when none was named: an existing volume keeps its own, a new one is local. */
   Driver: string;
   Labels: Record<string, string>;
   DriverOptions: Record<string, string>;

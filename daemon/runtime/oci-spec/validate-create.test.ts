@@ -166,6 +166,11 @@ describe('restart policy, auto remove, log config', () => {
       withHost({ LogConfig: { Type: 'syslog' } }),
       /logging driver "syslog" is not supported.*json-file, none/,
     );
+    // A name Docker has not built in is a plugin to dockerd, and is answered as a missing one.
+    assertInvalid(
+      withHost({ LogConfig: { Type: 'asdf' } }),
+      'error looking up logging plugin asdf: plugin "asdf" not found',
+    );
     assertInvalid(
       withHost({ LogConfig: { Type: 'json-file', Config: { foo: '1' } } }),
       "unknown log opt 'foo' for json-file log driver",
@@ -530,7 +535,6 @@ describe('refused host capabilities', () => {
       `Invalid isolation: "hyperv" - linux only supports 'default'`,
     );
     assertInvalid(withHost({ StorageOpt: { size: '1G' } }), /--storage-opt is supported only/);
-    assertInvalid(withHost({ VolumeDriver: 'nfs' }), /volume driver "nfs" is not supported/);
     assertInvalid(
       () =>
         validateCreate({

@@ -38,6 +38,8 @@ import { validateHostResources } from './validate-resources';
 export interface OciCreateRequest {
   /** The `name` query parameter, if any. */
   name?: string;
+  /** Made by the swarm for a task: its name has dockerd's dots. */
+  swarmTask?: boolean;
   config: ContainerConfig;
   hostConfig: HostConfig;
   /** How the request's API version reads the body. */
@@ -87,11 +89,6 @@ function refuseUnsupported(hostConfig: HostConfig): void {
       "--storage-opt is supported only for overlay over xfs with 'pquota' mount option",
     );
   }
-  if (hostConfig.VolumeDriver && hostConfig.VolumeDriver !== 'local') {
-    throw new InvalidParameterError(
-      `volume driver ${JSON.stringify(hostConfig.VolumeDriver)} is not supported: only "local" is`,
-    );
-  }
   for (const request of hostConfig.DeviceRequests ?? []) {
     const caps = (request.Capabilities ?? []).map((c) => `[${c.join(' ')}]`).join(' ');
     throw new InvalidParameterError(
@@ -116,7 +113,7 @@ function checkNamespaces(config: ContainerConfig, hostConfig: HostConfig): void 
 }
 
 export function validateCreate(request: OciCreateRequest): ValidatedCreate {
-  const name = request.name ? validateContainerName(request.name) : undefined;
+  const name = request.name ? validateContainerName(request.name, request.swarmTask) : undefined;
   const identity = normalizeHostname(request.config, request.behaviours.splitDottedHostname);
   const config = mergeImageConfig({ ...structuredClone(request.config), ...identity }, request.image);
   checkConfig(config, request.behaviours, request.image);

@@ -110,3 +110,20 @@ export async function readJson<T>(req: IncomingMessage): Promise<T | undefined> 
   }
   return parseJsonBounded(raw.toString('utf8'), 'JSON body') as T;
 }
+
+/** A JSON body that must be an object (a spec): anything else is a 400 naming what it got. */
+export async function readJsonObject<T extends object>(req: IncomingMessage, empty?: T): Promise<T> {
+  const body = await readJson<unknown>(req);
+  if (body === undefined && empty) return empty;
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new InvalidParameterError('the body must be a JSON object');
+  return body as T;
+}
+
+/** The `version` query a swarm object's update must give (the object's version it read). */
+export function requiredVersion(query: { string(name: string): string | undefined }): number {
+  const raw = query.string('version') ?? '';
+  if (!/^\d+$/.test(raw))
+    throw new InvalidParameterError(`invalid version ${JSON.stringify(raw)}: a version number is required`);
+  return Number(raw);
+}

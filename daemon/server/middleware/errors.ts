@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { isSvcError, type ErrorKind } from '../../api/errors';
 import { supports, type ApiVersion } from '../../api/versions';
 import type { Logger } from '../../lib/logger';
-import { sendJson, sendStatus, sendText } from '../http/respond';
+import { sendStatus, sendText } from '../http/respond';
 
 const statusByKind: Record<ErrorKind, number> = {
   'invalid-parameter': 400,
@@ -35,6 +35,10 @@ export function writeError(res: ServerResponse, version: ApiVersion, err: unknow
     return;
   }
   if (status === 304) return sendStatus(res, 304);
-  if (supports(version, 'jsonErrors')) sendJson(res, status, { message });
-  else sendText(res, status, `${message}\n`);
+  // As dockerd writes them: its JSON encoder ends the body with a newline, and its plain-text
+  // errors forbid content sniffing.
+  if (supports(version, 'jsonErrors'))
+    return sendText(res, status, `${JSON.stringify({ message })}\n`, 'application/json');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  sendText(res, status, `${message}\n`);
 }

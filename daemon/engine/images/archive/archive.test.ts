@@ -69,6 +69,7 @@ describe('docker save format', () => {
       'oci-layout',
       'repositories',
       `blobs/sha256/${image.config.digest.slice(7)}`,
+      `${image.config.digest.slice(7)}.json`,
     ]) {
       assert.match(listing, new RegExp(` ${name}$`, 'm'), name);
     }
@@ -79,6 +80,7 @@ describe('docker save format', () => {
     const files = new Map<string, Buffer>();
     for await (const entry of readTar(createReadStream(saved)))
       files.set(entry.header.name, await buffer(entry.body));
+    assert.equal(digestOf(files.get(`${image.config.digest.slice(7)}.json`)!), image.config.digest);
     const manifest = JSON.parse(files.get('manifest.json')!.toString());
     assert.deepEqual(manifest, [
       {

@@ -1,6 +1,7 @@
 // Writes the `docker save` tar as Docker 25+ does: the OCI layout (oci-layout, index.json,
-// blobs/sha256/…, layers uncompressed) plus Docker's manifest.json and repositories, and the
-// legacy per-layer directories (VERSION, json, layer.tar → the blob) older loaders read.
+// blobs/sha256/…, layers uncompressed) plus Docker's manifest.json and repositories, and what
+// older loaders read: the legacy per-layer directories (VERSION, json, layer.tar → the blob) and
+// each config as `<hex>.json` at the top.
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
@@ -31,6 +32,7 @@ const EPOCH = new Date(0);
 
 const sha256Hex = (data: string) => createHash('sha256').update(data).digest('hex');
 const blobName = (digest: string) => `blobs/${digest.replace(':', '/')}`;
+const legacyConfigName = (digest: string) => `${digest.slice(digest.indexOf(':') + 1)}.json`;
 
 async function readVerified(source: BlobSource, desc: Descriptor, signal?: AbortSignal): Promise<Buffer> {
   const bytes = await buffer(await source.open(desc, signal));
@@ -83,6 +85,8 @@ async function writeArchive(
       );
     }
     await addFile(blobName(manifest.config.digest), configBytes);
+    // Docker before 25 wrote the config here, and loaders written for its archives look here.
+    await addFile(legacyConfigName(manifest.config.digest), configBytes);
 
     const ociLayers: Descriptor[] = [];
     const v1Ids: string[] = [];

@@ -1,42 +1,16 @@
 // The real docker CLI against svcd for the streaming commands: run (attached, -it through a
 // pseudo-terminal made by script(1)), exec -it, logs -f, attach, stats and events.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { useEngine } from '../../../engine/containers/testing/containers-fixture';
+import { onTerminal } from '../../../engine/containers/testing/terminal';
 
 const execFileAsync = promisify(execFile);
-
-/** Runs `command` on a pseudo-terminal, types `input` once `prompt` shows, returns all output. */
-function onTerminal(
-  env: NodeJS.ProcessEnv,
-  command: string,
-  steps: Array<{ wait: string; type: string }>,
-): Promise<{ output: string; code: number | null }> {
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  let step = 0;
-  const advance = () => {
-    while (step < steps.length && output.includes(steps[step].wait)) child.stdin.write(steps[step++].type);
-  };
-  child.stdout.on('data', (d: Buffer) => {
-    output += d.toString();
-    advance();
-  });
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
-  advance();
-  return new Promise((resolve) =>
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ output, code });
-    }),
-  );
-}
 
 describe('docker CLI streams against svcd', () => {
   const suite = useEngine();

@@ -69,6 +69,7 @@ const expected: Record<string, Got> = {
   'attach-live-demux': plainDemux,
   'attach-logs-mixed': plain,
   'attach-logs-demux': plainDemux,
+  'exec-detach-keys': { running: true },
   logs: { wait: { StatusCode: 0, Error: null }, ...plain, ...plainDemux },
   wait: { wait: { StatusCode: 3, Error: null } },
   'restart-policy': { wait: { StatusCode: 2, Error: null }, failed: { exit: 4, stderr: '' } },
@@ -108,5 +109,6 @@ describe('docker-py against Docker Engine 20.10', { skip: dockerPyMissing() ?? d
   scenarios(() => dockerd, 2, {
     'attach-logs-mixed': 'dockerd 20.10 sends the replayed log with its head; docker-py drops it',
     'attach-logs-demux': 'dockerd 20.10 sends the replayed log with its head; docker-py drops it',
+    'exec-detach-keys': 'dockerd 20.10 fails the exec when it reads the detach keys (its sh sees EOF)',
   });
 });

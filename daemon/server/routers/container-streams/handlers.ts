@@ -6,20 +6,14 @@ import type { Query } from '../../http/query';
 import { parseTimestampNano } from '../../http/timestamps';
 import type { Handler } from '../../router';
 import { parseDetachKeys } from '../../streams/detach-keys';
-import { headReadGraceMs, hijack, rawStreamMediaType, wantsTcpUpgrade } from '../../streams/hijack';
+import { headReadGraceMs, hijack } from '../../streams/hijack';
 import { StreamMultiplexer } from '../../streams/stdcopy';
 import { EarlyOutput, serveSession, type StdioSession } from '../../streams/stdio-session';
 import { acceptWebSocket, isWebSocketHandshake } from '../../streams/websocket';
 import type { ContainerStreamsBackend } from './backend';
-import { encodeLogBatch } from './log-frames';
+import { encodeLogBatch } from '../../streams/log-frames';
+import { parseTail, serveLogStream } from '../../streams/log-stream';
 import { whenDrained } from '../../../lib/when-drained';
-
-/** `all`, empty or anything not a number means every line, as Docker reads it. */
-function parseTail(value: string | undefined): number | undefined {
-  if (value === undefined || !/^-?\d+$/.test(value.trim())) return undefined;
-  const n = Number(value);
-  return n < 0 ? undefined : n;
-}
 
 /** Writes a container's existing log onto the stream (attach with logs=1). */
 async function replayLogs(
@@ -72,27 +66,7 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
         details: supports(version, 'logsDetails') && query.bool('details'),
         signal: gone.signal,
       });
-      let out: Writable;
-      let finish: () => void;
-      if (wantsTcpUpgrade(req)) {
-        const conn = await hijack(req, res);
-        conn.signal.addEventListener('abort', () => gone.abort(), { once: true });
-        out = conn.conn;
-        finish = () => conn.close();
-      } else {
-        res.writeHead(200, { 'Content-Type': rawStreamMediaType });
-        res.flushHeaders();
-        out = res;
-        finish = () => res.end();
-      }
-      try {
-        for await (const batch of logs.batches) {
-          if (!out.write(encodeLogBatch(batch, !logs.tty))) await whenDrained(out, { signal: gone.signal });
-          if (gone.signal.aborted) break;
-        }
-      } finally {
-        finish();
-      }
+      await serveLogStream(req, res, logs, gone);
     },
 
     attach: async ({ req, res, params, query, version }) => {

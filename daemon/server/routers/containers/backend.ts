@@ -5,6 +5,7 @@ import type {
   CommitResponse,
   ContainerChange,
   ContainerInspect,
+  ContainerListRequest,
   ContainerPathStat,
   ContainerPruneResponse,
   ContainerSummary,
@@ -23,20 +24,11 @@ import type {
 
 import type { Filters } from '../../http/query';
 
-export interface ListRequest {
-  all: boolean;
-  limit?: number;
-  since?: string;
-  before?: string;
-  size: boolean;
-  filters: Filters;
-}
-
 /** Commit's options are the engine's own, with the container they apply to. */
 export type CommitRequest = CommitOptions & { container: string };
 
 export interface ContainersBackend {
-  list(req: ListRequest): Promise<ContainerSummary[]>;
+  list(req: ContainerListRequest): Promise<ContainerSummary[]>;
   create(req: ContainerCreateRequest): Promise<ContainerCreateResponse>;
   inspect(ref: string, size: boolean): Promise<ContainerInspect>;
   /** The HostConfig older clients give to start. */

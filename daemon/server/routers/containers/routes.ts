@@ -22,7 +22,8 @@ export function containersRoutes(backend: ContainersBackend): Route[] {
     { method: 'POST', path: '/containers/{id}/pause', handler: h.pause },
     { method: 'POST', path: '/containers/{id}/unpause', handler: h.unpause },
     { method: 'POST', path: '/containers/{id}/wait', handler: h.wait },
-    { method: 'DELETE', path: '/containers/{id}', handler: h.remove },
+    // A link's name spans a slash (`DELETE /containers/parent/alias?link=1`), as dockerd's route does.
+    { method: 'DELETE', path: '/containers/{id*}', handler: h.remove },
     { method: 'POST', path: '/containers/{id}/copy', handler: h.copy, maxVersion: '1.23' },
     { method: 'HEAD', path: '/containers/{id}/archive', handler: h.archiveHead, minVersion: '1.20' },
     { method: 'GET', path: '/containers/{id}/archive', handler: h.archiveGet, minVersion: '1.20' },

@@ -13,14 +13,15 @@ import type { ExecBackend } from './backend';
 export function execHandlers(b: ExecBackend): Record<string, Handler> {
   return {
     create: async ({ req, res, params, version }) => {
-      const body = (await readJson<ExecCreateBody>(req)) ?? {};
+      const { detachKeys, ...body } = (await readJson<ExecCreateBody>(req)) ?? {};
+      body.DetachKeys ??= detachKeys;
       if (body.DetachKeys) parseDetachKeys(body.DetachKeys);
       const created = await b.create(params.id, body, {
         env: supports(version, 'execEnv'),
         workingDir: supports(version, 'execWorkingDir'),
         stateConflict: supports(version, 'execStateConflict'),
       });
-      sendJson(res, 201, { ...created, Warnings: [] });
+      sendJson(res, 201, created);
     },
 
     start: async ({ req, res, params, version }) => {

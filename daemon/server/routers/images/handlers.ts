@@ -4,6 +4,7 @@ import { InvalidParameterError } from '../../../api/errors';
 import { checkBodyShape } from '../../../lib/body-shape';
 import { supports } from '../../../api/versions';
 import { bodyStream, readJson } from '../../http/body';
+import { registryAuthHeader } from '../../http/registry-auth';
 import { sendJson, sendStatus } from '../../http/respond';
 import type { Handler, RequestContext } from '../../router';
 import { jsonStream } from '../../streams/json-stream';
@@ -23,11 +24,6 @@ type Name =
   | 'tag'
   | 'push'
   | 'remove';
-
-function registryAuth(ctx: RequestContext): string | undefined {
-  const header = ctx.req.headers['x-registry-auth'];
-  return Array.isArray(header) ? header[0] : header;
-}
 
 async function sendArchive(ctx: RequestContext, names: string[], backend: ImagesBackend): Promise<void> {
   const archive = await backend.save(names, ctx.signal);
@@ -58,7 +54,7 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
             image: fromImage,
             tag: query.string('tag'),
             platform,
-            auth: registryAuth(ctx),
+            auth: registryAuthHeader(ctx.req),
             emit,
             signal,
           }),
@@ -113,7 +109,7 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
           term,
           limit: query.int('limit', 25)!,
           filters: query.filters(),
-          auth: registryAuth(ctx),
+          auth: registryAuthHeader(ctx.req),
           signal,
         }),
       );
@@ -141,7 +137,7 @@ export function imagesHandlers(backend: ImagesBackend): Record<Name, Handler> {
         backend.push({
           name: params.name,
           tag: query.string('tag') || undefined,
-          auth: registryAuth(ctx),
+          auth: registryAuthHeader(ctx.req),
           emit,
           signal,
         }),

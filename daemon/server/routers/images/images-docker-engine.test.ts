@@ -4,7 +4,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { promisify } from 'node:util';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
 import {
@@ -18,6 +21,7 @@ import { busyboxRootfsTar, importBusybox } from '../../../engine/images/testing/
 import { jsonMessages, streamError } from '../../../engine/images/testing/json-messages';
 import { FrameParser, StdStream } from '../../streams/stdcopy';
 import type { ImageInspect } from '../../../api/image-types';
+import { readTar } from '../../../lib/tar/tar-reader';
 
 const dockerCli = '/usr/local/bin/docker';
 
@@ -188,6 +192,21 @@ describe('images between svcd and Docker Engine 20.10', { skip: dockerdMissing()
       assert.equal((await inspect(dockerd, 'cli-rt:1')).Id, (await inspect(svcd, 'cli-rt:1')).Id);
     },
   );
+
+  test('docker save writes each config as <hex>.json at the top, as dockerd does, for old loaders', async () => {
+    await importBusybox(svcd, 'legacy-config:1');
+    await importBusybox(dockerd, 'legacy-config:1');
+    for (const engine of [svcd, dockerd]) {
+      const { Id } = await inspect(engine, 'legacy-config:1');
+      const files = new Map<string, Buffer>();
+      for await (const entry of readTar(Readable.from([await save(engine, ['legacy-config:1'])])))
+        files.set(entry.header.name, await buffer(entry.body));
+      const topConfigs = [...files.keys()].filter((n) => /^[0-9a-f]{64}\.json$/.test(n));
+      assert.deepEqual(topConfigs, [`${Id.slice(7)}.json`]);
+      assert.equal(`sha256:${createHash('sha256').update(files.get(topConfigs[0])!).digest('hex')}`, Id);
+      assert.ok(files.has('manifest.json') && files.has('repositories'));
+    }
+  });
 
   test("a committed image's Parent is its source image; history and the image list agree", async () => {
     await importBusybox(svcd, 'parent-base:1');

@@ -1,7 +1,7 @@
 // A batch of log messages as the bytes of the logs stream: one buffer per batch, each message in
 // its frame (or raw with a TTY), so 200,000 lines are a few hundred writes, not 400,000.
-import type { LogLine } from '../../../api/container-stream-types';
-import { frameHeaderSize, StdStream } from '../../streams/stdcopy';
+import type { LogLine } from '../../api/container-stream-types';
+import { frameHeaderSize, StdStream } from './stdcopy';
 
 export function encodeLogBatch(batch: LogLine[], framed: boolean): Buffer {
   const texts = batch.map((m) => m.line);

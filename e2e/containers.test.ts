@@ -80,6 +80,13 @@ describe('containers and images in web mode', { skip: missingPrerequisite() }, (
       headers: { authorization: `Bearer ${app.token}` },
     });
     assert.deepEqual(await list.json(), []);
+    // The palette no longer offers the selection's actions: what was selected is gone.
+    await page.keyboard.press('Control+k');
+    const palette = page.getByRole('dialog', { name: 'Command palette' });
+    await palette.getByRole('combobox', { name: 'Command' }).fill('container');
+    await palette.getByRole('option').first().waitFor();
+    assert.equal(await palette.getByRole('option').filter({ hasText: 'selected container' }).count(), 0);
+    await page.keyboard.press('Escape');
   });
 
   test('tags the image, pushes it to the embedded registry with progress, and browses it there', async () => {

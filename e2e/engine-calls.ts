@@ -1,6 +1,7 @@
 // Engine calls the e2e make beside the page: through the gateway with the launch token, failing
 // with the engine's answer when it is not a success.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { pushTestImage } from './registry-push';
 import type { WebApp } from './web-mode-fixture';
 
@@ -30,4 +31,13 @@ export async function pullBusybox(app: WebApp): Promise<string> {
   await pulled.text();
   assert.equal(pulled.status, 200);
   return image;
+}
+
+/** The first three octets of a /24 under 10.213.0.0/16 that nothing on this machine routes yet. */
+export function unusedSubnet(): string {
+  const routes = execFileSync('ip', ['-4', 'route'], { encoding: 'utf8' });
+  for (;;) {
+    const third = 100 + Math.floor(Math.random() * 150);
+    if (!routes.includes(`10.213.${third}.`)) return `10.213.${third}`;
+  }
 }

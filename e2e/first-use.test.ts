@@ -193,7 +193,7 @@ describe('first use in web mode', { skip: missingPrerequisite() }, () => {
     // A missing image is pulled first, its progress shown in the dialog.
     await dialog.getByLabel('Image').fill(remote);
     await dialog.getByText('Not on this engine yet: it is pulled first').waitFor();
-    await dialog.getByLabel('Network mode').fill('none');
+    await dialog.getByRole('checkbox', { name: 'none', exact: true }).check();
     await dialog.getByLabel('Working directory').fill('/bin');
     await dialog.getByLabel('User').fill('1000:1000');
     await dialog.getByLabel(/Run an init process/).check();

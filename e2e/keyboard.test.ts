@@ -188,7 +188,7 @@ describe('the app with the keyboard only, at 1024×700', { skip: missingPrerequi
         (p) => p.getByRole('tabpanel').getByRole('link', { name: 'kbd-walk' }),
       ],
       ['volumes', '#/volumes', (p) => p.getByRole('cell', { name: 'kbd-data', exact: true })],
-      ['networks', '#/networks', (p) => p.getByRole('heading', { name: /bridge/ })],
+      ['networks', '#/networks', (p) => p.getByRole('link', { name: 'bridge', exact: true })],
       ['registry', `#/registry/${encodeURIComponent(repo)}/1.0`, (p) => p.getByTestId('image-config')],
       ['events', '#/events', (p) => p.getByRole('heading', { name: 'Events' })],
       ['disk usage', '#/disk', (p) => p.locator('tr[data-kind=images]')],
@@ -392,7 +392,10 @@ describe('the app with the keyboard only, at 1024×700', { skip: missingPrerequi
     assert.equal(await page.getByLabel('Event type').inputValue(), 'image');
     await page.getByRole('list', { name: 'Events' }).getByText('tag', { exact: true }).first().waitFor();
     await palette(page, 'Create volume');
-    await until(page, `document.activeElement?.getAttribute('aria-label') === 'New volume name'`);
+    await until(
+      page,
+      `document.activeElement?.closest('dialog')?.getAttribute('aria-label') === 'Create a volume'`,
+    );
     await page.keyboard.type('kbd-new');
     await page.keyboard.press('Enter');
     await page.getByRole('cell', { name: 'kbd-new', exact: true }).waitFor();

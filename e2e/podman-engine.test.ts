@@ -74,7 +74,7 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     await dialog.getByLabel('Name').fill('pd-web');
     await dialog.getByLabel('Command').fill('sh -c "echo hello from podman; sleep 600"');
     // No bridge on the host for this test: the container has no network.
-    await dialog.getByLabel('Network mode').fill('none');
+    await dialog.getByRole('checkbox', { name: 'none', exact: true }).check();
     await dialog.getByRole('button', { name: 'Run', exact: true }).click();
     const outcome = page.getByRole('heading', { name: 'pd-web' }).or(dialog.getByRole('alert'));
     await outcome.first().waitFor({ timeout: 60_000 });
@@ -260,8 +260,11 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
   test("volumes: creates one and removes it; the networks screen lists Podman's networks", async () => {
     await page.keyboard.press('Alt+3');
     const volume = page.locator('tr[data-volume="pd-vol"]');
-    await page.getByLabel('New volume name').fill('pd-vol');
-    await page.getByRole('button', { name: 'Create volume' }).click();
+    // The toolbar's button: with no volume yet, the empty state offers one too.
+    await page.locator('header').getByRole('button', { name: 'New volume…' }).click();
+    const create = page.getByRole('dialog', { name: 'Create a volume' });
+    await create.getByLabel('Name').fill('pd-vol');
+    await create.getByRole('button', { name: 'Create' }).click();
     await volume.getByText('unused').waitFor();
     await session.shot('podman-volumes');
     await volume.getByRole('button', { name: 'Remove' }).click();
@@ -273,7 +276,7 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     assert.deepEqual((await podman.request('GET', '/volumes')).json<{ Volumes: unknown[] }>().Volumes, []);
     // Podman's default network, listed by the name the Docker API gives it; nothing is created.
     await page.keyboard.press('Alt+4');
-    await page.locator('article.card').filter({ hasText: '10.88.0.0/16' }).first().waitFor();
+    await page.locator('tr[data-network]').filter({ hasText: '10.88.0.0/16' }).first().waitFor();
     await session.shot('podman-networks');
   });
 

@@ -9,7 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstFileOf, tarReader, type TarEntry } from '../renderer/src/api/tar-reader';
 import { demuxer } from '../renderer/src/api/stdcopy';
-import { createBody, emptyRunForm, splitCommand } from '../renderer/src/features/containers/create-body';
+import {
+  createBody,
+  emptyRunForm,
+  envFileLines,
+  hostPorts,
+  laterNetworks,
+  splitCommand,
+} from '../renderer/src/features/containers/create-body';
 import { fold } from '../renderer/src/features/images/progress';
 import { layerHistory, layerTree } from '../renderer/src/features/images/layer-tree';
 import { archiveName } from '../renderer/src/features/images/names';
@@ -24,6 +31,9 @@ import {
   wheelDelta,
 } from '../renderer/src/app/scroll-scale';
 import type { ImageHistoryItem } from '../renderer/src/api/engine-types';
+import { scaleTop } from '../renderer/src/app/chart-scale';
+import { networkBody, emptyNetworkForm } from '../renderer/src/features/networks/network-form';
+import { inUseMessage, volumeBody, emptyVolumeForm } from '../renderer/src/features/volumes/volume-form';
 
 function frame(stream: number, text: string): Buffer {
   const payload = Buffer.from(text);
@@ -244,5 +254,103 @@ describe('scroll scale', () => {
     assert.equal(keyDelta('End', false, VIEW), Infinity);
     assert.equal(keyDelta('Home', false, VIEW), -Infinity);
     assert.equal(keyDelta('a', false, VIEW), undefined);
+  });
+});
+
+describe('chart scale', () => {
+  const percent = (v: number) => `${v.toFixed(v < 10 ? 1 : 0)} %`;
+  test('a flat line near zero is not labelled "0.0 %" at both ends', () => {
+    assert.notEqual(percent(scaleTop(0.004, percent)), percent(0));
+    assert.ok(scaleTop(0.004, percent) >= 0.004, 'still above the largest value');
+    assert.equal(scaleTop(37, percent), 50, 'a round top above the largest value');
+    assert.equal(scaleTop(0, percent), 1);
+  });
+});
+
+describe('run form networks, tmpfs, env file and ports', () => {
+  const base = { ...emptyRunForm, image: 'busybox' };
+  test('the first network at create with its aliases, the others connected later', () => {
+    const form = {
+      ...base,
+      networks: [
+        { name: 'front', aliases: 'web, api' },
+        { name: 'back', aliases: 'db' },
+      ],
+      tmpfs: '/run/cache:size=64m\n/scratch',
+    };
+    const body = createBody(form);
+    assert.equal(body.HostConfig!.NetworkMode, 'front');
+    assert.deepEqual(body.NetworkingConfig, { EndpointsConfig: { front: { Aliases: ['web', 'api'] } } });
+    assert.deepEqual(laterNetworks(form), [{ name: 'back', aliases: ['db'] }]);
+    assert.deepEqual(body.HostConfig!.Tmpfs, { '/run/cache': 'size=64m', '/scratch': '' });
+    assert.equal(createBody(base).HostConfig!.NetworkMode, 'bridge', 'nothing picked: bridge');
+  });
+  test('says what cannot work', () => {
+    assert.throws(
+      () =>
+        createBody({
+          ...base,
+          networks: [
+            { name: 'host', aliases: '' },
+            { name: 'front', aliases: '' },
+          ],
+        }),
+      /network host cannot be joined with others/,
+    );
+    assert.throws(
+      () => createBody({ ...base, networks: [{ name: 'bridge', aliases: 'x' }] }),
+      /not on bridge/,
+    );
+    assert.throws(() => createBody({ ...base, tmpfs: 'relative' }), /tmpfs "relative"/);
+  });
+  test('an env file as docker run --env-file reads it; the host ports to check', () => {
+    assert.deepEqual(envFileLines('# comment\nA=1\n\n  B=2  \n'), ['A=1', 'B=2']);
+    assert.deepEqual(hostPorts('8080:80\n127.0.0.1:5353:53/udp\n9000\nbad'), [8080, 5353]);
+  });
+});
+
+describe('network and volume forms', () => {
+  test('a network body as docker network create sends it; wrong fields named', () => {
+    const body = networkBody({
+      ...emptyNetworkForm,
+      name: 'front',
+      subnet: '10.9.0.0/24',
+      gateway: '10.9.0.1',
+      internal: true,
+      labels: 'team=a',
+      options: 'com.docker.network.driver.mtu=1400',
+    });
+    assert.deepEqual(body.IPAM, {
+      Driver: 'default',
+      Config: [{ Subnet: '10.9.0.0/24', Gateway: '10.9.0.1' }],
+    });
+    assert.equal(body.Internal, true);
+    assert.deepEqual(body.Labels, { team: 'a' });
+    assert.deepEqual(body.Options, { 'com.docker.network.driver.mtu': '1400' });
+    assert.throws(
+      () => networkBody({ ...emptyNetworkForm, name: 'x y', subnet: '10.9.0.0', gateway: '1.2.3' }),
+      (err: Error & { problems?: string[] }) => err.problems?.length === 3,
+    );
+  });
+  test("a volume body with the local driver's tmpfs and bind options", () => {
+    assert.deepEqual(volumeBody({ ...emptyVolumeForm, name: 'v1', kind: 'tmpfs', size: '64m' }).DriverOpts, {
+      type: 'tmpfs',
+      device: 'tmpfs',
+      o: 'size=64m',
+    });
+    assert.deepEqual(volumeBody({ ...emptyVolumeForm, kind: 'bind', folder: '/srv/x' }).DriverOpts, {
+      type: 'none',
+      device: '/srv/x',
+      o: 'bind',
+    });
+    assert.throws(() => volumeBody({ ...emptyVolumeForm, kind: 'bind', folder: 'rel' }), /absolute path/);
+  });
+  test('an engine\'s "volume is in use" names the containers, not their ids', () => {
+    const id = 'a'.repeat(64);
+    const text = inUseMessage(`remove data: volume is in use - [${id}]`, (i) =>
+      i === id ? 'web' : undefined,
+    );
+    assert.equal(text, 'The volume is in use by web: remove that container first (stopping is not enough).');
+    assert.doesNotMatch(text!, /a{64}/);
   });
 });

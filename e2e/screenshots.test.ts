@@ -7,17 +7,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { engineCaller, pullBusybox, type EngineCall } from './engine-calls';
+import { looks, screenshotsDir, sidewaysOverflow } from './looks';
+import { engineCaller, pullBusybox, unusedSubnet, type EngineCall } from './engine-calls';
 import { pushTestIndex } from './registry-push';
-import { missingPrerequisite, root, runFromPalette, startSession, type Session } from './web-mode-fixture';
+import { missingPrerequisite, runFromPalette, startSession, type Session } from './web-mode-fixture';
 
-const dir = join(root, 'test-artifacts', 'screenshots');
-const looks = [
-  { scheme: 'light', width: 1440, height: 900 },
-  { scheme: 'dark', width: 1440, height: 900 },
-  { scheme: 'light', width: 1024, height: 700 },
-  { scheme: 'dark', width: 1024, height: 700 },
-] as const;
+const dir = screenshotsDir;
 
 interface Screen {
   name: string;
@@ -57,12 +52,7 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
           await page.screenshot({
             path: join(dir, `${s.name}-${look.scheme}-${look.width}x${look.height}.png`),
           });
-          // How far the page and the screen scroll sideways: neither may.
-          const overflow = (await page.evaluate(`(() => {
-            const main = document.querySelector('main');
-            const doc = document.documentElement;
-            return Math.max(doc.scrollWidth - doc.clientWidth, main.scrollWidth - main.clientWidth);
-          })()`)) as number;
+          const overflow = await sidewaysOverflow(page);
           if (overflow > 0) tooWide.push(`${s.name} at ${look.width}px by ${overflow}px`);
           if (s.then) await page.keyboard.press('Escape');
         }
@@ -210,7 +200,6 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
           await p.getByRole('dialog', { name: `Delete tag ${repo}:1.0?` }).waitFor();
         },
       },
-      { name: 'networks', hash: '#/networks', ready: (p) => p.getByRole('heading', { name: /bridge/ }) },
       { name: 'volumes', hash: '#/volumes', ready: (p) => p.getByRole('cell', { name: 'shots-data' }) },
       {
         name: 'volume-browser',
@@ -259,6 +248,97 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
     ]);
   });
 
+  test('networks with fifty containers, their dialogs, the volume and run dialogs', async () => {
+    const image = await pullBusybox(session.app);
+    const prefix = unusedSubnet();
+    await engine('POST', '/networks/create', {
+      Name: 'shots-net',
+      IPAM: { Config: [{ Subnet: `${prefix}.0/24`, Gateway: `${prefix}.1` }] },
+      Labels: { app: 'shots' },
+    });
+    // Fifty containers on it, a few publishing a port: the topology must stay readable.
+    const names = Array.from({ length: 50 }, (_, i) => `shots-app-${String(i + 1).padStart(2, '0')}`);
+    // The first alone: svcd's DNS server for the network binds at the first start (two at once race).
+    const batches = [
+      names.slice(0, 1),
+      ...Array.from({ length: 10 }, (_, k) => names.slice(1 + 5 * k, 6 + 5 * k)),
+    ];
+    for (const batch of batches)
+      await Promise.all(
+        batch.map(async (name) => {
+          const i = names.indexOf(name);
+          const publish = i < 3;
+          const { Id } = (await engine('POST', `/containers/create?name=${name}`, {
+            Image: image,
+            Cmd: ['sleep', '600'],
+            ExposedPorts: publish ? { '80/tcp': {} } : undefined,
+            HostConfig: {
+              NetworkMode: 'shots-net',
+              PortBindings: publish ? { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] } : undefined,
+            },
+            NetworkingConfig: { EndpointsConfig: { 'shots-net': { Aliases: [`svc${i}`] } } },
+          })) as { Id: string };
+          await engine('POST', `/containers/${Id}/start`);
+        }),
+      );
+    const lane = (p: Page) => p.getByRole('region', { name: 'Network shots-net' });
+    try {
+      await shoot([
+        { name: 'networks', hash: '#/networks', ready: (p) => p.locator('tr[data-network="shots-net"]') },
+        {
+          name: 'networks-topology',
+          hash: '#/networks',
+          ready: (p) => p.locator('tr[data-network="shots-net"]'),
+          then: async (p) => {
+            await p.getByRole('radio', { name: 'Topology' }).click();
+            await lane(p).locator('[data-container="shots-app-50"]').waitFor();
+          },
+        },
+        {
+          name: 'network-detail',
+          hash: '#/networks/shots-net',
+          ready: (p) => p.locator('tr[data-container="shots-app-01"]').getByText('svc0'),
+        },
+        {
+          name: 'network-create',
+          hash: '#/networks',
+          ready: (p) => p.locator('tr[data-network="shots-net"]'),
+          then: async (p) => {
+            await p.getByRole('button', { name: 'New network…' }).click();
+            await p.getByRole('dialog', { name: 'Create a network' }).getByLabel('Name').fill('web');
+          },
+        },
+        {
+          name: 'volume-create',
+          hash: '#/volumes',
+          ready: (p) => p.getByRole('button', { name: 'New volume…' }),
+          then: async (p) => {
+            await p.getByRole('button', { name: 'New volume…' }).first().click();
+            await p
+              .getByRole('dialog', { name: 'Create a volume' })
+              .getByRole('radio', { name: /tmpfs/ })
+              .check();
+          },
+        },
+        {
+          name: 'run-dialog',
+          hash: '#/containers',
+          ready: (p) => p.getByTestId('container-row'),
+          then: async (p) => {
+            await p.getByRole('button', { name: 'Run container…' }).click();
+            const run = p.getByRole('dialog', { name: 'Run a container' });
+            await run.getByRole('checkbox', { name: 'shots-net', exact: true }).check();
+            await run.getByLabel('Aliases on shots-net').fill('web, api');
+          },
+        },
+      ]);
+    } finally {
+      // The palette's test counts the containers: these go.
+      for (const name of names) await engine('DELETE', `/containers/${name}?force=1`).catch(() => undefined);
+      await engine('DELETE', '/networks/shots-net');
+    }
+  });
+
   test('the command palette reaches the actions each screen owns, confirmed as on the screen', async () => {
     const page = session.page;
     await page.goto(session.app.launchUrl + '#/containers');
@@ -277,7 +357,9 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
     // Both containers use the one volume: nothing to prune, and the palette says so.
     await page.getByTestId('toasts').getByText('No unused volumes to prune').waitFor();
     await palette('Create volume');
-    await page.getByLabel('New volume name').and(page.locator(':focus')).waitFor();
+    const create = page.getByRole('dialog', { name: 'Create a volume' });
+    await create.getByLabel('Name').and(page.locator(':focus')).waitFor();
+    await page.keyboard.press('Escape');
     // Cancelled everywhere: nothing was removed.
     const left = (await engine('GET', '/containers/json?all=1')) as unknown[];
     assert.equal(left.length, 2);

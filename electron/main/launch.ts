@@ -24,6 +24,8 @@ async function main(): Promise<void> {
   if (electron && hasDisplay) {
     const child = spawn(electron, [findRepoRoot(__dirname), ...argv], { stdio: 'inherit' });
     child.on('exit', (code) => process.exit(code ?? 0));
+    // `npm start` stopped by SIGTERM (or Ctrl-C): Electron quits, and stops what it started.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
     return;
   }
   const why = !electron ? 'no Electron binary' : 'no display';

@@ -1,8 +1,9 @@
 // Electron's main process, kept thin: one instance, one window on the gateway's URL with the
 // renderer locked down, a menu, and a tray icon that shows the engine's state.
-import { app, BrowserWindow, ipcMain, Menu, nativeImage, shell, Tray } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, shell, Tray } from 'electron';
 import { join } from 'node:path';
 import { desktopOptionsFrom, startDesktop, type Desktop } from './desktop';
+import { readFolderFiles } from './folder-files';
 import { findRepoRoot } from './supervisor/default-services';
 import type { ServiceState } from './supervisor/service-state';
 import { opensInBrowser, permissionAllowed, staysInApp } from './window-policy';
@@ -96,6 +97,13 @@ if (!app.requestSingleInstanceLock()) {
     // The preload asks for exactly these two values, nothing more crosses into the page.
     ipcMain.on('svc:gateway', (e) => {
       e.returnValue = { gatewayUrl: d.gateway.url, token: d.gateway.token };
+    });
+    // The Build screen's folder: chosen in the system's dialog, read here.
+    ipcMain.handle('svc:choose-folder', async () => {
+      const chosen = win
+        ? await dialog.showOpenDialog(win, { properties: ['openDirectory'] })
+        : await dialog.showOpenDialog({ properties: ['openDirectory'] });
+      return chosen.canceled || !chosen.filePaths[0] ? undefined : readFolderFiles(chosen.filePaths[0]);
     });
     buildMenu();
     tray = new Tray(nativeImage.createFromPath(join(findRepoRoot(__dirname), 'assets', 'tray.png')));

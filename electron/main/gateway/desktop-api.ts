@@ -1,14 +1,16 @@
 // The gateway's own endpoints under /api: supervisor state (snapshot and a Server-Sent Events
-// stream), the servers' log files, a manual restart, the app's and servers' resource use, and
-// the engines added in Settings (engines-api.ts) and the registry browser's registries
-// (registries-api.ts).
+// stream), the servers' log files, a manual restart, the app's and servers' resource use, whether
+// a host port is free (host-port.ts), and the engines added in Settings (engines-api.ts) and the
+// registry browser's registries (registries-api.ts).
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DesktopState, EngineChoice, EngineModePreference } from '../../../daemon/api/desktop-types';
 import type { ServiceState } from '../supervisor/service-state';
 import type { AddedRegistries } from '../registries/added-registries';
 import { engineModePreferences, isEngineModePreference } from '../supervisor/engine-choice';
+import { handleComposeApi } from './compose-api';
 import { handleEnginesApi } from './engines-api';
+import { checkHostPort } from './host-port';
 import { handleRegistriesApi } from './registries-api';
 import type { Upstreams } from './upstream';
 import { engineHelpers, procUsage } from './proc-usage';
@@ -49,6 +51,7 @@ export function handleDesktopApi(req: IncomingMessage, res: ServerResponse, api:
   if (engines && parts[1] === 'engines') return void handleEnginesApi(req, res, parts.slice(2), engines);
   if (registries && parts[1] === 'registries')
     return void handleRegistriesApi(req, res, parts.slice(2), registries, api);
+  if (parts[1] === 'compose' && parts.length <= 3) return void handleComposeApi(req, res, parts[2], api);
   const route = `${req.method} /${parts.slice(1, 2).join('/')}`;
   if (route === 'GET /state' && parts.length === 2) return sendJson(res, 200, snapshot(services));
   if (settings && route === 'GET /settings') return sendJson(res, 200, settings.read());
@@ -56,6 +59,12 @@ export function handleDesktopApi(req: IncomingMessage, res: ServerResponse, api:
   if (engineMode && route === 'GET /engine-mode') return sendJson(res, 200, engineMode.current());
   if (engineMode && route === 'PUT /engine-mode') return void selectEngineMode(req, res, engineMode);
   if (route === 'GET /state' && parts[2] === 'stream') return streamState(req, res, services);
+  if (route === 'GET /host-ports' && parts.length === 3) {
+    const port = Number(parts[2]);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      return sendError(res, 400, `port must be a number from 1 to 65535, not ${parts[2]}`);
+    return void checkHostPort(port).then((answer) => sendJson(res, 200, answer));
+  }
   if (parts[1] === 'services' && parts.length === 4) {
     const name = decodeURIComponent(parts[2]);
     const service = services.state(name);

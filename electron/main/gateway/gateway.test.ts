@@ -4,7 +4,7 @@ import http from 'node:http';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startGateway, type Gateway } from './gateway';
 import { Supervisor } from '../supervisor/supervisor';
@@ -283,6 +283,28 @@ describe('gateway desktop API', () => {
     await reader.cancel();
     const missing = await fetch(gw.url + '/api/services/nope/log', { headers: auth() });
     assert.equal(missing.status, 404);
+  });
+});
+
+describe('gateway host port check', () => {
+  test('says a port something listens on is taken, a free one is free, and refuses a bad one', async () => {
+    const held = createServer();
+    await new Promise<void>((r) => held.listen(0, '127.0.0.1', r));
+    const port = (held.address() as AddressInfo).port;
+    try {
+      const ask = async (p: number | string) => fetch(`${gw.url}/api/host-ports/${p}`, { headers: auth() });
+      assert.deepEqual(await (await ask(port)).json(), {
+        port,
+        free: false,
+        reason: `something on this machine already listens on port ${port}`,
+      });
+      await new Promise((r) => held.close(r));
+      assert.deepEqual(await (await ask(port)).json(), { port, free: true });
+      assert.equal((await ask('http')).status, 400);
+      assert.equal((await ask(70000)).status, 400);
+    } finally {
+      held.close();
+    }
   });
 });
 

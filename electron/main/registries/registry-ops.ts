@@ -183,7 +183,7 @@ const EMPTY_JSON = Buffer.from('{}');
 
 /**
  * Deletes one tag and leaves its manifest and the manifest's other tags. Registries that delete
- * only by digest (Distribution 2.8, svc-registry) refuse a DELETE by tag: the tag is then moved to
+ * only by digest (Distribution 2.8) refuse a DELETE by tag: the tag is then moved to
  * a stand-in manifest of its own, and that manifest is deleted by digest.
  */
 export async function deleteTag(s: RegistrySession, repo: string, tag: string): Promise<void> {

@@ -18,7 +18,10 @@ import type {
   ImageSummary,
   InfoResponse,
   StatsSample,
-  NetworkSummary,
+  NetworkConnectBody,
+  NetworkCreateBody,
+  NetworkPruneResponse,
+  NetworkResource,
   SystemDfResponse,
   VersionResponse,
   Volume,
@@ -26,6 +29,16 @@ import type {
 } from './engine-types';
 
 const enc = encodeURIComponent;
+
+export interface BuildOptions {
+  tags: string[];
+  /** Its path in the context; the engine's default (Svcfile, then Dockerfile) when empty. */
+  instructionsFile: string;
+  buildArgs: Record<string, string>;
+  target: string;
+  noCache: boolean;
+  pull: boolean;
+}
 
 export type ContainerAction = 'start' | 'stop' | 'restart' | 'pause' | 'unpause' | 'kill';
 
@@ -155,6 +168,22 @@ export const engine = {
       headers: { 'X-Registry-Auth': btoa('{}') },
       signal,
     }),
+  /** POST /build with a context archive to the engine at `prefix`: the response streams JSON lines. */
+  build: (prefix: string, context: Blob, options: BuildOptions, signal: AbortSignal) => {
+    const q = new URLSearchParams({ rm: '1' });
+    for (const t of options.tags) q.append('t', t);
+    if (options.instructionsFile) q.set('dockerfile', options.instructionsFile);
+    if (Object.keys(options.buildArgs).length) q.set('buildargs', JSON.stringify(options.buildArgs));
+    if (options.target) q.set('target', options.target);
+    if (options.noCache) q.set('nocache', '1');
+    if (options.pull) q.set('pull', '1');
+    return request(`${prefix}/build?${q}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-tar' },
+      body: context,
+      signal,
+    });
+  },
   /** A `docker save` archive; answers JSON lines ("Loaded image: …" or an error). */
   load: (archive: Blob, onProgress: (sent: number, total: number) => void, signal?: AbortSignal) =>
     upload(`${E()}/images/load`, archive, onProgress, signal),
@@ -190,18 +219,31 @@ export const engine = {
 
   volumes: () => getJson<{ Volumes: Volume[] | null; Warnings: string[] | null }>(`${E()}/volumes`),
   volume: (name: string) => getJson<Volume>(`${E()}/volumes/${enc(name)}`),
-  createVolume: (name: string) => sendJson<Volume>('POST', `${E()}/volumes/create`, { Name: name }),
+  createVolume: (v: {
+    Name?: string;
+    Driver?: string;
+    DriverOpts?: Record<string, string>;
+    Labels?: Record<string, string>;
+  }) => sendJson<Volume>('POST', `${E()}/volumes/create`, v),
   removeVolume: (name: string) => sendJson('DELETE', `${E()}/volumes/${enc(name)}`),
   pruneVolumes: () => sendJson<VolumePruneResponse>('POST', `${E()}/volumes/prune`),
   volumeUsage: () => getJson<{ Volumes: Volume[] | null }>(`${E()}/system/df`),
-  networks: () => getJson<NetworkSummary[]>(`${E()}/networks`),
+  networks: () => getJson<NetworkResource[]>(`${E()}/networks`),
   /** Whether the engine serves the networks API (it answers 501 until it does). */
   hasNetworks: async () =>
     await request(`${E()}/networks`).then(
       () => true,
       (e: { status?: number }) => e.status !== 501,
     ),
-  network: (id: string) => getJson<NetworkSummary>(`${E()}/networks/${enc(id)}`),
+  network: (id: string) => getJson<NetworkResource>(`${E()}/networks/${enc(id)}`),
+  createNetwork: (body: NetworkCreateBody) =>
+    sendJson<{ Id: string; Warning: string }>('POST', `${E()}/networks/create`, body),
+  removeNetwork: (id: string) => sendJson('DELETE', `${E()}/networks/${enc(id)}`),
+  pruneNetworks: () => sendJson<NetworkPruneResponse>('POST', `${E()}/networks/prune`),
+  connect: (network: string, body: NetworkConnectBody) =>
+    sendJson('POST', `${E()}/networks/${enc(network)}/connect`, body),
+  disconnect: (network: string, container: string) =>
+    sendJson('POST', `${E()}/networks/${enc(network)}/disconnect`, { Container: container }),
 
   events: (signal: AbortSignal, since?: number) => request(`${E()}/events${query({ since })}`, { signal }),
 };

@@ -20,6 +20,12 @@ export type { ContainerPruneResponse } from '../../../daemon/api/container-summa
 export type { ImagePruneResponse } from '../../../daemon/api/image-types';
 export type { BuildPruneResponse } from '../../../daemon/api/build-types';
 export type { VolumePruneResponse } from '../../../daemon/api/volume-types';
+export type {
+  NetworkConnectBody,
+  NetworkCreateBody,
+  NetworkPruneResponse,
+  NetworkResource,
+} from '../../../daemon/api/network-types';
 
 export interface StatsSample {
   read: string;
@@ -44,14 +50,4 @@ export interface Volume {
   Options?: Record<string, string> | null;
   Scope: string;
   UsageData?: { Size: number; RefCount: number } | null;
-}
-
-export interface NetworkSummary {
-  Id: string;
-  Name: string;
-  Driver: string;
-  Scope: string;
-  Created: string;
-  IPAM?: { Config?: { Subnet?: string; Gateway?: string }[] };
-  Containers?: Record<string, { Name: string; IPv4Address: string; MacAddress: string }>;
 }

@@ -1,9 +1,20 @@
 // The one way the renderer reaches anything: the gateway at its own origin (web mode) or at the
 // address the preload gives (Electron), always with this launch's token.
 
+/** A folder read by Electron's main process: its name and each file under it. */
+export interface ChosenFolder {
+  folder: string;
+  files: { path: string; data: Uint8Array; mtime: number }[];
+}
+
 declare global {
   interface Window {
-    svcDesktop?: { gatewayUrl: string; token: string };
+    svcDesktop?: {
+      gatewayUrl: string;
+      token: string;
+      /** Electron only: the system's folder dialog, and the files under the folder chosen. */
+      chooseFolder?: () => Promise<ChosenFolder | undefined>;
+    };
   }
 }
 

@@ -1,6 +1,8 @@
 // The shell: sidebar, engine status, the current screen; one events subscription for all.
 import { useEffect } from 'react';
 import { gateway } from '../api/gateway';
+import { BuildScreen } from '../features/build/components/build-screen';
+import { ProjectLogs } from '../features/compose/components/project-logs';
 import { ContainerDetail } from '../features/containers/components/container-detail';
 import { ContainerList } from '../features/containers/components/container-list';
 import { AllContainers } from '../features/engines/components/all-containers';
@@ -8,8 +10,10 @@ import { DiskUsage } from '../features/disk-usage/components/disk-usage';
 import { EventTimeline } from '../features/events/components/event-timeline';
 import { ImageDetail } from '../features/images/components/image-detail';
 import { ImageList } from '../features/images/components/image-list';
+import { NetworkDetail } from '../features/networks/components/network-detail';
 import { NetworkList } from '../features/networks/components/network-list';
 import { RegistryBrowser } from '../features/registry/components/registry-browser';
+import { SwarmScreen } from '../features/swarm/components/swarm-screen';
 import { Settings } from '../features/settings/components/settings';
 import { VolumeBrowser } from '../features/volumes/components/volume-browser';
 import { VolumeList } from '../features/volumes/components/volume-list';
@@ -27,15 +31,20 @@ function Screen() {
   const { section, rest } = useRoute();
   switch (section) {
     case 'containers':
+      if (rest[0] === 'project') return <ProjectLogs name={rest[1] ?? ''} />;
       return rest[0] ? <ContainerDetail id={rest[0]} tab={rest[1] ?? 'summary'} /> : <ContainerList />;
     case 'all-engines':
       return <AllContainers />;
     case 'images':
       return rest[0] ? <ImageDetail id={rest[0]} tab={rest[1] ?? 'summary'} /> : <ImageList />;
+    case 'build':
+      return <BuildScreen />;
     case 'volumes':
       return rest[0] ? <VolumeBrowser name={rest[0]} /> : <VolumeList />;
     case 'networks':
-      return <NetworkList />;
+      return rest[0] ? <NetworkDetail name={rest[0]} /> : <NetworkList />;
+    case 'swarm':
+      return <SwarmScreen tab={rest[0] ?? 'services'} />;
     case 'registry':
       return <RegistryBrowser />;
     case 'events':

@@ -5,8 +5,10 @@ export type Section =
   | 'containers'
   | 'all-engines'
   | 'images'
+  | 'build'
   | 'volumes'
   | 'networks'
+  | 'swarm'
   | 'registry'
   | 'events'
   | 'disk'
@@ -15,8 +17,10 @@ export type Section =
 export const SECTIONS: { id: Section; label: string; key: string }[] = [
   { id: 'containers', label: 'Containers', key: '1' },
   { id: 'images', label: 'Images', key: '2' },
+  { id: 'build', label: 'Build', key: 'b' },
   { id: 'volumes', label: 'Volumes', key: '3' },
   { id: 'networks', label: 'Networks', key: '4' },
+  { id: 'swarm', label: 'Swarm', key: 'w' },
   { id: 'registry', label: 'Registry', key: '5' },
   { id: 'events', label: 'Events', key: '6' },
   { id: 'disk', label: 'Disk usage', key: '7' },

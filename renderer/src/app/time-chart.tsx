@@ -3,6 +3,7 @@
 // as they come), and on hover the sample under the pointer with its time and value (from the
 // keyboard too: Left and Right step through the samples). No chart library for a few lines.
 import { useId, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { scaleTop } from './chart-scale';
 
 export interface TimePoint {
   t: number;
@@ -14,13 +15,6 @@ const H = 150;
 const LEFT = 64;
 const BOTTOM = 20;
 const TOP = 8;
-
-/** A round top for the scale: 1, 2 or 5 times a power of ten, at least the largest value. */
-function niceMax(max: number): number {
-  if (max <= 0) return 1;
-  const power = 10 ** Math.floor(Math.log10(max));
-  return [1, 2, 5, 10].map((m) => m * power).find((n) => n >= max) ?? max;
-}
 
 function ago(ms: number): string {
   const s = Math.round(ms / 1000);
@@ -42,7 +36,7 @@ export function TimeChart({
 }) {
   const [hover, setHover] = useState<number | undefined>();
   const clip = useId();
-  const top = niceMax(Math.max(0, ...points.map((p) => p.v)));
+  const top = scaleTop(Math.max(0, ...points.map((p) => p.v)), format);
   const span = windowMs;
   const first = (points[points.length - 1]?.t ?? 0) - span;
   const x = (t: number) => LEFT + ((t - first) / span) * (W - LEFT - 4);

@@ -1,6 +1,6 @@
 // What every detail screen shares: the way back to its list with its title, its tabs (in the
 // route, so reload and back keep them), and its fields with the raw JSON under them.
-import type { KeyboardEvent } from 'react';
+import type { KeyboardEvent, ReactNode } from 'react';
 import { ChevronRight } from 'lucide-react';
 
 export function Breadcrumb({ href, label, title }: { href: string; label: string; title: string }) {
@@ -47,7 +47,7 @@ function tabKeys(e: KeyboardEvent<HTMLElement>): void {
   next.click();
 }
 
-export function Fields({ fields, raw }: { fields: [string, string][]; raw: unknown }) {
+export function Fields({ fields, raw }: { fields: [string, ReactNode][]; raw: unknown }) {
   return (
     <div className="summary">
       <dl>

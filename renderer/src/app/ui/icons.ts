@@ -2,12 +2,14 @@
 import {
   Activity,
   Boxes,
+  Hammer,
   HardDrive,
   Layers,
   Library,
   Network,
   PieChart,
   Server,
+  Ship,
   Settings,
   type LucideIcon,
 } from 'lucide-react';
@@ -16,8 +18,10 @@ import type { Section } from '../router';
 export const SECTION_ICONS: Record<Section, LucideIcon> = {
   containers: Boxes,
   images: Layers,
+  build: Hammer,
   volumes: HardDrive,
   networks: Network,
+  swarm: Ship,
   registry: Library,
   events: Activity,
   disk: PieChart,

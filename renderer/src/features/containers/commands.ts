@@ -70,10 +70,10 @@ function oneContainer(c: ContainerSummary, act: Act): Command[] {
   ];
 }
 
-/** The bulk bar's actions, while containers are selected on the list. */
-function selection(act: Act): Command[] {
+/** The bulk bar's actions, while containers still listed are selected (removed ones are not). */
+function selection(act: Act, listed: ContainerSummary[]): Command[] {
   const ui = useContainersUi.getState();
-  const ids = [...ui.selected];
+  const ids = [...ui.selected].filter((id) => listed.some((c) => c.Id === id));
   if (!ids.length) return [];
   const n = plural(ids.length, 'selected container');
   return [
@@ -87,6 +87,7 @@ function selection(act: Act): Command[] {
 
 export function containerCommands(qc: QueryClient, act: Act): Command[] {
   const ui = useContainersUi.getState();
+  const listed = cached<ContainerSummary>(qc, 'containers', (c) => c.Id);
   return [
     command('Run container…', Play, () => (navigate('containers'), ui.setRunOpen(true))),
     ui.showAll
@@ -100,7 +101,7 @@ export function containerCommands(qc: QueryClient, act: Act): Command[] {
           ListFilter,
           () => (navigate('containers'), ui.setShowAll(true)),
         ),
-    ...selection(act),
-    ...cached<ContainerSummary>(qc, 'containers', (c) => c.Id).flatMap((c) => oneContainer(c, act)),
+    ...selection(act, listed),
+    ...listed.flatMap((c) => oneContainer(c, act)),
   ];
 }

@@ -1,6 +1,7 @@
 // The run dialog's text fields turned into an Engine create body, as `docker run` would:
 // env lines KEY=VALUE, labels KEY=VALUE, ports [HOST_IP:]HOST:CONTAINER[/PROTO], volumes
-// SOURCE:TARGET[:ro]. Every wrong line is named at once, not the first only.
+// SOURCE:TARGET[:ro], tmpfs TARGET[:OPTIONS], networks each with its aliases (the first at
+// create, the others connected before the start). Every wrong line is named at once.
 import type { ContainerCreateBody } from '../../api/engine-types';
 
 export interface RunForm {
@@ -12,7 +13,9 @@ export interface RunForm {
   volumes: string;
   restart: string;
   tty: boolean;
-  network: string;
+  /** The networks joined, first the one the container is created on; empty means bridge. */
+  networks: { name: string; aliases: string }[];
+  tmpfs: string;
   workdir: string;
   user: string;
   init: boolean;
@@ -28,7 +31,8 @@ export const emptyRunForm: RunForm = {
   volumes: '',
   restart: 'no',
   tty: true,
-  network: 'bridge',
+  networks: [],
+  tmpfs: '',
   workdir: '',
   user: '',
   init: false,
@@ -53,6 +57,28 @@ export function splitCommand(s: string): string[] {
   return [...s.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
+/** KEY=VALUE lines as a record; each other line is a problem named after `what`. */
+export function keyValues(text: string, what: string, problems: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const l of lines(text)) {
+    const eq = l.indexOf('=');
+    if (eq <= 0) problems.push(`${what} "${l}" is not KEY=VALUE`);
+    else out[l.slice(0, eq)] = l.slice(eq + 1);
+  }
+  return out;
+}
+
+/** An env file's variables as `docker run --env-file` reads them: `#` comments and blanks skipped. */
+export function envFileLines(text: string): string[] {
+  return lines(text).filter((l) => !l.startsWith('#'));
+}
+
+/** Aliases typed with commas or spaces between them. */
+export const aliasList = (s: string) => s.split(/[\s,]+/).filter(Boolean);
+
+/** Modes that are not networks a container joins beside others. */
+const soloModes = ['host', 'none'];
+
 /** CONTAINER, HOST:CONTAINER or IP:HOST:CONTAINER, each optionally /tcp, /udp or /sctp. */
 function parsePort(spec: string): { ip: string; host: string; container: string; proto: string } | undefined {
   const [addr, proto = 'tcp', extra] = spec.split('/');
@@ -67,6 +93,14 @@ function parsePort(spec: string): { ip: string; host: string; container: string;
     /^\d*$/.test(host) &&
     (ip === '' || /^[\d.]+$/.test(ip));
   return valid ? { ip, host, container, proto } : undefined;
+}
+
+/** The host ports the form publishes, for the check that each is free. */
+export function hostPorts(text: string): number[] {
+  return lines(text).flatMap((l) => {
+    const host = parsePort(l)?.host;
+    return host ? [Number(host)] : [];
+  });
 }
 
 export function createBody(f: RunForm): ContainerCreateBody {
@@ -85,14 +119,21 @@ export function createBody(f: RunForm): ContainerCreateBody {
     (bindings[key] ??= []).push({ HostIp: port.ip, HostPort: port.host });
   }
   for (const e of lines(f.env)) if (!e.includes('=')) problems.push(`environment "${e}" is not KEY=VALUE`);
-  const labels: Record<string, string> = {};
-  for (const l of lines(f.labels)) {
-    const eq = l.indexOf('=');
-    if (eq <= 0) problems.push(`label "${l}" is not KEY=VALUE`);
-    else labels[l.slice(0, eq)] = l.slice(eq + 1);
-  }
+  const labels = keyValues(f.labels, 'label', problems);
   for (const v of lines(f.volumes))
     if (!v.includes(':')) problems.push(`volume "${v}" is not SOURCE:TARGET[:ro]`);
+  const tmpfs: Record<string, string> = {};
+  for (const t of lines(f.tmpfs)) {
+    const [target, ...opts] = t.split(':');
+    if (!target.startsWith('/')) problems.push(`tmpfs "${t}" is not /TARGET[:OPTIONS]`);
+    else tmpfs[target] = opts.join(':');
+  }
+  const [first] = f.networks.length ? f.networks : [{ name: 'bridge', aliases: '' }];
+  const solo = f.networks.find((n) => soloModes.includes(n.name) || n.name.startsWith('container:'));
+  if (solo && f.networks.length > 1) problems.push(`network ${solo.name} cannot be joined with others`);
+  for (const n of f.networks)
+    if (aliasList(n.aliases).length && (n.name === 'bridge' || soloModes.includes(n.name)))
+      problems.push(`aliases work on networks you made, not on ${n.name}`);
   const workdir = f.workdir.trim();
   if (workdir && !workdir.startsWith('/'))
     problems.push(`working directory "${workdir}" is not an absolute path`);
@@ -111,9 +152,18 @@ export function createBody(f: RunForm): ContainerCreateBody {
     HostConfig: {
       PortBindings: bindings,
       Binds: lines(f.volumes),
+      Tmpfs: tmpfs,
       RestartPolicy: { Name: f.restart },
-      NetworkMode: f.network.trim() || 'bridge',
+      NetworkMode: first.name,
       Init: f.init,
     },
+    NetworkingConfig: aliasList(first.aliases).length
+      ? { EndpointsConfig: { [first.name]: { Aliases: aliasList(first.aliases) } } }
+      : undefined,
   };
+}
+
+/** The networks after the first, connected between create and start (create takes one only). */
+export function laterNetworks(f: RunForm): { name: string; aliases: string[] }[] {
+  return f.networks.slice(1).map((n) => ({ name: n.name, aliases: aliasList(n.aliases) }));
 }

@@ -1,7 +1,8 @@
 // Server state of containers: list and inspect, refreshed by engine events (never polled).
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine, type ContainerAction } from '../../api/engine-client';
-import { ApiError, jsonLines } from '../../api/gateway';
+import { ApiError, getJson, jsonLines } from '../../api/gateway';
+import { containerName } from '../../app/format';
 import type { ContainerCreateBody, JsonMessage } from '../../api/engine-types';
 import { fold, type Progress } from '../images/progress';
 import { splitTag } from '../images/components/progress-dialog';
@@ -57,11 +58,22 @@ async function pullFirst(image: string, onPull: (p: Progress) => void, signal: A
   if (p.error) throw new Error(`Could not pull ${image}: ${p.error}`);
 }
 
-/** As `docker run`: create, and when the engine lacks the image, pull it and create again. */
+/**
+ * As `docker run`: create, and when the engine lacks the image, pull it and create again; then
+ * the networks after the first are connected (create takes one) and the container started.
+ */
 export function useRunContainer(onPull: (p: Progress) => void, signal: AbortSignal) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async ({ body, name }: { body: ContainerCreateBody; name?: string }) => {
+    mutationFn: async ({
+      body,
+      name,
+      networks = [],
+    }: {
+      body: ContainerCreateBody;
+      name?: string;
+      networks?: { name: string; aliases: string[] }[];
+    }) => {
       const create = () => engine.create(body, name);
       const created = await create().catch(async (err: unknown) => {
         if (!(err instanceof ApiError && err.status === 404 && /no such image/i.test(err.message))) throw err;
@@ -69,6 +81,8 @@ export function useRunContainer(onPull: (p: Progress) => void, signal: AbortSign
         void qc.invalidateQueries({ queryKey: ['images'] });
         return create();
       });
+      for (const n of networks)
+        await engine.connect(n.name, { Container: created!.Id, EndpointConfig: { Aliases: n.aliases } });
       await engine.action(created!.Id, 'start');
       return created!;
     },
@@ -84,4 +98,34 @@ export function usePortPublishing() {
     queryFn: engine.hasNetworks,
     enabled: up,
   });
+}
+
+/**
+ * Why each host port of `ports` cannot be published, by port: held by a container of this
+ * engine (its own list says so), or, for an engine on this machine, taken by something else
+ * (the gateway listens on it for a moment). Another machine's ports are not checked here.
+ */
+export function useHostPortProblems(ports: number[], onThisMachine: boolean): Map<number, string> {
+  const up = useEngineUp();
+  const containers = useContainers(true);
+  const checks = useQueries({
+    queries: ports.map((port) => ({
+      queryKey: ['host-port', { port }],
+      queryFn: () => getJson<{ port: number; free: boolean; reason?: string }>(`/api/host-ports/${port}`),
+      enabled: up && onThisMachine,
+      staleTime: 2000,
+    })),
+  });
+  const problems = new Map<number, string>();
+  for (const c of containers.data ?? [])
+    for (const p of c.Ports)
+      if (p.PublicPort && ports.includes(p.PublicPort) && c.State === 'running')
+        problems.set(
+          p.PublicPort,
+          `port ${p.PublicPort} is published by container ${containerName(c.Names, c.Id)}`,
+        );
+  for (const q of checks)
+    if (q.data && !q.data.free && !problems.has(q.data.port))
+      problems.set(q.data.port, q.data.reason ?? 'in use');
+  return problems;
 }

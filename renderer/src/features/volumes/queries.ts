@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import { useEngineUp } from '../../app/use-desktop-state';
+import { containerName } from '../../app/format';
 import { useContainers } from '../containers/queries';
 import { reapHelpers } from './volume-helper';
 
@@ -22,14 +23,19 @@ export function useVolumeSizes() {
   });
 }
 
-/** Container names using each volume, from the container list every screen shares. */
-export function useVolumeUsers(): Map<string, string[]> {
+export interface VolumeUser {
+  id: string;
+  name: string;
+}
+
+/** The containers using each volume, from the container list every screen shares. */
+export function useVolumeUsers(): Map<string, VolumeUser[]> {
   const containers = useContainers(true);
-  const users = new Map<string, string[]>();
+  const users = new Map<string, VolumeUser[]>();
   for (const c of containers.data ?? []) {
     for (const m of c.Mounts ?? []) {
       if (m.Type !== 'volume' || !m.Name) continue;
-      users.set(m.Name, [...(users.get(m.Name) ?? []), (c.Names[0] ?? c.Id).replace(/^\//, '')]);
+      users.set(m.Name, [...(users.get(m.Name) ?? []), { id: c.Id, name: containerName(c.Names, c.Id) }]);
     }
   }
   return users;
@@ -39,7 +45,10 @@ export function useVolumeMutations() {
   const qc = useQueryClient();
   const onSettled = () => qc.invalidateQueries({ queryKey: ['volumes'] });
   return {
-    create: useMutation({ mutationFn: engine.createVolume, onSettled }),
+    create: useMutation({
+      mutationFn: (v: Parameters<typeof engine.createVolume>[0]) => engine.createVolume(v),
+      onSettled,
+    }),
     // A volume browser's container left behind would keep its volume in use: it goes first.
     remove: useMutation({
       mutationFn: async (name: string) => (await reapHelpers(name), engine.removeVolume(name)),

@@ -15,12 +15,17 @@ import { useStatsPolling } from '../stats-feed';
 import { RunDialog } from './run-dialog';
 import { UsageCell } from './usage-cell';
 import { SearchBox } from '../../../app/search-box';
-import { Boxes, Play, RotateCw, ScrollText, Square, SquareTerminal, Trash2 } from 'lucide-react';
+import { Boxes, FileCode, Play, RotateCw, ScrollText, Square, SquareTerminal, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { useIntentHandler } from '../../../app/ui/intent';
 import { rowKeys } from '../../../app/ui/row-keys';
+import { PortLinks } from '../../../app/ui/port-links';
+import { ComposeDialog } from '../../compose/components/compose-dialog';
+import { ProjectRow } from '../../compose/components/project-row';
+import { groupedRows, serviceLabel } from '../../compose/projects';
+import { useFoldedProjects } from '../../compose/store';
 
 const ROW = 44;
 
@@ -33,21 +38,7 @@ function matches(c: ContainerSummary, search: string, label: string): boolean {
 }
 
 function Ports({ c }: { c: ContainerSummary }) {
-  return (
-    <span className="ports col-wide">
-      {c.Ports.map((p, i) =>
-        p.PublicPort ? (
-          <a key={i} href={`http://127.0.0.1:${p.PublicPort}/`} target="_blank" rel="noreferrer">
-            {p.PublicPort}→{p.PrivatePort}/{p.Type}
-          </a>
-        ) : (
-          <span key={i}>
-            {p.PrivatePort}/{p.Type}
-          </span>
-        ),
-      )}
-    </span>
-  );
+  return <PortLinks ports={c.Ports} className="ports col-wide" />;
 }
 
 export function ContainerList() {
@@ -59,6 +50,9 @@ export function ContainerList() {
     () => (list.data ?? []).filter((c) => matches(c, ui.search, ui.label)),
     [list.data, ui.search, ui.label],
   );
+  // Compose projects are one row each, their containers under it unless folded.
+  const { folded, toggle: toggleProject } = useFoldedProjects();
+  const items = useMemo(() => groupedRows(rows, folded), [rows, folded]);
   // One shared stats timer for every running container listed, not a stream per row.
   useStatsPolling(useMemo(() => rows.filter((c) => c.State === 'running').map((c) => c.Id), [rows]));
   const selected = [...ui.selected].filter((id) => rows.some((r) => r.Id === id));
@@ -68,6 +62,7 @@ export function ContainerList() {
   const pending = usePending((p) => p.pending);
   const now = useNow();
   const [removing, setRemoving] = useState<string[]>();
+  const [composeOpen, setComposeOpen] = useState(false);
   // From the command palette: one container, or the selection (ids joined by commas).
   useIntentHandler('container.remove', list.isSuccess, (ids) => ids && setRemoving(ids.split(',')));
   const nameOf = (id: string) => {
@@ -96,6 +91,7 @@ export function ContainerList() {
           Running only
         </label>
         <span className="spacer" />
+        <Button icon={FileCode} label="Compose…" onClick={() => setComposeOpen(true)} disabled={!up} />
         <Button
           icon={Play}
           variant="primary"
@@ -165,10 +161,20 @@ export function ContainerList() {
       ) : (
         <VirtualList
           label="Containers"
-          count={rows.length}
+          count={items.length}
           rowHeight={ROW}
           renderRow={(i) => {
-            const c = rows[i];
+            const item = items[i];
+            if (item.kind === 'project')
+              return (
+                <ProjectRow
+                  project={item.project}
+                  folded={folded.has(item.project.name)}
+                  onToggle={() => toggleProject(item.project.name)}
+                />
+              );
+            const c = item.c;
+            const service = item.project ? serviceLabel(c) : undefined;
             const running = c.State === 'running';
             const busy = pending.get(c.Id);
             const clean = c.State === 'exited' && /^Exited \(0\)/.test(c.Status);
@@ -176,7 +182,7 @@ export function ContainerList() {
             const cname = containerName(c.Names, c.Id);
             return (
               <div
-                className="containers-grid row"
+                className={`containers-grid row${item.project ? ' in-project' : ''}`}
                 data-testid="container-row"
                 data-row
                 onKeyDown={rowKeys({
@@ -190,8 +196,9 @@ export function ContainerList() {
                   checked={ui.selected.has(c.Id)}
                   onChange={() => ui.toggle(c.Id)}
                 />
-                <a href={`#/containers/${c.Id}/summary`} className="name">
-                  {cname}
+                {/* In a project the service says which one it is; the full name is the tooltip. */}
+                <a href={`#/containers/${c.Id}/summary`} className="name ellipsis" title={cname}>
+                  {service ?? cname}
                 </a>
                 <span
                   className={busy ? 'badge state-busy' : `badge state-${c.State}${clean ? ' exit-ok' : ''}`}
@@ -251,6 +258,7 @@ export function ContainerList() {
           }}
         />
       )}
+      {composeOpen ? <ComposeDialog onClose={() => setComposeOpen(false)} /> : null}
       {ui.runOpen ? <RunDialog onClose={() => ui.setRunOpen(false)} /> : null}
       {removing ? (
         <ConfirmDialog

@@ -27,7 +27,7 @@ const WINDOWS: [number, string][] = [
   [86400, 'the last day'],
 ];
 
-type Stream = 'stdout' | 'stderr';
+export type Stream = 'stdout' | 'stderr';
 /** Which streams the engine sends: both, or one of them. */
 const STREAMS: [string, string][] = [
   ['both', 'stdout and stderr'],
@@ -36,7 +36,7 @@ const STREAMS: [string, string][] = [
 ];
 
 /** Each chunk's text with the stream it came on (a TTY has one stream, shown as stdout). */
-async function readChunks(
+export async function readChunks(
   res: Response,
   tty: boolean,
   onText: (stream: Stream, text: string) => void,

@@ -1,16 +1,30 @@
 // Run a container as `docker run` would: the image pulled first when the engine lacks it; name,
-// command, env, ports, volumes, network, working directory, user, init, labels, restart policy.
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+// command, env (typed or from an env file), ports (each host port checked free), volumes and
+// binds, tmpfs, networks from the engine's list with aliases, working directory, user, init,
+// labels, restart policy.
+import { useMemo, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { engine } from '../../../api/engine-client';
+import { useEngineTarget } from '../../../api/engine-target';
 import { Dialog } from '../../../app/dialog';
-import { ErrorMessage } from '../../../app/error-message';
+import { FormFooter } from '../../../app/form-problems';
 import { navigate } from '../../../app/router';
+import { useDebounced } from '../../../app/use-debounced';
+import { useEngines } from '../../engines/queries';
 import { ProgressView } from '../../images/components/progress-dialog';
 import type { Progress } from '../../images/progress';
 import { useImages } from '../../images/queries';
-import { createBody, emptyRunForm, FormErrors, type RunForm } from '../create-body';
-import { usePortPublishing, useRunContainer } from '../queries';
+import { useNetworks } from '../../networks/queries';
+import {
+  createBody,
+  emptyRunForm,
+  envFileLines,
+  FormErrors,
+  hostPorts,
+  laterNetworks,
+  type RunForm,
+} from '../create-body';
+import { useHostPortProblems, usePortPublishing, useRunContainer } from '../queries';
 
 /** The local names an image field may mean: `busybox` is `busybox:latest`. */
 const withTag = (ref: string) => (/[:@][^/]*$/.test(ref) ? ref : `${ref}:latest`);
@@ -19,16 +33,18 @@ export function RunDialog({ image, onClose }: { image?: string; onClose: () => v
   const [form, setForm] = useState<RunForm>({ ...emptyRunForm, image: image ?? '' });
   const [problems, setProblems] = useState<string[]>([]);
   const [pull, setPull] = useState<Progress>();
-  const problemsRef = useRef<HTMLDivElement>(null);
-  // The list sits below a long form: bring it into view when a submit finds problems.
-  useEffect(() => {
-    // Braces: Chromium's scrollIntoView returns a promise, which React would take for a cleanup.
-    void problemsRef.current?.scrollIntoView({ block: 'nearest' });
-  }, [problems]);
   const abort = useRef(new AbortController());
   const run = useRunContainer(setPull, abort.current.signal);
   const images = useImages();
   const ports = usePortPublishing();
+  const networks = useNetworks();
+  const targetId = useEngineTarget((t) => t.id);
+  const onThisMachine = useEngines().all.find((e) => e.id === targetId)?.kind === 'unix';
+  const wanted = useDebounced(
+    useMemo(() => hostPorts(form.ports), [form.ports]),
+    300,
+  );
+  const portProblems = useHostPortProblems(wanted, onThisMachine);
   const names = useMemo(
     () => (images.data ?? []).flatMap((i) => i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'),
     [images.data],
@@ -63,11 +79,12 @@ export function RunDialog({ image, onClose }: { image?: string; onClose: () => v
       found = err instanceof FormErrors ? err.problems : [String(err)];
     }
     if (needsCommand) found.push(`${ref} has no default command: give one`);
+    found.push(...portProblems.values());
     setProblems(found);
     if (found.length || !body) return;
     setPull(undefined);
     run.mutate(
-      { body, name: form.name.trim() || undefined },
+      { body, name: form.name.trim() || undefined, networks: laterNetworks(form) },
       { onSuccess: (c) => (onClose(), navigate('containers', c.Id, 'summary')) },
     );
   };
@@ -106,6 +123,22 @@ export function RunDialog({ image, onClose }: { image?: string; onClose: () => v
         <label>
           Environment <textarea rows={2} placeholder="KEY=value, one per line" {...field('env')} />
         </label>
+        <label className="inline file-pick">
+          Add an env file{' '}
+          <input
+            type="file"
+            aria-label="Env file"
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              e.target.value = '';
+              void file
+                ?.text()
+                .then((t) =>
+                  change({ env: [form.env.trim(), ...envFileLines(t)].filter(Boolean).join('\n') }),
+                );
+            }}
+          />
+        </label>
         <label>
           Ports{' '}
           <textarea
@@ -121,30 +154,35 @@ export function RunDialog({ image, onClose }: { image?: string; onClose: () => v
             Publishing ports is not available yet: this engine has no networks API, so nothing would be
             published.
           </p>
+        ) : portProblems.size ? (
+          <ul className="hint" id="ports-hint" data-testid="port-problems">
+            {[...portProblems.values()].map((p) => (
+              <li key={p}>{p}: choose another host port</li>
+            ))}
+          </ul>
         ) : null}
         <label>
           Volumes{' '}
           <textarea rows={2} placeholder="myvolume:/data or /host/path:/data:ro" {...field('volumes')} />
         </label>
-        <div className="row">
-          <label>
-            Network mode <input list="network-modes" placeholder="bridge" {...field('network')} />
-            <datalist id="network-modes">
-              {['bridge', 'host', 'none', 'container:'].map((m) => (
-                <option key={m} value={m} />
-              ))}
-            </datalist>
-          </label>
-          <label>
-            Restart policy
-            <select {...field('restart')}>
-              <option value="no">no</option>
-              <option value="on-failure">on-failure</option>
-              <option value="unless-stopped">unless-stopped</option>
-              <option value="always">always</option>
-            </select>
-          </label>
-        </div>
+        <label>
+          Tmpfs <textarea rows={1} placeholder="/run/cache:size=64m, one per line" {...field('tmpfs')} />
+        </label>
+        <NetworkChoice
+          // host and none are modes every engine has, listed or not (Podman lists neither).
+          names={[...new Set([...(networks.data ?? []).map((n) => n.Name), 'host', 'none'])]}
+          value={form.networks}
+          onChange={(v) => change({ networks: v })}
+        />
+        <label>
+          Restart policy
+          <select {...field('restart')}>
+            <option value="no">no</option>
+            <option value="on-failure">on-failure</option>
+            <option value="unless-stopped">unless-stopped</option>
+            <option value="always">always</option>
+          </select>
+        </label>
         <div className="row">
           <label>
             Working directory <input placeholder="(image default)" {...field('workdir')} />
@@ -164,27 +202,67 @@ export function RunDialog({ image, onClose }: { image?: string; onClose: () => v
           <input type="checkbox" checked={form.init} onChange={(e) => change({ init: e.target.checked })} />{' '}
           Run an init process (reaps zombies, forwards signals)
         </label>
-        {problems.length ? (
-          <div className="error" role="alert" ref={problemsRef}>
-            <strong>Check the form:</strong>
-            <ul>
-              {problems.map((p) => (
-                <li key={p}>{p}</li>
-              ))}
-            </ul>
-          </div>
-        ) : null}
-        {pull ? <ProgressView progress={pull} /> : null}
-        <ErrorMessage error={run.error} context="The engine refused" />
-        <footer>
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" disabled={run.isPending}>
-            {run.isPending ? (pull && !pull.error ? 'Pulling…' : 'Starting…') : 'Run'}
-          </button>
-        </footer>
+        <FormFooter
+          problems={problems}
+          error={run.error}
+          pending={run.isPending}
+          onCancel={close}
+          submit={run.isPending ? (pull && !pull.error ? 'Pulling…' : 'Starting…') : 'Run'}
+        >
+          {pull ? <ProgressView progress={pull} /> : null}
+        </FormFooter>
       </form>
     </Dialog>
+  );
+}
+
+/**
+ * The networks the container joins, picked from the engine's list, each with its aliases; the
+ * first picked is the one it is created on. Host and none stand alone. Nothing picked: bridge.
+ */
+function NetworkChoice({
+  names,
+  value,
+  onChange,
+}: {
+  names: string[];
+  value: RunForm['networks'];
+  onChange: (v: RunForm['networks']) => void;
+}) {
+  const picked = (name: string) => value.find((n) => n.name === name);
+  const toggle = (name: string, on: boolean) =>
+    onChange(
+      !on
+        ? value.filter((n) => n.name !== name)
+        : ['host', 'none'].includes(name)
+          ? [{ name, aliases: '' }]
+          : [...value.filter((n) => !['host', 'none'].includes(n.name)), { name, aliases: '' }],
+    );
+  return (
+    <fieldset className="network-choice">
+      <legend>Networks {value.length ? null : <span className="muted">(none picked: bridge)</span>}</legend>
+      {names.map((name) => {
+        const p = picked(name);
+        const own = !['bridge', 'host', 'none'].includes(name);
+        return (
+          <div key={name} className="network-pick">
+            <label className="inline">
+              <input type="checkbox" checked={!!p} onChange={(e) => toggle(name, e.target.checked)} /> {name}
+              {p && value[0] === p && value.length > 1 ? <span className="muted"> (created on)</span> : null}
+            </label>
+            {p && own ? (
+              <input
+                aria-label={`Aliases on ${name}`}
+                placeholder="aliases: web, api"
+                value={p.aliases}
+                onChange={(e) =>
+                  onChange(value.map((n) => (n.name === name ? { ...n, aliases: e.target.value } : n)))
+                }
+              />
+            ) : null}
+          </div>
+        );
+      })}
+    </fieldset>
   );
 }

@@ -1,7 +1,8 @@
-// Volumes: list with size and the containers using each; browse a volume's files (its name, or
-// the row's button); create, remove and prune, each destructive action confirmed in the app with
-// the exact volume named.
-import { useRef, useState } from 'react';
+// Volumes: list with size and the containers using each (links to them); browse a volume's files
+// (its name, or the row's button); create (a dialog), remove and prune, each destructive action
+// confirmed in the app with the exact volume named. A volume in use is not offered for removal:
+// the row says which containers hold it.
+import { useState } from 'react';
 import { Eraser, FolderOpen, HardDrive, Plus, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
@@ -14,7 +15,10 @@ import { useEngineUp } from '../../../app/use-desktop-state';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
 import { bytes, plural } from '../../../app/format';
+import { ApiError } from '../../../api/gateway';
 import { useVolumeMutations, useVolumes, useVolumeSizes, useVolumeUsers } from '../queries';
+import { inUseMessage } from '../volume-form';
+import { CreateVolumeDialog } from './create-volume-dialog';
 
 type Pending = { kind: 'remove'; name: string } | { kind: 'prune'; names: string[] };
 
@@ -22,20 +26,32 @@ export function VolumeList() {
   const volumes = useVolumes();
   const sizes = useVolumeSizes();
   const users = useVolumeUsers();
-  const { create, remove, prune } = useVolumeMutations();
-  const [name, setName] = useState('');
+  const { remove, prune } = useVolumeMutations();
+  const [creating, setCreating] = useState(false);
   const up = useEngineUp();
-  const nameInput = useRef<HTMLInputElement>(null);
   const [pending, setPending] = useState<Pending | undefined>();
   const list = volumes.data?.Volumes ?? [];
   const unused = list.filter((v) => !users.has(v.Name)).map((v) => v.Name);
-  useIntentHandler('volume.create', true, () => nameInput.current?.focus());
+  const askRemove = (name: string) => (users.has(name) ? undefined : setPending({ kind: 'remove', name }));
+  // A container may have taken the volume since the list was read: the engine's refusal, in words.
+  const ids = new Map([...users.values()].flat().map((u) => [u.id, u.name]));
+  const removeError =
+    remove.error instanceof ApiError && remove.error.status === 409
+      ? (inUseMessage(remove.error.message, (id) => ids.get(id)) ?? remove.error)
+      : remove.error;
+  useIntentHandler('volume.create', true, () => setCreating(true));
   useIntentHandler('volume.prune', volumes.isSuccess, () =>
     unused.length
       ? setPending({ kind: 'prune', names: unused })
       : toast('done', 'No unused volumes to prune'),
   );
-  useIntentHandler('volume.remove', volumes.isSuccess, (n) => n && setPending({ kind: 'remove', name: n }));
+  useIntentHandler('volume.remove', volumes.isSuccess, (n) => {
+    if (!n) return;
+    const holders = users.get(n);
+    if (holders)
+      toast('failed', `Volume ${n} is in use by ${holders.map((u) => u.name).join(', ')}: remove them first`);
+    else askRemove(n);
+  });
   const confirm = () => {
     if (pending?.kind === 'remove') remove.mutate(pending.name);
     if (pending?.kind === 'prune') prune.mutate();
@@ -45,19 +61,13 @@ export function VolumeList() {
       <header className="toolbar">
         <h1>Volumes</h1>
         <span className="spacer" />
-        <form
-          className="toolbar"
-          onSubmit={(e) => (e.preventDefault(), create.mutate(name, { onSuccess: () => setName('') }))}
-        >
-          <input
-            ref={nameInput}
-            aria-label="New volume name"
-            placeholder="name (optional)"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-          />
-          <Button type="submit" icon={Plus} variant="primary" label="Create volume" disabled={!up} />
-        </form>
+        <Button
+          icon={Plus}
+          variant="primary"
+          label="New volume…"
+          disabled={!up}
+          onClick={() => setCreating(true)}
+        />
         <Button
           icon={Eraser}
           label="Prune unused"
@@ -67,7 +77,7 @@ export function VolumeList() {
       </header>
       {up ? null : <EngineDown />}
       <ErrorMessage error={volumes.error} context="Could not list volumes" />
-      <ErrorMessage error={create.error ?? remove.error ?? prune.error} />
+      <ErrorMessage error={removeError ?? prune.error} />
       {prune.data && (
         <p className="hint" role="status">
           Pruned {prune.data.VolumesDeleted?.length ?? 0} volume
@@ -85,12 +95,7 @@ export function VolumeList() {
           title="No volumes yet"
           testId="volumes-empty"
           actions={
-            <Button
-              icon={Plus}
-              variant="primary"
-              label="New volume…"
-              onClick={() => nameInput.current?.focus()}
-            />
+            <Button icon={Plus} variant="primary" label="New volume…" onClick={() => setCreating(true)} />
           }
         >
           <p>A volume keeps data beyond a container. Create one by name, or run a container with one.</p>
@@ -111,20 +116,33 @@ export function VolumeList() {
           <tbody>
             {list.map((v) => {
               const size = sizes.data?.get(v.Name);
+              const holders = users.get(v.Name);
               return (
                 <tr
                   key={v.Name}
                   data-volume={v.Name}
                   data-row
-                  onKeyDown={rowKeys({ remove: () => setPending({ kind: 'remove', name: v.Name }) })}
+                  onKeyDown={rowKeys({ remove: () => askRemove(v.Name) })}
                 >
                   <td title={v.Mountpoint}>
                     <a href={`#/volumes/${encodeURIComponent(v.Name)}`}>{v.Name}</a>
                   </td>
                   <td>{v.Options?.type ? `${v.Driver} (${v.Options.type})` : v.Driver}</td>
                   <td>{size === undefined || size < 0 ? '…' : bytes(size)}</td>
-                  <td className="truncate" title={users.get(v.Name)?.join(', ')}>
-                    {users.get(v.Name)?.join(', ') ?? 'unused'}
+                  <td className="truncate">
+                    {holders ? (
+                      <>
+                        <span className="badge in-use">in use</span>{' '}
+                        {holders.map((u, i) => (
+                          <span key={u.id}>
+                            {i ? ', ' : ''}
+                            <a href={`#/containers/${u.id}/summary`}>{u.name}</a>
+                          </span>
+                        ))}
+                      </>
+                    ) : (
+                      'unused'
+                    )}
                   </td>
                   <td>{v.CreatedAt ? new Date(v.CreatedAt).toLocaleString() : ''}</td>
                   <td className="actions">
@@ -138,8 +156,13 @@ export function VolumeList() {
                       iconOnly
                       icon={Trash2}
                       variant="danger"
-                      label={`Remove volume ${v.Name}`}
-                      onClick={() => setPending({ kind: 'remove', name: v.Name })}
+                      label={
+                        holders
+                          ? `Volume ${v.Name} is in use by ${holders.map((u) => u.name).join(', ')}: remove those containers to remove it`
+                          : `Remove volume ${v.Name}`
+                      }
+                      disabled={!!holders}
+                      onClick={() => askRemove(v.Name)}
                     />
                   </td>
                 </tr>
@@ -148,6 +171,7 @@ export function VolumeList() {
           </tbody>
         </table>
       )}
+      {creating ? <CreateVolumeDialog onClose={() => setCreating(false)} /> : null}
       {pending && (
         <ConfirmDialog
           title={pending.kind === 'remove' ? `Remove volume ${pending.name}?` : 'Prune unused volumes?'}

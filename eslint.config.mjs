@@ -77,7 +77,8 @@ const layers = [
   },
   {
     files: ['daemon/registry/**'],
-    allow: [api, lib, 'daemon/registry/**', 'node:*', 'bcryptjs'],
+    // aws4 signs S3 requests; yaml reads Distribution's configuration format.
+    allow: [api, lib, 'daemon/registry/**', 'node:*', 'bcryptjs', 'aws4', 'yaml'],
     tests: testing,
   },
   { files: ['daemon/testing/**'], allow: [api, lib, 'daemon/testing/**', 'node:*'] },

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { busyboxRootfsTar } from '../daemon/engine/images/testing/busybox-image';
 import { engineRequest, type EngineResponse } from '../daemon/testing/engine-client';
+import { runcStateDir } from '../daemon/testing/svcd-harness';
 import { sideBySide } from './bench-engine';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
@@ -86,12 +87,16 @@ async function execLatency(socket: string, id: string): Promise<number> {
   return median(times);
 }
 
-/** The runc state directory of a container: containerd's, Docker's, or the bench peer's layout. */
+/**
+ * The runc state directory of a container: containerd's, Docker's, the bench peer's layout, or
+ * that of the harness's svcd (its own containerd's, under the data root beside its socket).
+ */
 function runcRootOf(socket: string, id: string): string | undefined {
   const bases = [
     '/run/containerd/runc',
     '/run/docker/runtime-runc',
     join(dirname(socket), 'exec/runtime-runc'),
+    dirname(runcStateDir(join(dirname(socket), 'data'))),
   ];
   for (const base of bases.filter((b) => existsSync(b))) {
     for (const ns of readdirSync(base)) {

@@ -4,7 +4,6 @@
 // updated and rolled back, its logs read, and removed; a secret and a config are made and removed.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { importBusybox } from '../daemon/engine/images/testing/busybox-image';
 import {
@@ -17,22 +16,10 @@ import { freePort, missingPrerequisite, startSession, type Session } from './web
 import { addEngine } from './screen-steps';
 import { shootLooks } from './looks';
 
-/** The bridge Docker makes for a swarm's ingress sandbox; removed after if this suite made it. */
-const gwBridge = 'docker_gwbridge';
-const hasLink = (name: string) => {
-  try {
-    execFileSync('ip', ['link', 'show', name], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe('the Swarm screen', { skip: missingPrerequisite() ?? dockerdMissing() }, () => {
   let session: Session;
   let page: Page;
   let dockerd: DockerdPeer;
-  let bridgeBefore = true;
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await dockerd.request(method, path, body === undefined ? undefined : { body });
     assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.body.toString()}`);
@@ -42,7 +29,6 @@ describe('the Swarm screen', { skip: missingPrerequisite() ?? dockerdMissing() }
   const serviceRow = (name: string) => page.locator(`tr[data-service=${name}]`);
 
   before(async () => {
-    bridgeBefore = hasLink(gwBridge);
     // The image is on the node already: the swarm must not look it up in a registry (no network).
     process.env.DOCKER_SERVICE_PREFER_OFFLINE_IMAGE = '1';
     dockerd = await startDockerd();
@@ -64,9 +50,8 @@ describe('the Swarm screen', { skip: missingPrerequisite() ?? dockerdMissing() }
 
   after(async () => {
     await session?.stop();
-    if (dockerd) await dockerd.request('POST', '/swarm/leave?force=1').catch(() => undefined);
+    await dockerd?.leaveSwarm();
     await destroyDockerd(dockerd);
-    if (!bridgeBefore && hasLink(gwBridge)) execFileSync('ip', ['link', 'del', gwBridge]);
   });
 
   test('on an engine that is no swarm manager, the screen says so and how to make one', async () => {

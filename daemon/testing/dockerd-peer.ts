@@ -20,9 +20,14 @@ export function dockerdMissing(): string | undefined {
   return undefined;
 }
 
+/** The bridge dockerd makes on the host for a swarm's ingress sandbox. */
+const gwBridge = 'docker_gwbridge';
+const hasLink = (name: string) => spawnSync('ip', ['link', 'show', name], { stdio: 'ignore' }).status === 0;
+
 export class DockerdPeer {
   readonly socket: string;
   private readonly children: ChildProcess[] = [];
+  private gwBridgeBefore = true;
 
   constructor(readonly dir: string) {
     this.socket = join(dir, 'docker.sock');
@@ -32,9 +37,19 @@ export class DockerdPeer {
     return engineRequest(this.socket, method, path, opts);
   }
 
+  /**
+   * Leaves the swarm by force and removes the docker_gwbridge its ingress sandbox made on the
+   * host (dockerd leaves it behind), unless that bridge was there before this peer started.
+   */
+  async leaveSwarm(): Promise<void> {
+    await this.request('POST', '/swarm/leave?force=1').catch(() => undefined);
+    if (!this.gwBridgeBefore && hasLink(gwBridge)) spawnSync('ip', ['link', 'del', gwBridge]);
+  }
+
   /** Starts containerd, then dockerd on it, and waits until dockerd answers /_ping. */
   async start(): Promise<void> {
     const { dir } = this;
+    this.gwBridgeBefore = hasLink(gwBridge);
     // Our own containerd: given none, dockerd would use a system one whenever its socket exists.
     const containerdSock = join(dir, 'containerd/containerd.sock');
     await writeFile(

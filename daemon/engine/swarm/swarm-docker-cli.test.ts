@@ -279,7 +279,7 @@ describe('swarm through the docker CLI', () => {
       await importBusybox(peer);
     });
     after(async () => {
-      await peer?.request('POST', '/swarm/leave?force=true');
+      await peer?.leaveSwarm();
       await destroyDockerd(peer);
     });
     const cli = useDockerCliOn(() => peer!.socket);

@@ -7,14 +7,14 @@ import { dirname, join } from 'node:path';
 import type { EngineChoice } from '../../../daemon/api/desktop-types';
 import { type ServiceSpec } from './managed-service';
 import { registryEnv, registryNodeFlags } from '../../../daemon/lib/registry-launch';
-import { defaultSvcdSocket, svcdNodeFlags } from '../../../daemon/lib/svcd-launch';
+import { defaultSvcdSocket, isHostRoot, svcdNodeFlags } from '../../../daemon/lib/svcd-launch';
 
 export interface DesktopPaths {
   /** Repository root (holds package.json and build/). */
   root: string;
   /** Default ~/.local/share/svc-desktop (XDG_DATA_HOME honoured). */
   dataDir?: string;
-  /** The app's own svcd; default svcd's own default socket, so one already running is adopted. */
+  /** The app's own svcd (ownEngineSocket); one already running there is adopted. */
   engineSocket?: string;
   /** The system svcd's socket (engine-choice.ts); default /run/svc/svcd.sock. */
   systemSocket?: string;
@@ -49,9 +49,14 @@ function binOf(paths: DesktopPaths, name: string): string {
   return join(paths.root, 'build', 'daemon', 'bin', `${name}.js`);
 }
 
-/** The app's own svcd's socket: rootless under $XDG_RUNTIME_DIR, rootful /run/svc/svcd.sock. */
+/**
+ * The app's own svcd's socket: rootless svcd's default under $XDG_RUNTIME_DIR; as root one in the
+ * app's data directory, never the system engine's /run/svc/svcd.sock (svcd's own default as root),
+ * which the app would otherwise later take for a system engine.
+ */
 export function ownEngineSocket(paths: DesktopPaths): string {
-  return paths.engineSocket ?? defaultSvcdSocket();
+  if (paths.engineSocket) return paths.engineSocket;
+  return isHostRoot() ? join(paths.dataDir ?? defaultDataDir(), 'svcd.sock') : defaultSvcdSocket();
 }
 
 /** svcd as the chosen mode has it: the app's own (started, supervised) or the system's (watched). */

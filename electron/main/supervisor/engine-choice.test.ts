@@ -15,6 +15,8 @@ import { destroySvcd, startSvcd, type SvcdInstance } from '../../../daemon/testi
 import { freePort } from '../../../daemon/engine/images/distribution/testing/distribution';
 import { startDesktop, type Desktop } from '../desktop';
 import { chooseEngine } from './engine-choice';
+import { ownEngineSocket } from './default-services';
+import { systemSvcdSocket } from '../../../daemon/lib/svcd-launch';
 
 const run = promisify(execFile);
 /** A gid no group has: svcd's --group takes a number, the test user is given it by setpriv. */
@@ -115,6 +117,21 @@ describe('engine choice', { skip: rootlessSkipReason() }, () => {
       ownSocket: svcd.socket,
     });
     assert.deepEqual([c.mode, c.socket, c.available], ['rootful', svcd.socket, ['system', 'rootful']]);
+  });
+
+  test("as root the app's own engine has its own socket, not the system engine's", async () => {
+    const own = ownEngineSocket({ root: dir, dataDir: join(dir, 'desktop') });
+    assert.equal(own, join(dir, 'desktop', 'svcd.sock'));
+    assert.notEqual(own, systemSvcdSocket);
+    // So with no system engine, what Settings says of it stays true while the app's own runs.
+    const c = await chooseEngine({
+      preference: 'auto',
+      isRoot: true,
+      systemSocket: join(dir, 'none.sock'),
+      ownSocket: own,
+    });
+    assert.equal(c.socket, own);
+    assert.match(c.reason, /none\.sock does not exist .*so the app runs its own engine as root$/);
   });
 
   describe('in the app', () => {

@@ -32,6 +32,13 @@ export interface ServiceSpec {
 const ADOPTED_RECHECK_MS = 5_000;
 const PROBE_INTERVAL_MS = 100;
 
+/**
+ * Lines of a Node program's stderr that say nothing about why it died: Node's trailer
+ * ("Node.js v20…"), its warnings ("(node:12) Warning: …") and their hint, stack frames and the
+ * caret under a source line. The error line ("Error: …") stays.
+ */
+const NOT_A_REASON = /^(Node\.js v\d|\(node:\d+\) |\(Use `node --trace|at |\^+$)/;
+
 export class ManagedService extends EventEmitter<{ state: [ServiceState] }> {
   private child?: ChildProcess;
   private log?: WriteStream;
@@ -139,12 +146,11 @@ export class ManagedService extends EventEmitter<{ state: [ServiceState] }> {
     child.stdout?.pipe(this.log, { end: false });
     child.stderr?.on('data', (chunk: Buffer) => {
       this.log?.write(chunk);
-      // Node's own trailer ("Node.js v20…") says nothing about why a program died.
       const lines = chunk
         .toString('utf8')
         .split('\n')
         .map((l) => l.trim())
-        .filter((l) => l && !/^Node\.js v\d/.test(l));
+        .filter((l) => l && !NOT_A_REASON.test(l));
       this.lastStderr = lines[lines.length - 1] ?? this.lastStderr;
     });
     let spawnError: Error | undefined;

@@ -15,6 +15,8 @@ const SERVER = `
 const http = require('node:http');
 const [socket, mode] = process.argv.slice(2);
 if (mode === 'fail') { console.error('boom: cannot open data root'); process.exit(3); }
+// Dies of an uncaught error after a Node warning: its stack and Node's trailer follow the reason.
+if (mode === 'throw') { process.emitWarning('a test warning'); setTimeout(() => { throw new Error('cannot bind the socket'); }, 50); return; }
 if (mode === 'ignore-term') process.on('SIGTERM', () => console.log('ignoring SIGTERM'));
 else if (mode === 'slow-term') process.on('SIGTERM', () => { console.log('term'); setTimeout(() => process.exit(0), 300); });
 else process.on('SIGTERM', () => { console.log('bye'); process.exit(0); });
@@ -106,6 +108,14 @@ describe('Supervisor', () => {
     assert.match(failed.reason!, /gave up after 3 failures/);
     assert.match(failed.reason!, /code 3: boom: cannot open data root/);
     assert.equal(failed.restarts, 2);
+    await sup.stop();
+  });
+
+  test('the reason of a crash is its error line, not a Node warning, a stack frame or a hint', async () => {
+    const sup = new Supervisor([spec('t', 'throw')], fastPolicy);
+    await sup.start();
+    const failed = await waitFor(sup, 't', 'failed');
+    assert.match(failed.reason!, /code 1: Error: cannot bind the socket$/);
     await sup.stop();
   });
 

@@ -201,11 +201,6 @@ describe('image detail and layer explorer in web mode', { skip: missingPrerequis
       command: 'cat /hello.txt',
       more: { Message: 'made by the e2e', 'Other changes': 'ENV MODE=e2e\nWORKDIR /srv' },
     });
-    await page
-      .getByTestId('toasts')
-      .getByText(/sha256:/)
-      .waitFor({ timeout: 60_000 });
-    await imp.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('row', { name: /layers\/imported:3\.0/ }).waitFor();
     const inspect = (await engine('GET', '/images/layers/imported:3.0/json')) as {
       Comment: string;

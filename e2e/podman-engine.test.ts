@@ -214,8 +214,6 @@ describe('Podman as an added engine', { skip: missingPrerequisite() ?? podmanMis
     const imp = page.getByRole('dialog', { name: 'Import a root filesystem' });
     // Podman ignores an import's `tag` parameter: the tag reaches it inside `repo`.
     await importRootfs(imp, { repo: 'localhost/imported', tag: '2.0', command: 'cat /hello.txt' });
-    await imp.getByText(/sha256:/).waitFor({ timeout: 60_000 });
-    await imp.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('row', { name: /localhost\/imported:2\.0/ }).waitFor();
     await session.shot('podman-images-loaded');
     const imported = (await podman.request('GET', '/images/localhost/imported:2.0/json')).json<{

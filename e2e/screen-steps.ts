@@ -45,21 +45,29 @@ export async function tagImage(page: Page, source: string, target: string): Prom
   return row;
 }
 
-/** Fills the open import dialog `imp` (a runnable rootfs, its name and command), then imports. */
+/**
+ * Fills the open import dialog `imp` (a rootfs, runnable unless `layer` gives another, its name and
+ * command), then imports; answers the toast's text.
+ */
 export async function importRootfs(
   imp: Locator,
-  v: { repo: string; tag: string; command: string; more?: Record<string, string> },
-): Promise<void> {
+  v: { repo: string; tag: string; command: string; more?: Record<string, string>; layer?: Buffer },
+): Promise<string> {
   await imp.getByLabel('Root filesystem (a tar)').setInputFiles({
     name: 'rootfs.tar',
     mimeType: 'application/x-tar',
-    buffer: makeImage(true).layer,
+    buffer: v.layer ?? makeImage(true).layer,
   });
   await imp.getByLabel('Repository').fill(v.repo);
   await imp.getByLabel('Tag').fill(v.tag);
   await imp.getByLabel('Command').fill(v.command);
   for (const [label, value] of Object.entries(v.more ?? {})) await imp.getByLabel(label).fill(value);
   await imp.getByRole('button', { name: 'Import', exact: true }).click();
+  // Done: the dialog closes itself and the toast names the image by its name.
+  const toast = imp.page().getByTestId('toasts').getByText(`Imported ${v.repo}:${v.tag} (`);
+  await toast.waitFor({ timeout: 60_000 });
+  await imp.waitFor({ state: 'detached' });
+  return toast.innerText();
 }
 
 /** On a container's page: its Terminal tab, once connected, runs `command` and shows `line`. */

@@ -1,5 +1,6 @@
 // The one way the renderer reaches anything: the gateway at its own origin (web mode) or at the
 // address the preload gives (Electron), always with this launch's token.
+import { fixableText } from './fixable-errors';
 
 /** A folder read by Electron's main process: its name and each file under it. */
 export interface ChosenFolder {
@@ -158,6 +159,9 @@ export async function* jsonLines<T>(res: Response): AsyncGenerator<T> {
 }
 
 export function errorText(err: unknown): string {
-  if (err instanceof ApiError) return err.status ? `${err.message} (HTTP ${err.status})` : err.message;
+  if (err instanceof ApiError) {
+    const text = fixableText(err.message);
+    return err.status ? `${text} (HTTP ${err.status})` : text;
+  }
   return err instanceof Error ? err.message : String(err);
 }

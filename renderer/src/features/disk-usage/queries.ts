@@ -60,7 +60,10 @@ export function sections(df: SystemDfResponse, everything = false): Section[] {
       size: df.LayersSize || sum(df.Images.map((i) => i.Size)),
       // Layers shared with images that stay are not freed.
       reclaimable: sum(unusedImages.map((i) => i.Size - Math.max(0, i.SharedSize))),
-      removable: unusedImages.map((i) => namesOf(i)[0] ?? shortId(i.Id)),
+      // By ID, with every name: a prune removes the image, and with it each of its tags.
+      removable: unusedImages.map((i) =>
+        namesOf(i).length ? `${shortId(i.Id)} (${namesOf(i).join(', ')})` : shortId(i.Id),
+      ),
       refs: unusedImages.flatMap((i) => (namesOf(i).length ? namesOf(i) : [i.Id])),
     },
     {
@@ -118,8 +121,7 @@ export function diskUsageGaps(product: EngineProduct): { unprunable: Kind[]; not
   };
 }
 
-// sendJson answers undefined for an empty body; prunes always have one.
-const prunes: Record<Kind, () => Promise<{ SpaceReclaimed: number } | undefined>> = {
+const prunes: Record<Kind, () => Promise<unknown>> = {
   containers: engine.pruneContainers,
   // Images after containers: a stopped container's image becomes unused once it is gone.
   images: engine.pruneUnusedImages,
@@ -131,24 +133,33 @@ const prunes: Record<Kind, () => Promise<{ SpaceReclaimed: number } | undefined>
  * Podman refuses the prune of every unused image (its compat API always adds dangling=true, and
  * answers 500 to dangling=false): the images the confirmation named are removed one by one.
  */
-async function removeImagesOneByOne(s: Section): Promise<{ SpaceReclaimed: number }> {
+async function removeImagesOneByOne(s: Section): Promise<void> {
   for (const ref of s.refs ?? []) await engine.removeImage(ref, false);
-  return { SpaceReclaimed: s.reclaimable };
 }
 
-/** Prunes the kinds in turn (containers first, so their images and volumes are free after). */
+/** Everything df counts, in bytes. */
+function dfTotal(df: SystemDfResponse): number {
+  return sections(df).reduce((n, s) => n + s.size, 0);
+}
+
+/**
+ * Prunes the kinds in turn (containers first, so their images and volumes are free after). What
+ * was reclaimed is measured, df before against df after: an engine's SpaceReclaimed can miss
+ * layers freed once a pruned container no longer holds them (svcd answers 0 then).
+ */
 export function usePrune(product: EngineProduct) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async (pending: Section[]) => {
       const kinds = pending.map((s) => s.kind);
-      let reclaimed = 0;
+      const before = dfTotal(await engine.diskUsage());
       for (const kind of (Object.keys(prunes) as Kind[]).filter((k) => kinds.includes(k))) {
         const section = pending.find((s) => s.kind === kind)!;
         const prune =
           kind === 'images' && product.podman ? () => removeImagesOneByOne(section) : prunes[kind];
-        reclaimed += (await prune())?.SpaceReclaimed ?? 0;
+        await prune();
       }
+      const reclaimed = Math.max(0, before - dfTotal(await engine.diskUsage()));
       return { kinds, reclaimed };
     },
     onSuccess: ({ kinds, reclaimed }) =>

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import { ApiError } from '../../api/gateway';
 import { useEngineUp } from '../../app/use-desktop-state';
+import { asOwnSave } from '../events/own-actions';
 
 export function useImages() {
   const up = useEngineUp();
@@ -19,7 +20,7 @@ export function useImageLayerFiles(id: string) {
   return useQuery({
     queryKey: ['image-layers', { id }],
     // Leaving before the answer stops the gateway reading the image.
-    queryFn: ({ signal }) => engine.imageLayerFiles(id, signal),
+    queryFn: ({ signal }) => asOwnSave(id, () => engine.imageLayerFiles(id, signal)),
     staleTime: Infinity,
     retry: false,
   });

@@ -3,6 +3,7 @@ import { lazy, Suspense, useState } from 'react';
 import { ApiError } from '../../../api/gateway';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
+import { fixableText, unpublishedPort } from '../../../api/fixable-errors';
 import { containerName } from '../../../app/format';
 import { navigate } from '../../../app/router';
 import { useBulkAction, useContainer } from '../queries';
@@ -95,6 +96,17 @@ export function ContainerDetail({ id, tab }: { id: string; tab: string }) {
       ) : null}
       <ErrorMessage error={c.error} context="Could not inspect the container" />
       {bulk.data?.map((r) => (r.error ? <ErrorMessage key={r.id} error={r.error} /> : null))}
+      {/* Why it is not running, kept by the engine (the start's own error shows just above). */}
+      {c.data?.State.Error && !running && !bulk.data?.some((r) => r.error) ? (
+        <div className="error" role="alert" data-testid="start-failed">
+          <strong>
+            {unpublishedPort(c.data.State.Error)
+              ? `Port ${unpublishedPort(c.data.State.Error)} could not be published, so it did not start: `
+              : 'Its last start failed: '}
+          </strong>
+          {fixableText(c.data.State.Error)}
+        </div>
+      ) : null}
       <DetailTabs tabs={TABS} current={current} href={(t) => `#/containers/${id}/${t}`} />
       <div className="tabpanel" role="tabpanel">
         {c.data && current === 'summary' ? <SummaryTab c={c.data} /> : null}

@@ -38,7 +38,7 @@ function matches(c: ContainerSummary, search: string, label: string): boolean {
 }
 
 function Ports({ c }: { c: ContainerSummary }) {
-  return <PortLinks ports={c.Ports} className="ports col-wide" />;
+  return <PortLinks ports={c.Ports} className="ports" />;
 }
 
 export function ContainerList() {
@@ -130,8 +130,8 @@ export function ContainerList() {
         <span>State</span>
         <span>Image</span>
         <span className="col-wide">Command</span>
-        <span className="col-wide">Ports</span>
-        <span>Created</span>
+        <span>Ports</span>
+        <span className="col-mid">Created</span>
         <span>Status</span>
         <span>CPU · RAM</span>
         <span>Actions</span>
@@ -213,7 +213,7 @@ export function ContainerList() {
                   {c.Command}
                 </code>
                 <Ports c={c} />
-                <span>{ago(c.Created, now)}</span>
+                <span className="col-mid">{ago(c.Created, now)}</span>
                 <span className="ellipsis">{statusAt(c.Status, list.dataUpdatedAt, now)}</span>
                 <UsageCell id={c.Id} running={running} />
                 <span className="actions">

@@ -4,6 +4,8 @@ import type { EngineEvent } from '../../../api/engine-types';
 import { shortId } from '../../../app/format';
 import { TIMELINE_LIMIT } from '../../../app/use-engine-events';
 import { useImages } from '../../images/queries';
+import { useContainers } from '../../containers/queries';
+import { isOwnSave } from '../own-actions';
 import { VirtualList } from '../../../app/virtual-list';
 import { useTimeline } from '../queries';
 import { EVENT_TYPES, useEventsUi } from '../store';
@@ -30,6 +32,26 @@ function imageNames(events: EngineEvent[], listed: Map<string, string[]>): Map<E
   return out;
 }
 
+/**
+ * A network's connect and disconnect name the container by ID only: its name, from the container
+ * list or the container's own events (a removed one's disconnect comes after it left the list).
+ */
+function containerNames(events: EngineEvent[], listed: Map<string, string>): Map<EngineEvent, string> {
+  const known = new Map(listed);
+  const out = new Map<EngineEvent, string>();
+  for (const e of events) {
+    if (e.Type === 'container' && e.Actor.Attributes?.name) known.set(e.Actor.ID, e.Actor.Attributes.name);
+    const container = e.Actor.Attributes?.container;
+    if (e.Type !== 'network' || !container) continue;
+    const name = known.get(container) ?? shortId(container);
+    out.set(
+      e,
+      `${e.Actor.Attributes?.name ?? shortId(e.Actor.ID)} ${e.Action === 'connect' ? '←' : '→'} ${name}`,
+    );
+  }
+  return out;
+}
+
 export function EventTimeline() {
   const data = useTimeline();
   const images = useImages();
@@ -39,9 +61,16 @@ export function EventTimeline() {
     const tags = (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
     if (tags.length) listed.set(i.Id, tags);
   }
-  const named = imageNames(data?.events ?? [], listed);
+  const containers = useContainers(true);
+  const listedContainers = useRef(new Map<string, string>()).current;
+  for (const c of containers.data ?? []) listedContainers.set(c.Id, (c.Names[0] ?? '').replace(/^\//, ''));
+  const all = data?.events ?? [];
+  const named = new Map([...imageNames(all, listed), ...containerNames(all, listedContainers)]);
   const ui = useEventsUi();
-  const events = (data?.events ?? []).filter((e) => !ui.type || e.Type === ui.type).reverse();
+  const own = all.filter(isOwnSave);
+  const events = all
+    .filter((e) => (!ui.type || e.Type === ui.type) && (ui.showOwn || !own.includes(e)))
+    .reverse();
   return (
     <section className="screen">
       <header className="toolbar">
@@ -52,6 +81,12 @@ export function EventTimeline() {
             <option key={t}>{t}</option>
           ))}
         </select>
+        {own.length ? (
+          <label>
+            <input type="checkbox" checked={ui.showOwn} onChange={(e) => ui.setShowOwn(e.target.checked)} />{' '}
+            the app&apos;s own ({own.length})
+          </label>
+        ) : null}
         <span className="muted">
           {data?.seen ?? 0} events since the app opened
           {(data?.seen ?? 0) > TIMELINE_LIMIT ? ` (showing the latest ${TIMELINE_LIMIT})` : ''}
@@ -73,7 +108,10 @@ export function EventTimeline() {
                 <time>{new Date(e.time * 1000).toLocaleTimeString()}</time>
                 <span className={`badge type-${e.Type}`}>{e.Type}</span>
                 <strong>{e.Action}</strong>
-                <span className="ellipsis">{named.get(e) ?? e.Actor.Attributes?.name ?? e.Actor.ID}</span>
+                <span className="ellipsis">
+                  {named.get(e) ?? e.Actor.Attributes?.name ?? e.Actor.ID}
+                  {own.includes(e) ? <span className="muted"> — by this app (layer view)</span> : null}
+                </span>
               </div>
             );
           }}

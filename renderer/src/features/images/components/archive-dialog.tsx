@@ -76,7 +76,12 @@ export function ArchiveDialog({
       const said = answers.map((a) => (a.stream ?? a.status ?? '').trim()).filter(Boolean);
       setLines(said);
       if (failed) toast('failed', `${verb} of ${f.name} failed: ${reason}`);
-      else toast('done', said.at(-1) ?? `${verb} of ${f.name} done`);
+      else if (mode === 'load') toast('done', said.at(-1) ?? `${verb} of ${f.name} done`);
+      else {
+        // Done: the dialog goes, and the toast names the image (the engine answers a bare digest).
+        toast('done', importedText(said.at(-1)));
+        onClose();
+      }
     } catch (err) {
       if ((err as Error).name !== 'AbortError') {
         setError(errorText(err));
@@ -99,6 +104,11 @@ export function ArchiveDialog({
     if (file) void send(file);
   };
   const close = () => (abort.current?.abort(), onClose());
+  const importedText = (digest = '') => {
+    const name = `${repo.trim()}:${tag.trim() || 'latest'}`;
+    const id = digest.replace(/^sha256:/, '').slice(0, 12);
+    return `Imported ${name}${id ? ` (${id})` : ''}${splitCommand(command).length ? '' : ': it has no command, give one when you run it'}`;
+  };
   const title = mode === 'load' ? 'Load an image archive' : 'Import a root filesystem';
   return (
     <Dialog title={title} onClose={close}>

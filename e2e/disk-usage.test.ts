@@ -95,12 +95,10 @@ describe('the Disk usage screen in web mode', { skip: missingPrerequisite() }, (
     const listed = await dialog.getByTestId('will-remove').innerText();
     assert.match(listed, /2 stopped containers: (du-done, du-created|du-created, du-done)/);
     // The image by its ID, with each of the names that go with it.
-    assert.match(
-      listed,
-      new RegExp(
-        `1 unused image: ${spareId.slice(7, 19)} \\(.*e2e/spare:1\\.0, .*e2e/spare:two, e2e/spare-too:three\\)`,
-      ),
-    );
+    const spareLine = /1 unused image: (\S+) \((.*)\)/.exec(listed);
+    assert.ok(spareLine, listed);
+    assert.equal(spareLine[1], spareId.slice(7, 19));
+    assert.deepEqual(spareLine[2].split(', ').sort(), [spare, 'e2e/spare-too:three', 'e2e/spare:two'].sort());
     // What will be freed is the spare image's size at least, not 0 B.
     assert.doesNotMatch(await dialog.innerText(), /About 0 B will be freed/);
     assert.match(listed, /1 unused volume: du-done/);

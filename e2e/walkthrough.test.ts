@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { engineCaller, pullBusybox, unusedSubnet, type EngineCall } from './engine-calls';
 import { makeImage } from './image-archives';
 import { importRootfs, openBusyboxLayer } from './screen-steps';
+import { shootLooks } from './looks';
 import { freePort, missingPrerequisite, startSession, type Session } from './web-mode-fixture';
 
 describe('what the new-user walk-through hit', { skip: missingPrerequisite() }, () => {
@@ -93,7 +94,7 @@ describe('what the new-user walk-through hit', { skip: missingPrerequisite() }, 
         `host port ${port} is already in use on 127\\.0\\.0\\.1: stop what listens there, or publish on another host port`,
       ),
     );
-    await session.shot('walkthrough-port-taken');
+    assert.deepEqual(await shootLooks(page, 'container-port-taken'), [], 'looks that scroll sideways');
     await engine('DELETE', `/containers/${id}?force=1`);
   });
 
@@ -127,7 +128,7 @@ describe('what the new-user walk-through hit', { skip: missingPrerequisite() }, 
     assert.equal(await saves.count(), 0);
     await own.check();
     await saves.filter({ hasText: 'by this app (layer view)' }).waitFor();
-    await session.shot('walkthrough-events');
+    assert.deepEqual(await shootLooks(page, 'events-own-save'), [], 'looks that scroll sideways');
     await engine('DELETE', `/containers/${peer}?force=1`);
     await engine('DELETE', `/networks/${netId}`);
   });

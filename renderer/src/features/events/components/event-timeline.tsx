@@ -109,8 +109,9 @@ export function EventTimeline() {
                 <span className={`badge type-${e.Type}`}>{e.Type}</span>
                 <strong>{e.Action}</strong>
                 <span className="ellipsis">
+                  {/* First: a long digest after it would cut it off in a narrow window. */}
+                  {own.includes(e) ? <span className="muted">by this app (layer view): </span> : null}
                   {named.get(e) ?? e.Actor.Attributes?.name ?? e.Actor.ID}
-                  {own.includes(e) ? <span className="muted"> — by this app (layer view)</span> : null}
                 </span>
               </div>
             );

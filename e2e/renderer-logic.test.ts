@@ -32,6 +32,7 @@ import {
 } from '../renderer/src/app/scroll-scale';
 import type { ImageHistoryItem } from '../renderer/src/api/engine-types';
 import { scaleTop } from '../renderer/src/app/chart-scale';
+import { statusAt, statusSince } from '../renderer/src/app/format';
 import { networkBody, emptyNetworkForm } from '../renderer/src/features/networks/network-form';
 import { inUseMessage, volumeBody, emptyVolumeForm } from '../renderer/src/features/volumes/volume-form';
 
@@ -352,5 +353,18 @@ describe('network and volume forms', () => {
     );
     assert.equal(text, 'The volume is in use by web: remove that container first (stopping is not enough).');
     assert.doesNotMatch(text!, /a{64}/);
+  });
+});
+
+describe('relative times of the containers list', () => {
+  test('a status counts on from its fetch, and says when its state began', () => {
+    const fetchedAt = Date.parse('2026-01-01T00:00:00Z');
+    assert.equal(statusAt('Up 2 minutes (Paused)', fetchedAt, fetchedAt + 60_000), 'Up 3 minutes (Paused)');
+    assert.equal(
+      statusAt('Exited (0) 5 seconds ago', fetchedAt, fetchedAt + 10_000),
+      'Exited (0) 15 seconds ago',
+    );
+    assert.equal(statusSince('Up 2 minutes', fetchedAt), fetchedAt - 120_000);
+    assert.equal(statusSince('Created', fetchedAt), fetchedAt);
   });
 });

@@ -15,6 +15,11 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 1500,
     rolldownOptions: {
+      output: {
+        // What the first screen needs in one chunk, each other screen in its own: the first
+        // paint waits for one script, not for a request per module the screens share.
+        codeSplitting: { groups: [{ name: 'shell', tags: ['$initial'] }] },
+      },
       // react-query marks its modules "use client" for server-component bundlers; moot here.
       onwarn(warning, warn) {
         if (warning.code !== 'MODULE_LEVEL_DIRECTIVE') warn(warning);

@@ -10,7 +10,7 @@ import {
   requestHijack,
   type EngineAddress,
 } from '../../../daemon/server/streams/hijack-client';
-import { acceptWebSocket, type WebSocketStream } from '../../../daemon/server/streams/websocket';
+import type { WebSocketStream } from '../../../daemon/server/streams/websocket';
 
 /** Groups: the engine's prefix, the API version, the exec id. */
 export const EXEC_WS_PATH = /^(\/engine|\/engines\/[^/]+)(\/v[\d.]+)?\/exec\/([^/]+)\/start-ws$/;
@@ -22,10 +22,14 @@ export function bridgeExec(
   engine: EngineAddress,
   id: string,
 ): void {
-  acceptWebSocket(req, client, { binary: true }, head).then(
-    (ws) => startExec(ws, engine, id),
-    () => client.destroy(),
-  );
+  // Loaded at the first terminal, not at start: the WebSocket library is most of the gateway's
+  // load time, before web mode prints its URL.
+  import('../../../daemon/server/streams/websocket.js')
+    .then(({ acceptWebSocket }) => acceptWebSocket(req, client, { binary: true }, head))
+    .then(
+      (ws) => startExec(ws, engine, id),
+      () => client.destroy(),
+    );
 }
 
 async function startExec(ws: WebSocketStream, engine: EngineAddress, id: string): Promise<void> {

@@ -4,6 +4,9 @@ import { EventEmitter } from 'node:events';
 import { ManagedService, type ServiceSpec } from './managed-service';
 import { defaultRestartPolicy, type RestartPolicy, type ServiceState } from './service-state';
 
+/** The longest a service waits for the one before it to be ready before starting anyway. */
+const START_HEAD_START_MS = 3000;
+
 export class Supervisor extends EventEmitter<{ state: [ServiceState] }> {
   private readonly services = new Map<string, ManagedService>();
   private readonly policy: RestartPolicy;
@@ -39,9 +42,22 @@ export class Supervisor extends EventEmitter<{ state: [ServiceState] }> {
     return this.services.get(name)?.state;
   }
 
-  /** Starts every service; resolves once each is up, failed or still retrying its first start. */
+  /**
+   * Starts every service; resolves once each is up, failed or still retrying its first start.
+   * One after the other, in the order given (the engine first), each once the one before is
+   * ready or has had START_HEAD_START_MS: Node servers loading at once share a small machine's
+   * cores with the window, and the screens wait for the engine, not for the registry.
+   */
   async start(): Promise<void> {
-    await Promise.all([...this.services.values()].map((s) => s.start()));
+    const started: Promise<void>[] = [];
+    for (const s of this.services.values()) {
+      const start = s.start();
+      started.push(start);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([start, new Promise((r) => (timer = setTimeout(r, START_HEAD_START_MS)))]);
+      clearTimeout(timer);
+    }
+    await Promise.all(started);
   }
 
   async restart(name: string): Promise<boolean> {

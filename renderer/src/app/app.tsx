@@ -1,23 +1,8 @@
 // The shell: sidebar, engine status, the current screen; one events subscription for all.
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect, type ComponentType } from 'react';
 import { gateway } from '../api/gateway';
-import { BuildScreen } from '../features/build/components/build-screen';
-import { ProjectLogs } from '../features/compose/components/project-logs';
-import { ContainerDetail } from '../features/containers/components/container-detail';
 import { ContainerList } from '../features/containers/components/container-list';
-import { AllContainers } from '../features/engines/components/all-containers';
-import { DiskUsage } from '../features/disk-usage/components/disk-usage';
-import { EventTimeline } from '../features/events/components/event-timeline';
-import { ImageDetail } from '../features/images/components/image-detail';
-import { ImageList } from '../features/images/components/image-list';
-import { NetworkDetail } from '../features/networks/components/network-detail';
-import { NetworkList } from '../features/networks/components/network-list';
-import { RegistryBrowser } from '../features/registry/components/registry-browser';
-import { SwarmScreen } from '../features/swarm/components/swarm-screen';
-import { Settings } from '../features/settings/components/settings';
-import { VolumeBrowser } from '../features/volumes/components/volume-browser';
-import { VolumeList } from '../features/volumes/components/volume-list';
-import { CommandPalette } from './command-palette';
+import { CommandPalette } from './palette/palette-opener';
 import { useRoute } from './router';
 import { focusSearch } from './search-box';
 import { useFocusKeeper } from './screen-focus';
@@ -26,6 +11,56 @@ import { applyTheme, useTheme } from './theme';
 import { Toaster } from './toasts';
 import { useDesktopStateStream } from './use-desktop-state';
 import { useEngineEvents } from './use-engine-events';
+
+/**
+ * A screen in a chunk of its own, loaded when first shown: the first paint loads the shell and
+ * the containers list (the first screen) only.
+ */
+function screen<P>(load: () => Promise<ComponentType<P>>) {
+  return lazy(async () => ({ default: await load() }));
+}
+
+const ProjectLogs = screen(() =>
+  import('../features/compose/components/project-logs').then((m) => m.ProjectLogs),
+);
+const ContainerDetail = screen(() =>
+  import('../features/containers/components/container-detail').then((m) => m.ContainerDetail),
+);
+const AllContainers = screen(() =>
+  import('../features/engines/components/all-containers').then((m) => m.AllContainers),
+);
+const ImageDetail = screen(() =>
+  import('../features/images/components/image-detail').then((m) => m.ImageDetail),
+);
+const ImageList = screen(() => import('../features/images/components/image-list').then((m) => m.ImageList));
+const BuildScreen = screen(() =>
+  import('../features/build/components/build-screen').then((m) => m.BuildScreen),
+);
+const VolumeBrowser = screen(() =>
+  import('../features/volumes/components/volume-browser').then((m) => m.VolumeBrowser),
+);
+const VolumeList = screen(() =>
+  import('../features/volumes/components/volume-list').then((m) => m.VolumeList),
+);
+const NetworkDetail = screen(() =>
+  import('../features/networks/components/network-detail').then((m) => m.NetworkDetail),
+);
+const NetworkList = screen(() =>
+  import('../features/networks/components/network-list').then((m) => m.NetworkList),
+);
+const SwarmScreen = screen(() =>
+  import('../features/swarm/components/swarm-screen').then((m) => m.SwarmScreen),
+);
+const RegistryBrowser = screen(() =>
+  import('../features/registry/components/registry-browser').then((m) => m.RegistryBrowser),
+);
+const EventTimeline = screen(() =>
+  import('../features/events/components/event-timeline').then((m) => m.EventTimeline),
+);
+const DiskUsage = screen(() =>
+  import('../features/disk-usage/components/disk-usage').then((m) => m.DiskUsage),
+);
+const Settings = screen(() => import('../features/settings/components/settings').then((m) => m.Settings));
 
 function Screen() {
   const { section, rest } = useRoute();
@@ -98,7 +133,9 @@ export function App() {
     <div className="shell">
       <Sidebar />
       <main>
-        <Screen />
+        <Suspense fallback={<p className="muted">Loading…</p>}>
+          <Screen />
+        </Suspense>
       </main>
       <CommandPalette />
       <Toaster />

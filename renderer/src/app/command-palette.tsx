@@ -48,25 +48,10 @@ function useCommands(): Command[] {
   ];
 }
 
-export function CommandPalette() {
-  const [open, setOpen] = useState(false);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
-        e.preventDefault();
-        setOpen(true);
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
-  return open ? <Palette onClose={() => setOpen(false)} /> : null;
-}
-
 /** Options shown at once; typing narrows the rest down. */
 const SHOWN = 50;
 
-function Palette({ onClose }: { onClose: () => void }) {
+export function Palette({ onClose }: { onClose: () => void }) {
   const commands = useCommands();
   const [text, setText] = useState('');
   const [active, setActive] = useState(0);

@@ -71,10 +71,21 @@ function durationSeconds(text: string): number | undefined {
  * (Paused)"), advanced to `now`: the list is refreshed by events, not by the clock.
  */
 export function statusAt(status: string, fetchedAt: number, now: number): string {
+  const s = parseStatus(status);
+  if (!s) return status;
+  return `${s.state} ${humanDuration(s.seconds + Math.max(0, now - fetchedAt) / 1000)}${s.rest}`;
+}
+
+/** When the state a status words began (epoch ms), for a status fetched at `fetchedAt`. */
+export function statusSince(status: string, fetchedAt: number): number {
+  return fetchedAt - (parseStatus(status)?.seconds ?? 0) * 1000;
+}
+
+function parseStatus(status: string): { state: string; seconds: number; rest: string } | undefined {
   const m = /^(Up|Exited \(-?\d+\)|Restarting \(-?\d+\)) (.+?)( ago)?( \(.+\))?$/.exec(status);
-  const then = m ? durationSeconds(m[2]) : undefined;
-  if (!m || then === undefined) return status;
-  return `${m[1]} ${humanDuration(then + Math.max(0, now - fetchedAt) / 1000)}${m[3] ?? ''}${m[4] ?? ''}`;
+  const seconds = m ? durationSeconds(m[2]) : undefined;
+  if (!m || seconds === undefined) return undefined;
+  return { state: m[1], seconds, rest: `${m[3] ?? ''}${m[4] ?? ''}` };
 }
 
 /** A count with its noun, singular for one: "1 layer", "3 layers", "2 entries". */

@@ -1,6 +1,6 @@
 // One subscription to the engine's /events stream drives every list: an event invalidates the
 // queries of its resource type. Nothing polls. The stream reopens when the engine comes back.
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { create } from 'zustand';
 import { engine } from '../api/engine-client';
@@ -53,11 +53,17 @@ export function useEngineEvents(): void {
   const up = useEngineUp();
   // A switch of engine follows the new engine's stream.
   const engineId = useEngineTarget((s) => s.id);
+  const subscribed = useRef(false);
   useEffect(() => {
     if (!up) return;
     const abort = new AbortController();
-    // Whatever happened while we were not listening: refetch once, then follow the stream.
-    void qc.invalidateQueries();
+    // Whatever happened while we were not listening: refetch once, then follow the stream. The
+    // page's first subscription replays every event since the app opened, so only what failed
+    // while the engine was not up is fetched again (the rest was fetched since, or waits for
+    // the engine); a later one follows an engine that was away and may have lost its events.
+    const first = !subscribed.current;
+    subscribed.current = true;
+    void qc.invalidateQueries(first ? { predicate: (q) => q.state.status === 'error' } : undefined);
     (async () => {
       // Resume where the timeline stopped (or from the app's opening), as `docker events --since`.
       const since = useTimeline.getState().events.at(-1)?.time ?? openedAt;

@@ -1,6 +1,7 @@
-// The current time, re-read every second while a screen shows relative times, so "5 seconds
-// ago" keeps counting without asking the engine again.
-import { useEffect, useState } from 'react';
+// The current time for screens that show it moving: `useNow` re-reads it every second (a
+// running build's elapsed time); `useClockText` keeps a relative time ("5 s ago", "Up 3
+// minutes") current without waking more often than its text can change.
+import { useEffect, useRef, useState } from 'react';
 
 export function useNow(): number {
   const [now, setNow] = useState(Date.now);
@@ -9,4 +10,59 @@ export function useNow(): number {
     return () => clearInterval(t);
   }, []);
   return now;
+}
+
+/**
+ * How often a relative time of this age is re-read: every second in its first minute (it
+ * counts seconds), then within a quarter of the minute or of the hour it shows.
+ */
+export function refreshPeriod(ageMs: number): number {
+  if (ageMs < 60_000) return 1000;
+  if (ageMs < 3_600_000) return 15_000;
+  return 15 * 60_000;
+}
+
+/** One timer per period for every text refreshed that often; none once nothing shows one. */
+const clocks = new Map<number, { timer: ReturnType<typeof setInterval>; listeners: Set<() => void> }>();
+
+function onTick(period: number, listener: () => void): () => void {
+  let clock = clocks.get(period);
+  if (!clock) {
+    const listeners = new Set<() => void>();
+    clock = { listeners, timer: setInterval(() => listeners.forEach((l) => l()), period) };
+    clocks.set(period, clock);
+  }
+  const c = clock;
+  c.listeners.add(listener);
+  return () => {
+    c.listeners.delete(listener);
+    if (c.listeners.size) return;
+    clearInterval(c.timer);
+    clocks.delete(period);
+  };
+}
+
+/**
+ * `text(now)` kept current: re-read on the shared timer for its age (`since`, epoch ms), and
+ * rendered again only when it reads differently, so a list of relative times costs nothing
+ * while their text stands still.
+ */
+export function useClockText(text: (now: number) => string, since: number): string {
+  const read = useRef(text);
+  useEffect(() => {
+    read.current = text;
+  });
+  const [now, setNow] = useState(Date.now);
+  const period = refreshPeriod(now - since);
+  useEffect(
+    () =>
+      onTick(period, () => {
+        const n = Date.now();
+        setNow((old) =>
+          read.current(n) === read.current(old) && refreshPeriod(n - since) === period ? old : n,
+        );
+      }),
+    [period, since],
+  );
+  return text(now);
 }

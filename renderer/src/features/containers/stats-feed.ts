@@ -2,13 +2,15 @@
 // fed two ways into the same history:
 // - the detail screen holds one live stream (a sample a second) for its container while any of
 //   its tabs is open, so the charts have no gap after a look at the logs;
-// - the containers list polls one-shot samples of its running containers on one shared timer.
-//   Not a stream per row: each stream holds one of the six connections Chromium allows per
-//   origin over HTTP/1.1 (the events stream already holds one), so a few running containers would
-//   stall every other request, and each stream makes the engine sample every second. A poll every
-//   few seconds costs one short request per running container, and nothing once none runs.
-import { useEffect } from 'react';
+// - the containers list polls one-shot samples of the running containers it shows on screen
+//   (their usage cell in view) on one shared timer. Not a stream per row: each stream holds one
+//   of the six connections Chromium allows per origin over HTTP/1.1 (the events stream already
+//   holds one), so a few running containers would stall every other request, and each stream
+//   makes the engine sample every second. A poll every few seconds costs one short request per
+//   running container in view, and nothing once none is.
+import { useEffect, useRef, type RefObject } from 'react';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { create } from 'zustand';
 import { engine } from '../../api/engine-client';
 import { jsonLines } from '../../api/gateway';
 import type { StatsSample } from '../../api/engine-types';
@@ -87,37 +89,89 @@ export function useStatsStream(id: string, running: boolean): void {
   }, [id, running, qc]);
 }
 
+/** The running containers whose usage cell is in view, by how many of their cells are. */
+const useInView = create<{ counts: Map<string, number>; key: string }>(() => ({
+  counts: new Map(),
+  key: '',
+}));
+
+function countInView(id: string, by: 1 | -1): void {
+  useInView.setState(({ counts }) => {
+    const next = new Map(counts);
+    const n = (next.get(id) ?? 0) + by;
+    if (n > 0) next.set(id, n);
+    else next.delete(id);
+    return { counts: next, key: [...next.keys()].sort().join(',') };
+  });
+}
+
+/** One observer for every usage cell: which are in view. */
+let observer: IntersectionObserver | undefined;
+const cellIds = new WeakMap<Element, { id: string; inView: boolean }>();
+
+function observeCell(el: Element, id: string): () => void {
+  observer ??= new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      const cell = cellIds.get(e.target);
+      if (!cell || cell.inView === e.isIntersecting) continue;
+      cell.inView = e.isIntersecting;
+      countInView(cell.id, e.isIntersecting ? 1 : -1);
+    }
+  });
+  const cell = { id, inView: false };
+  cellIds.set(el, cell);
+  observer.observe(el);
+  return () => {
+    observer!.unobserve(el);
+    cellIds.delete(el);
+    if (cell.inView) countInView(id, -1);
+  };
+}
+
+/** A running container's usage cell: polled while it is in view. */
+export function useStatsInView(ref: RefObject<Element | null>, id: string, running: boolean): void {
+  useEffect(() => (running && ref.current ? observeCell(ref.current, id) : undefined), [ref, id, running]);
+}
+
 /**
- * The list's timer: every POLL_MS one one-shot sample per running container, one request at a
- * time. CPU use is the change since the previous sample of the same container.
+ * The list's timer: every POLL_MS one one-shot sample per running container in view, one
+ * request at a time. CPU use is the change since the previous sample of the same container; a
+ * container just come into view gets its second sample a second after its first.
  */
-export function useStatsPolling(ids: string[]): void {
+export function useStatsPolling(): void {
   const qc = useQueryClient();
-  const key = ids.join(',');
+  const key = useInView((s) => s.key);
+  // Kept while rows come and go: scrolling does not restart a container's count.
+  const previous = useRef(new Map<string, StatsSample['cpu_stats']>());
+  const lastRound = useRef(0);
   useEffect(() => {
     if (!key) return;
     const list = key.split(',');
-    const previous = new Map<string, StatsSample['cpu_stats']>();
+    const prev = previous.current;
+    for (const id of prev.keys()) if (!list.includes(id)) prev.delete(id);
     let stopped = false;
-    let rounds = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const round = async () => {
+      lastRound.current = Date.now();
       const points: [string, StatsPoint][] = [];
+      let started = false;
       for (const id of list) {
         if (stopped) return;
         const s = await engine.statsOnce(id).catch(() => undefined);
         if (!s || stopped || !s.read || s.read.startsWith('0001')) continue;
-        const pre = previous.get(id);
-        previous.set(id, s.cpu_stats);
+        const pre = prev.get(id);
+        prev.set(id, s.cpu_stats);
         // The first sample has nothing to compare CPU time with: it only starts the count.
         if (pre) points.push([id, toPoint({ ...s, precpu_stats: pre })]);
+        else started = true;
       }
       // All rows at once: one render and one frame a round, not one per running container.
       for (const [id, p] of points) append(qc, id, p);
-      // The first round only started the counts: the second comes soon, the rest at POLL_MS.
-      if (!stopped) timer = setTimeout(() => void round(), rounds++ ? POLL_MS : 1000);
+      if (!stopped) timer = setTimeout(() => void round(), started ? 1000 : POLL_MS);
     };
-    void round();
+    // Rows come into view: those not counted yet at once, otherwise on the timer's beat.
+    const wait = list.some((id) => !prev.has(id)) ? 0 : POLL_MS - (Date.now() - lastRound.current);
+    timer = setTimeout(() => void round(), Math.max(0, wait));
     return () => {
       stopped = true;
       clearTimeout(timer);

@@ -8,6 +8,7 @@ import { getJson, request, sendJson } from '../../api/gateway';
 import { withoutHelpers } from '../../api/helper-containers';
 import { navigate, useRoute } from '../../app/router';
 import { useTimeline } from '../../app/use-engine-events';
+import { useEngineUp } from '../../app/use-desktop-state';
 
 /** The embedded engine, listed first beside the added ones. */
 export const embeddedEngine: EngineSummary = {
@@ -28,17 +29,28 @@ export function useEngines() {
   return { ...query, all: [embeddedEngine, ...(query.data ?? [])] };
 }
 
-/** Whether the engine answers: its /version through the gateway, or the reason it does not. */
+/**
+ * Whether the engine answers: its /version through the gateway, or the reason it does not. The
+ * embedded engine is asked once the supervisor says it is up (until then the sidebar says why
+ * it is not); while it is the engine in use, its answer is the sidebar's own /version, one
+ * request for both.
+ */
 export function useEngineStatus(id: string) {
-  return useQuery({
+  const up = useEngineUp();
+  const embedded = id === EMBEDDED_ENGINE;
+  const inUse = useEngineTarget((s) => s.id) === id;
+  const added = useQuery({
     queryKey: ['desktop-engine-status', { id }],
-    queryFn: async (): Promise<EngineStatus> => {
-      if (id !== EMBEDDED_ENGINE)
-        return getJson<EngineStatus>(`/api/engines/${encodeURIComponent(id)}/status`);
-      const v = await getJson<VersionResponse>('/engine/version');
-      return { id, up: true, version: v.Version, apiVersion: v.ApiVersion, os: v.Os };
-    },
+    queryFn: () => getJson<EngineStatus>(`/api/engines/${encodeURIComponent(id)}/status`),
+    enabled: !embedded,
   });
+  const own = useQuery({
+    queryKey: inUse ? ['version', {}] : ['embedded-version', {}],
+    queryFn: () => getJson<VersionResponse>('/engine/version'),
+    enabled: embedded && up,
+    select: (v): EngineStatus => ({ id, up: true, version: v.Version, apiVersion: v.ApiVersion, os: v.Os }),
+  });
+  return embedded ? own : added;
 }
 
 export function useAddEngine() {

@@ -1,44 +1,47 @@
 // The containers screen: live list (events-driven), search and filters, multi-select with bulk
 // actions, per-row actions, and the run dialog.
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { ContainerSummary } from '../../../api/engine-types';
 import { ConfirmDialog } from '../../../app/confirm-dialog';
 import { ErrorMessage } from '../../../app/error-message';
-import { ago, containerName, shortId, statusAt } from '../../../app/format';
-import { useNow } from '../../../app/use-now';
-import { navigate } from '../../../app/router';
+import { containerName, shortId } from '../../../app/format';
 import { useEngineUp } from '../../../app/use-desktop-state';
 import { VirtualList } from '../../../app/virtual-list';
 import { useBulkAction, useContainers } from '../queries';
 import { useContainersUi, usePending } from '../store';
 import { useStatsPolling } from '../stats-feed';
 import { RunDialog } from './run-dialog';
-import { UsageCell } from './usage-cell';
+import { ContainerRow } from './container-row';
 import { SearchBox } from '../../../app/search-box';
-import { Boxes, FileCode, Play, RotateCw, ScrollText, Square, SquareTerminal, Trash2 } from 'lucide-react';
+import { Boxes, FileCode, Play, RotateCw, Square, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { useIntentHandler } from '../../../app/ui/intent';
-import { rowKeys } from '../../../app/ui/row-keys';
-import { PortLinks } from '../../../app/ui/port-links';
 import { ComposeDialog } from '../../compose/components/compose-dialog';
 import { ProjectRow } from '../../compose/components/project-row';
-import { groupedRows, serviceLabel } from '../../compose/projects';
+import { groupedRows } from '../../compose/projects';
 import { useFoldedProjects } from '../../compose/store';
 
 const ROW = 44;
 
+/** What the search box looks in, by container: built once per answer, not per keystroke. */
+const haystacks = new WeakMap<ContainerSummary, string>();
+
+function haystack(c: ContainerSummary): string {
+  let hay = haystacks.get(c);
+  if (hay === undefined) {
+    hay = `${c.Names.join(' ')} ${c.Image} ${c.Id} ${c.Command} ${c.Status}`.toLowerCase();
+    haystacks.set(c, hay);
+  }
+  return hay;
+}
+
 function matches(c: ContainerSummary, search: string, label: string): boolean {
-  const hay = `${c.Names.join(' ')} ${c.Image} ${c.Id} ${c.Command} ${c.Status}`.toLowerCase();
-  if (search && !hay.includes(search.toLowerCase())) return false;
+  if (search && !haystack(c).includes(search.toLowerCase())) return false;
   if (!label) return true;
   const [k, v] = label.split('=');
   return c.Labels?.[k] !== undefined && (v === undefined || c.Labels[k] === v);
-}
-
-function Ports({ c }: { c: ContainerSummary }) {
-  return <PortLinks ports={c.Ports} className="ports" />;
 }
 
 export function ContainerList() {
@@ -53,15 +56,21 @@ export function ContainerList() {
   // Compose projects are one row each, their containers under it unless folded.
   const { folded, toggle: toggleProject } = useFoldedProjects();
   const items = useMemo(() => groupedRows(rows, folded), [rows, folded]);
-  // One shared stats timer for every running container listed, not a stream per row.
-  useStatsPolling(useMemo(() => rows.filter((c) => c.State === 'running').map((c) => c.Id), [rows]));
+  // One shared stats timer for the running containers in view, not a stream per row.
+  useStatsPolling();
   const selected = [...ui.selected].filter((id) => rows.some((r) => r.Id === id));
   const act = (action: 'start' | 'stop' | 'restart' | 'remove', ids = selected) =>
     bulk.mutate({ ids, action });
   const failures = bulk.data?.filter((r) => r.error) ?? [];
   const pending = usePending((p) => p.pending);
-  const now = useNow();
   const [removing, setRemoving] = useState<string[]>();
+  // Stable, so a row renders again only when its own container changes.
+  const { mutate } = bulk;
+  const actOne = useCallback(
+    (action: 'start' | 'stop' | 'restart', id: string) => mutate({ ids: [id], action }),
+    [mutate],
+  );
+  const removeOne = useCallback((id: string) => setRemoving([id]), []);
   const [composeOpen, setComposeOpen] = useState(false);
   // From the command palette: one container, or the selection (ids joined by commas).
   useIntentHandler('container.remove', list.isSuccess, (ids) => ids && setRemoving(ids.split(',')));
@@ -174,86 +183,17 @@ export function ContainerList() {
                 />
               );
             const c = item.c;
-            const service = item.project ? serviceLabel(c) : undefined;
-            const running = c.State === 'running';
-            const busy = pending.get(c.Id);
-            const clean = c.State === 'exited' && /^Exited \(0\)/.test(c.Status);
-            // Icon buttons named with the container: a screen reader hears which one they act on.
-            const cname = containerName(c.Names, c.Id);
             return (
-              <div
-                className={`containers-grid row${item.project ? ' in-project' : ''}`}
-                data-testid="container-row"
-                data-row
-                onKeyDown={rowKeys({
-                  open: () => navigate('containers', c.Id, 'summary'),
-                  remove: busy ? undefined : () => setRemoving([c.Id]),
-                })}
-              >
-                <input
-                  type="checkbox"
-                  aria-label={`Select ${cname}`}
-                  checked={ui.selected.has(c.Id)}
-                  onChange={() => ui.toggle(c.Id)}
-                />
-                {/* In a project the service says which one it is; the full name is the tooltip. */}
-                <a href={`#/containers/${c.Id}/summary`} className="name ellipsis" title={cname}>
-                  {service ?? cname}
-                </a>
-                <span
-                  className={busy ? 'badge state-busy' : `badge state-${c.State}${clean ? ' exit-ok' : ''}`}
-                >
-                  {busy ?? c.State}
-                </span>
-                <span className="ellipsis" title={c.Image} data-testid="container-image">
-                  {/* The engine gives the image ID once the name no longer names the image. */}
-                  {c.Image.startsWith('sha256:') ? shortId(c.Image) : c.Image}
-                </span>
-                <code className="ellipsis col-wide" title={c.Command}>
-                  {c.Command}
-                </code>
-                <Ports c={c} />
-                <span className="col-mid">{ago(c.Created, now)}</span>
-                <span className="ellipsis">{statusAt(c.Status, list.dataUpdatedAt, now)}</span>
-                <UsageCell id={c.Id} running={running} />
-                <span className="actions">
-                  <Button
-                    iconOnly
-                    icon={running ? Square : Play}
-                    label={`${running ? 'Stop' : 'Start'} ${cname}`}
-                    disabled={!!busy}
-                    onClick={() => act(running ? 'stop' : 'start', [c.Id])}
-                  />
-                  <Button
-                    iconOnly
-                    icon={RotateCw}
-                    label={`Restart ${cname}`}
-                    disabled={!!busy}
-                    onClick={() => act('restart', [c.Id])}
-                  />
-                  <Button
-                    iconOnly
-                    icon={ScrollText}
-                    label={`Logs of ${cname}`}
-                    onClick={() => navigate('containers', c.Id, 'logs')}
-                  />
-                  <Button
-                    iconOnly
-                    icon={SquareTerminal}
-                    label={`Terminal in ${cname}`}
-                    disabled={!running || !!busy}
-                    onClick={() => navigate('containers', c.Id, 'terminal')}
-                  />
-                  <Button
-                    iconOnly
-                    icon={Trash2}
-                    variant="danger"
-                    label={`Remove ${cname}`}
-                    disabled={!!busy}
-                    onClick={() => setRemoving([c.Id])}
-                  />
-                </span>
-              </div>
+              <ContainerRow
+                c={c}
+                project={item.project}
+                busy={pending.get(c.Id)}
+                selected={ui.selected.has(c.Id)}
+                fetchedAt={list.dataUpdatedAt}
+                onAction={actOne}
+                onRemove={removeOne}
+                onToggle={ui.toggle}
+              />
             );
           }}
         />

@@ -1,7 +1,9 @@
 // A row's CPU and memory in the containers list: the latest figures and a sparkline of the last
-// minutes, read from the history the list's shared stats timer fills (stats-feed.ts).
+// minutes, read from the history the list's shared stats timer fills (stats-feed.ts) while the
+// cell is in view.
+import { useRef } from 'react';
 import { bytes } from '../../../app/format';
-import { useStatsHistory } from '../stats-feed';
+import { useStatsHistory, useStatsInView } from '../stats-feed';
 
 const W = 48;
 const H = 14;
@@ -23,12 +25,20 @@ function Sparkline({ values, label }: { values: number[]; label: string }) {
 
 export function UsageCell({ id, running }: { id: string; running: boolean }) {
   const { points } = useStatsHistory(id);
+  // (Both forms are the same span: the one element stays observed.)
+  const ref = useRef<HTMLSpanElement>(null);
+  useStatsInView(ref, id, running);
   const recent = points.slice(-SHOWN);
   const last = recent.at(-1);
-  if (!running || !last) return <span className="muted">{running ? '…' : '—'}</span>;
+  if (!running || !last)
+    return (
+      <span ref={ref} className="muted">
+        {running ? '…' : '—'}
+      </span>
+    );
   const cpu = `${last.cpuPercent.toFixed(1)} %`;
   return (
-    <span className="usage" data-testid="container-usage">
+    <span ref={ref} className="usage" data-testid="container-usage">
       <Sparkline values={recent.map((p) => p.cpuPercent)} label={`CPU over time, now ${cpu}`} />
       <span>
         {cpu} · {bytes(last.memBytes)}

@@ -1,0 +1,24 @@
+// Ctrl+K (or Cmd+K) opens the command palette. The palette and every feature's entries load
+// at its first opening, not with the first screen.
+import { lazy, Suspense, useEffect, useState } from 'react';
+
+const Palette = lazy(async () => ({ default: (await import('../command-palette')).Palette }));
+
+export function CommandPalette() {
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        setOpen(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  return open ? (
+    <Suspense fallback={null}>
+      <Palette onClose={() => setOpen(false)} />
+    </Suspense>
+  ) : null;
+}

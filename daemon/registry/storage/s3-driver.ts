@@ -174,8 +174,11 @@ export class S3Driver implements StorageDriver {
     const head = await this.head(this.key(path));
     if (!head) throw Object.assign(new Error(`${path}: not found`), { code: 'ENOENT' });
     const parts = await this.parts(path, head);
-    const start = range?.start ?? 0;
-    const end = range?.end ?? S3Driver.size(parts) - 1;
+    yield* this.readParts(parts, range?.start ?? 0, range?.end ?? S3Driver.size(parts) - 1);
+  }
+
+  /** Bytes [start, end] of a file of these parts: one ranged GET per part, streamed. */
+  private async *readParts(parts: Part[], start: number, end: number): AsyncGenerator<Buffer> {
     for (const part of parts) {
       const from = Math.max(start, part.start);
       const to = Math.min(end, part.start + part.size - 1);
@@ -213,6 +216,7 @@ export class S3Driver implements StorageDriver {
         }
         return filled;
       },
+      stream: (start, end) => Readable.from(this.readParts(parts, start, end), { objectMode: false }),
       close: async () => undefined,
     };
   }

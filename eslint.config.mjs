@@ -79,7 +79,8 @@ const layers = [
     files: ['daemon/registry/**'],
     // aws4 signs S3 requests; yaml reads Distribution's configuration format.
     allow: [api, lib, 'daemon/registry/**', 'node:*', 'bcryptjs', 'aws4', 'yaml'],
-    tests: testing,
+    // The engine's token server and Distribution harness stand in for outside services.
+    tests: [...testing, ...testTools],
   },
   { files: ['daemon/testing/**'], allow: [api, lib, 'daemon/testing/**', 'node:*'] },
   // The composition roots: svcd and svc-registry wire every daemon layer together.

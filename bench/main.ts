@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 import { registrySuite } from './registry';
+import { registryS3Suite } from './registry-s3';
 import { imagesSuite } from './images';
 import { containersSuite } from './containers';
 import { desktopSuite } from './desktop';
@@ -20,6 +21,7 @@ import { rootlessSuite } from './rootless';
 
 const suites: Record<string, BenchSuite> = {
   registry: registrySuite,
+  'registry-s3': registryS3Suite,
   images: imagesSuite,
   containers: containersSuite,
   streams: streamsSuite,

@@ -57,7 +57,7 @@ async function inParallel(count: number, fn: (i: number) => Promise<void>): Prom
   await Promise.all(Array.from({ length: manifestConcurrency }, worker));
 }
 
-interface Target {
+export interface Target {
   base: string;
   name: string;
   /** The registry's process, for its memory figures. */
@@ -76,20 +76,31 @@ function keepBest(target: Target, row: string, value: number): void {
 }
 
 /** Memory at rest: read after both registries had a few seconds without requests. */
-async function noteMemory(targets: Target[], row: string): Promise<void> {
+export async function noteMemory(targets: Target[], row: string): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 3000));
   for (const t of targets) if (t.pid) t.figures[row] = await rssMB(t.pid);
 }
 
+/** How many times each figure is measured (the best is kept). */
+export interface Repeats {
+  push: Record<string, number>;
+  pull: Record<string, number>;
+  /** Runs of each concurrent-pull figure, and the pulls each client makes in one run. */
+  concurrent: number;
+  pullsPerClient: number;
+}
+
+const defaultRepeats: Repeats = { push: repeats, pull: pullRepeats, concurrent: 3, pullsPerClient: 2 };
+
 /** Pushes, then pulls, each size in turn, alternating between the targets on every run. */
-async function measureBlobs(targets: Target[], pool: Buffer): Promise<void> {
+export async function measureBlobs(targets: Target[], pool: Buffer, plan = defaultRepeats): Promise<void> {
   let stamp = Date.now();
   for (const [label, size] of [
     ['64 MiB', 64 * MiB],
     ['512 MiB', 512 * MiB],
   ] as const) {
     const mb = size / 1e6;
-    for (let run = 0; run < repeats[label]; run++) {
+    for (let run = 0; run < plan.push[label]; run++) {
       for (const t of targets) {
         const whole = freshBlob(pool, size, stamp++);
         keepBest(
@@ -108,7 +119,7 @@ async function measureBlobs(targets: Target[], pool: Buffer): Promise<void> {
     }
     // Pulled by curl, as the concurrent pulls are: a client whose own cost is small and the same
     // for every registry; the rate is curl's own, from the request to the last byte.
-    for (let run = 0; run < pullRepeats[label]; run++) {
+    for (let run = 0; run < plan.pull[label]; run++) {
       for (const t of targets) {
         const url = `${t.base}/v2/${t.name}/blobs/${t.lastDigest[label]}`;
         const figures = await concurrentPulls({ clients: 1, urls: [url], pullsPerClient: 1 });
@@ -118,8 +129,13 @@ async function measureBlobs(targets: Target[], pool: Buffer): Promise<void> {
   }
 }
 
-/** 1, 8 and 32 clients pulling one 64 MiB blob, and eight different ones, best of three each. */
-async function measureConcurrentPulls(targets: Target[], pool: Buffer): Promise<void> {
+/** 1, 8 and 32 clients (by default) pulling one 64 MiB blob, and eight different ones. */
+export async function measureConcurrentPulls(
+  targets: Target[],
+  pool: Buffer,
+  clientCounts = [1, 8, 32],
+  plan = defaultRepeats,
+): Promise<void> {
   const size = 64 * MiB;
   const urls = new Map<Target, string[]>();
   let stamp = Date.now();
@@ -132,12 +148,13 @@ async function measureConcurrentPulls(targets: Target[], pool: Buffer): Promise<
     }
     urls.set(t, list);
   }
-  for (const clients of [1, 8, 32]) {
+  for (const clients of clientCounts) {
     for (const blobs of [1, 8]) {
       const label = `pull 64 MiB, ${clients} client${clients > 1 ? 's' : ''}, ${blobs === 1 ? 'one blob' : '8 blobs'}`;
-      for (let run = 0; run < 3; run++) {
+      for (let run = 0; run < plan.concurrent; run++) {
         for (const t of targets) {
-          const load = { clients, urls: urls.get(t)!.slice(0, blobs), pullsPerClient: clients === 1 ? 4 : 2 };
+          const pullsPerClient = clients === 1 ? 2 * plan.pullsPerClient : plan.pullsPerClient;
+          const load = { clients, urls: urls.get(t)!.slice(0, blobs), pullsPerClient };
           const figures = await concurrentPulls(load);
           keepBest(t, `${label}, aggregate`, figures.mbPerSecond);
           keepBest(t, `${label}, p99 first byte`, figures.p99FirstByteMs);
@@ -210,6 +227,19 @@ function unitOf(row: string): string {
   return row.startsWith('RSS') ? 'MB' : 'MB/s';
 }
 
+/** One row per figure of ours, the peer's beside it. */
+export function benchRows(ours: Target, peer: Target | undefined, prefix = 'registry'): BenchRow[] {
+  const round = (n: number | undefined) => (n === undefined ? undefined : Math.round(n * 10) / 10);
+  return Object.keys(ours.figures).map((row) => ({
+    name: `${prefix} ${row}`,
+    unit: unitOf(row),
+    ours: round(ours.figures[row]) as number,
+    theirs: round(peer?.figures[row]),
+    higherIsBetter: !lowerIsBetter(row),
+    target: targetOf(row),
+  }));
+}
+
 async function run(options: BenchOptions): Promise<BenchRow[]> {
   const dataDir = await mkdtemp(join(options.workDir, 'svc-registry-'));
   const registry = await startRegistry({ dataDir });
@@ -234,15 +264,7 @@ async function run(options: BenchOptions): Promise<BenchRow[]> {
     await measureBlobs(targets, pool);
     await measureConcurrentPulls(targets, pool);
     await noteMemory(targets, 'RSS after the concurrent pulls');
-    const round = (n: number | undefined) => (n === undefined ? undefined : Math.round(n * 10) / 10);
-    return Object.keys(ours.figures).map((row) => ({
-      name: `registry ${row}`,
-      unit: unitOf(row),
-      ours: round(ours.figures[row]) as number,
-      theirs: round(peer?.figures[row]),
-      higherIsBetter: !lowerIsBetter(row),
-      target: targetOf(row),
-    }));
+    return benchRows(ours, peer);
   } finally {
     await registry.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -10,6 +10,8 @@
 //       or  { "token": { "htpasswd": "FILE", "service": "svc-registry", "issuer": "svc-registry",
 //                        "expirySeconds": 300, "secret": "...",
 //                        "access": [{ "account": "*", "name": "*", "actions": ["pull","push","delete"] }] } },
+//       or  { "token": { "realm": "https://auth.example/token", "service": "...", "issuer": "...",
+//                        "rootCertBundle": "certs.pem" } }   tokens of an outside token server
 //   "tls": { "certificate": "cert.pem", "key": "key.pem" },
 //   "rateLimit": { "requestsPerSecond": 100, "burst": 200 },
 //   "idleTimeoutSeconds": 120,         a connection silent this long (a stalled upload) is closed
@@ -37,6 +39,8 @@ export interface RegistryConfig {
       expirySeconds?: number;
       secret?: string;
       access?: AccessRule[];
+      /** An outside token server's certificates (Distribution's rootcertbundle): no /token here. */
+      rootCertBundle?: string;
     };
   };
   tls?: { certificate: string; key: string };

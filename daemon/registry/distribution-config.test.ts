@@ -52,6 +52,7 @@ test("Distribution's YAML maps onto the registry's configuration", () => {
       chunkSize: 5 << 20,
       multipartCopyThresholdSize: 32 << 20,
       multipartCopyChunkSize: 32 << 20,
+      multipartCopyMaxConcurrency: 100,
       storageClass: undefined,
     },
   );
@@ -76,6 +77,30 @@ test('REGISTRY_* variables override, as Distribution reads them', () => {
   assert.equal(config.storage?.s3?.bucket, 'other');
   assert.equal(config.deleteEnabled, false);
   assert.equal(config.addr, '127.0.0.1:5001');
+});
+
+test('auth.token names an outside token server; all four of its keys are needed', () => {
+  const token = [
+    'auth:',
+    '  token:',
+    '    realm: https://auth.example/token',
+    '    service: registry.example',
+    '    issuer: auth.example',
+    '    rootcertbundle: /etc/registry/token.pem',
+  ].join('\n');
+  const config = parseConfig(`${distributionYaml}${token}\n`, 'c.yml');
+  assert.deepEqual(config.auth, {
+    token: {
+      realm: 'https://auth.example/token',
+      service: 'registry.example',
+      issuer: 'auth.example',
+      rootCertBundle: '/etc/registry/token.pem',
+    },
+  });
+  assert.throws(
+    () => parseConfig(`${distributionYaml}${token.replace(/\n.*issuer.*$/m, '')}\n`, 'c.yml'),
+    /auth\.token needs issuer/,
+  );
 });
 
 test('unknown keys are named; unsupported choices are refused with the reason', () => {

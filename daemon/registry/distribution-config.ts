@@ -20,6 +20,8 @@ export interface S3Config {
   chunkSize: number;
   multipartCopyThresholdSize: number;
   multipartCopyChunkSize: number;
+  /** Parts of a multipart copy (and deletes) in flight at once. */
+  multipartCopyMaxConcurrency: number;
   storageClass?: string;
 }
 
@@ -201,6 +203,7 @@ export function parseS3Config(raw: Record<string, unknown>, where: string): S3Co
     chunkSize,
     multipartCopyThresholdSize: (s3.multipartcopythresholdsize as number | undefined) ?? 32 * mib,
     multipartCopyChunkSize: copyChunk,
+    multipartCopyMaxConcurrency: (s3.multipartcopymaxconcurrency as number | undefined) || 100,
     storageClass: storageClass && storageClass !== 'NONE' ? storageClass : undefined,
   };
 }
@@ -262,11 +265,20 @@ export function fromDistributionConfig(
   if (tls) out.tls = { certificate: tls.certificate, key: tls.key };
   const htpasswd = auth.htpasswd as Record<string, string> | undefined;
   if (htpasswd) out.auth = { htpasswd: { path: htpasswd.path, realm: htpasswd.realm } };
-  if (auth.token) {
-    throw new Error(
-      `${source}: auth.token: tokens of an external token server (rootcertbundle) are not supported; ` +
-        "use auth.htpasswd, or the JSON configuration form for svc-registry's own token server",
-    );
+  const token = auth.token as Record<string, string | boolean> | undefined;
+  if (token) {
+    const missing = ['realm', 'service', 'issuer', 'rootcertbundle'].filter((k) => !token[k]);
+    if (missing.length) throw new Error(`${source}: auth.token needs ${missing.join(', ')}`);
+    if (htpasswd) throw new Error(`${source}: auth: choose one of htpasswd and token`);
+    if (token.autoredirect === true) throw new Error(`${source}: auth.token.autoredirect is not supported`);
+    out.auth = {
+      token: {
+        realm: String(token.realm),
+        service: String(token.service),
+        issuer: String(token.issuer),
+        rootCertBundle: String(token.rootcertbundle),
+      },
+    };
   }
   return out;
 }

@@ -10,20 +10,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createServer } from 'node:net';
+import { freePort } from './free-port';
 
 const run = promisify(execFile);
-
-/** A port free on 127.0.0.1 now (Ceph's daemons are told theirs, they cannot pick one). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface CephCluster {
   /** The gateway's S3 endpoint, e.g. http://127.0.0.1:40123 */

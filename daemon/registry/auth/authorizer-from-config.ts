@@ -3,6 +3,7 @@ import type { RegistryConfig } from '../config';
 import { noAuth, type Authorizer } from './access';
 import { Htpasswd } from './htpasswd';
 import { HtpasswdAuthorizer } from './htpasswd-authorizer';
+import { CertTokenVerifier } from './cert-token-verifier';
 import { TokenAuthorizer } from './token-authorizer';
 import { TokenIssuer } from './token-issuer';
 
@@ -16,6 +17,17 @@ export function authorizerFromConfig(config: RegistryConfig): AuthSetup {
   if (auth?.htpasswd) {
     const users = new Htpasswd(auth.htpasswd.path);
     return { authorizer: new HtpasswdAuthorizer(users, auth.htpasswd.realm ?? 'svc-registry') };
+  }
+  if (auth?.token?.rootCertBundle) {
+    const t = auth.token;
+    if (!t.realm || !t.service || !t.issuer)
+      throw new Error('config: auth.token with a rootcertbundle needs realm, service and issuer');
+    const verifier = new CertTokenVerifier({
+      issuer: t.issuer,
+      service: t.service,
+      rootCertBundle: t.rootCertBundle!,
+    });
+    return { authorizer: new TokenAuthorizer(verifier, t.realm) };
   }
   if (auth?.token) {
     const t = auth.token;

@@ -48,6 +48,10 @@ export class TokenIssuer {
     this.secret = options.secret ? Buffer.from(options.secret) : randomBytes(32);
   }
 
+  get service(): string {
+    return this.options.service;
+  }
+
   /** The actions of `item` the rules allow `account` (undefined = anonymous). */
   allowedActions(account: string | undefined, item: AccessItem): string[] {
     const rules = this.options.access;

@@ -1,10 +1,13 @@
 // Writes a byte range of a stored blob to a response. A local file going to a plain TCP or unix
 // socket is handed to the kernel (sendfile, on the native sender's thread): no byte passes
-// through Node. Otherwise (TLS, a remote store) reads run a few pieces ahead of the socket into
-// pooled buffers, and a buffer goes back to the pool only once the kernel has its bytes (the
-// write callback), so every response respects backpressure and no piece is ever allocated anew.
+// through Node. An object store's range is one ranged GET piped to the client at its pace (a
+// request per 1 MiB piece halved S3 pull rates). Otherwise (a local file under TLS) reads run a
+// few pieces ahead of the socket into pooled buffers, and a buffer goes back to the pool only once
+// the kernel has its bytes (the write callback), so every response respects backpressure and no
+// piece is ever allocated anew.
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { pipeline } from 'node:stream/promises';
 import { BufferPool } from '../../lib/buffer-pool';
 import { sendFile } from '../native/blob-sendfile';
 import type { RandomReader } from '../storage/driver';
@@ -128,6 +131,12 @@ async function sendByReads(
   }
 }
 
+/** The range as the store's own stream (one ranged GET), at the pace the client takes it. */
+async function sendByStream(res: ServerResponse, stream: NodeJS.ReadableStream): Promise<void> {
+  // pipeline ends the response, and on a failure or a client gone destroys both sides.
+  await pipeline(stream, res);
+}
+
 /** Sends bytes [start, end] (inclusive) of the file and closes it. */
 export async function sendRange(
   res: ServerResponse,
@@ -139,6 +148,7 @@ export async function sendRange(
     const socketFd = plainSocketFd(res.socket);
     if (file.fd !== undefined && socketFd !== undefined)
       await sendByKernel(res, res.socket!, socketFd, file.fd, start, end);
+    else if (file.stream) await sendByStream(res, file.stream(start, end));
     else await sendByReads(res, file, start, end);
   } finally {
     await file.close();

@@ -26,6 +26,7 @@ export function driverFromConfig(config: RegistryConfig, dataDir?: () => string)
       chunkSize: s3.chunkSize,
       copyThreshold: s3.multipartCopyThresholdSize,
       copyChunkSize: s3.multipartCopyChunkSize,
+      concurrency: s3.multipartCopyMaxConcurrency,
     });
   }
   if (dataDir) return new FilesystemDriver(dataDir());

@@ -18,6 +18,11 @@ export interface RandomReader {
   fd?: number;
   /** Fills `into` from `position`; the count read, short only at the end of the file. */
   read(into: Buffer, position: number): Promise<number>;
+  /**
+   * The bytes [start, end] (inclusive) as one stream, for stores where a read is a request (an
+   * object store's ranged GET): one long read there beats many short ones.
+   */
+  stream?(start: number, end: number): Readable;
   close(): Promise<void>;
 }
 

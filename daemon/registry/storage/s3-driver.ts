@@ -19,6 +19,8 @@ export interface S3DriverOptions {
   /** Objects larger than this are copied with a multipart copy (parts of `copyChunkSize`). */
   copyThreshold: number;
   copyChunkSize: number;
+  /** Parts of one multipart copy, and deletes, in flight at once. */
+  concurrency: number;
 }
 
 export const multipartFloor = 5 << 20;
@@ -35,6 +37,21 @@ interface Head {
   size: number;
   modifiedMs: number;
   segmented: boolean;
+}
+
+/** `fn` over every item, at most `limit` at once; the results in the items' order. */
+async function eachLimited<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < items.length; i = next++) results[i] = await fn(items[i], i);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 function offsetName(offset: number): string {
@@ -157,8 +174,11 @@ export class S3Driver implements StorageDriver {
     const head = await this.head(this.key(path));
     if (!head) throw Object.assign(new Error(`${path}: not found`), { code: 'ENOENT' });
     const parts = await this.parts(path, head);
-    const start = range?.start ?? 0;
-    const end = range?.end ?? S3Driver.size(parts) - 1;
+    yield* this.readParts(parts, range?.start ?? 0, range?.end ?? S3Driver.size(parts) - 1);
+  }
+
+  /** Bytes [start, end] of a file of these parts: one ranged GET per part, streamed. */
+  private async *readParts(parts: Part[], start: number, end: number): AsyncGenerator<Buffer> {
     for (const part of parts) {
       const from = Math.max(start, part.start);
       const to = Math.min(end, part.start + part.size - 1);
@@ -196,6 +216,7 @@ export class S3Driver implements StorageDriver {
         }
         return filled;
       },
+      stream: (start, end) => Readable.from(this.readParts(parts, start, end), { objectMode: false }),
       close: async () => undefined,
     };
   }
@@ -281,8 +302,8 @@ export class S3Driver implements StorageDriver {
     const uploadId = xmlValue(init.body, 'UploadId');
     if (!uploadId) throw new Error(`S3: no UploadId creating a multipart upload of ${to}`);
     try {
-      const etags: string[] = [];
-      for (const [i, piece] of pieces.entries()) {
+      // Server-side copies, several at once: the gateway does the work, the registry only waits.
+      const etags = await eachLimited(pieces, this.options.concurrency, async (piece, i) => {
         const res = await this.s3.call({
           method: 'PUT',
           key: to,
@@ -292,8 +313,8 @@ export class S3Driver implements StorageDriver {
             'x-amz-copy-source-range': `bytes=${piece.start}-${piece.start + piece.size - 1}`,
           },
         });
-        etags.push(xmlValue(res.body, 'ETag') ?? '');
-      }
+        return xmlValue(res.body, 'ETag') ?? '';
+      });
       const parts = etags
         .map(
           (etag, i) => `<Part>${xmlElement('PartNumber', String(i + 1))}${xmlElement('ETag', etag)}</Part>`,
@@ -336,11 +357,21 @@ export class S3Driver implements StorageDriver {
     const keys = [key];
     for (const prefix of [`${key}/`, `${key}${segmentsSuffix}/`])
       for await (const entry of this.listKeys(prefix)) if (entry.key) keys.push(entry.key);
-    // Segments and children first: the base object is what names the file.
-    for (const k of keys.reverse()) {
+    // Segments first, then the files they belong to, then the base object, each group at once:
+    // a file's base object is what names it, so a delete cut short leaves no segment unnamed.
+    const remove = async (k: string): Promise<void> => {
       const res = await this.s3.send({ method: 'DELETE', key: k, accept: [404] });
       res.resume();
-    }
+    };
+    const children = keys.slice(1);
+    const segments = children.filter((k) => k.includes(`${segmentsSuffix}/`));
+    await eachLimited(segments, this.options.concurrency, remove);
+    await eachLimited(
+      children.filter((k) => !k.includes(`${segmentsSuffix}/`)),
+      this.options.concurrency,
+      remove,
+    );
+    await remove(key);
   }
 
   async touch(path: string): Promise<void> {

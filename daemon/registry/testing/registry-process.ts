@@ -29,15 +29,24 @@ export function testStorage(): 'filesystem' | 's3' {
   return process.env[s3TestEnv] ? 's3' : 'filesystem';
 }
 
+/** A new bucket on the gateway, named `<prefix>-<random>`. */
+export async function createTestBucket(target: S3TestTarget, prefix: string): Promise<string> {
+  const bucket = `${prefix}-${randomBytes(6).toString('hex')}`;
+  const client = new S3Client({ ...target, region: 'us-east-1', bucket });
+  try {
+    await client.createBucket();
+  } finally {
+    client.close();
+  }
+  return bucket;
+}
+
 async function s3Storage(dataDir: string): Promise<object> {
   const target = JSON.parse(process.env[s3TestEnv]!) as S3TestTarget;
   await mkdir(dataDir, { recursive: true });
   const file = join(dataDir, 's3-bucket');
   const bucket = await readFile(file, 'utf8').catch(async () => {
-    const name = `reg-${randomBytes(6).toString('hex')}`;
-    const client = new S3Client({ ...target, region: 'us-east-1', bucket: name });
-    await client.createBucket();
-    client.close();
+    const name = await createTestBucket(target, 'reg');
     await writeFile(file, name);
     return name;
   });
@@ -80,8 +89,12 @@ export interface StartOptions {
   dataDir?: string;
   /** The configuration object, written to a temp file and passed with --config. */
   config?: object;
+  /** A configuration file of the caller's, passed with --config as it is (instead of `config`). */
+  configFile?: string;
   /** A fixed port (e.g. to restart where clients expect it); random otherwise. */
   port?: number;
+  /** More environment, e.g. Distribution's REGISTRY_* overrides of the config. */
+  env?: Record<string, string>;
   /** Run as this user (e.g. the rootless suite's), owning the data dir. */
   user?: { uid: number; gid: number };
 }
@@ -102,20 +115,22 @@ function exited(child: ChildProcess): Promise<void> {
 export async function startRegistry(options: StartOptions = {}): Promise<RegistryProcess> {
   const ownDir = !options.dataDir;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'svc-registry-test-')));
-  const onS3 = testStorage() === 's3';
+  const onS3 = testStorage() === 's3' && !options.configFile;
   const config = onS3 ? { ...options.config, storage: await s3Storage(dataDir) } : options.config;
-  const configFile = join(dataDir, 'test-config.json');
-  if (config) await writeFile(configFile, JSON.stringify(config));
+  const configFile = options.configFile ?? join(dataDir, 'test-config.json');
+  const configText = options.configFile ? await readFile(configFile, 'utf8') : JSON.stringify(config ?? {});
+  if (config && !options.configFile) await writeFile(configFile, configText);
+  const parsed = parseConfig(configText, configFile, options.env);
+  // Storage named by the config (the test's S3 bucket, or a caller's own) rather than the data dir.
+  const ownStorage = parsed.storage !== undefined;
   const args = ['serve', '--addr', `127.0.0.1:${options.port ?? 0}`];
-  if (!onS3) args.push('--data', dataDir);
-  if (config) args.push('--config', configFile);
-  const driver = onS3
-    ? driverFromConfig(parseConfig(JSON.stringify(config)))
-    : driverFromConfig(defaultConfig, () => dataDir);
+  if (!ownStorage) args.push('--data', dataDir);
+  if (config || options.configFile) args.push('--config', configFile);
+  const driver = ownStorage ? driverFromConfig(parsed) : driverFromConfig(defaultConfig, () => dataDir);
   if (options.user) await chown(dataDir, options.user.uid, options.user.gid);
   const child = spawn(process.execPath, registryCommand(args), {
     cwd: repoRoot(),
-    env: { ...process.env, ...registryEnv },
+    env: { ...process.env, ...registryEnv, ...options.env },
     ...options.user,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -143,7 +158,7 @@ export async function startRegistry(options: StartOptions = {}): Promise<Registr
     port,
     dataDir,
     driver,
-    storageArgs: onS3 ? ['--config', configFile] : ['--data', dataDir],
+    storageArgs: ownStorage ? ['--config', configFile] : ['--data', dataDir],
     child,
     stderr: () => stderr,
     async stop() {

@@ -32,6 +32,7 @@ import {
   type Subnet,
 } from '../../runtime/cni/ipv4';
 import type { EventsService } from '../events/events-service';
+import type { ContainerUsage } from '../shared/container-usage';
 import { NameServer } from '../../runtime/dns/name-server';
 import { lookupName } from './network-names';
 import { parseIp6 } from '../../runtime/cni/ipv6';
@@ -68,24 +69,6 @@ export interface NetworkRecord extends Partial<Ipv6Addressing> {
   Overlay?: { Ingress: boolean };
 }
 
-/** A container attached to a network, as the containers engine reports it. */
-export interface NetworkMember {
-  id: string;
-  name: string;
-  aliases: string[];
-  /** The links of its endpoint on the network (`target[:alias]`): names only it resolves. */
-  links: string[];
-  running: boolean;
-  endpoint?: {
-    EndpointID: string;
-    MacAddress: string;
-    IPAddress: string;
-    IPPrefixLen: number;
-    GlobalIPv6Address?: string;
-    GlobalIPv6PrefixLen?: number;
-  };
-}
-
 export interface NetworksServiceDeps {
   dataRoot: string;
   events: EventsService;
@@ -98,7 +81,8 @@ export interface NetworksServiceDeps {
   bip?: string;
   /** Whether this engine is in a swarm (overlay networks exist only then). */
   swarmActive?: () => boolean;
-  membersOf: (networkId: string) => NetworkMember[];
+  /** The containers on a network: its DNS names, and whether it is in use. */
+  containers: Pick<ContainerUsage, 'networkMembers'>;
 }
 
 /** Docker's default pools: 172.17–31.0.0/16, then 192.168.0.0/16 in /20s. */
@@ -354,7 +338,7 @@ export class NetworksService {
   view(record: NetworkRecord, withContainers: boolean): NetworkResource {
     const containers: NetworkResource['Containers'] = {};
     if (withContainers) {
-      for (const m of this.deps.membersOf(record.Id)) {
+      for (const m of this.deps.containers.networkMembers(record.Id)) {
         if (!m.endpoint) continue;
         containers[m.id] = {
           Name: m.name,
@@ -409,7 +393,9 @@ export class NetworksService {
           any('type', (v) => (v === 'builtin') === n.Builtin) &&
           any(
             'dangling',
-            (v) => (v === 'true' || v === '1') === (!n.Builtin && this.deps.membersOf(n.Id).length === 0),
+            (v) =>
+              (v === 'true' || v === '1') ===
+              (!n.Builtin && this.deps.containers.networkMembers(n.Id).length === 0),
           ) &&
           (filters.get('label') ?? []).every((l) => labelMatches(n.Labels, l)),
       )
@@ -427,7 +413,8 @@ export class NetworksService {
   async ensureBridge(record: NetworkRecord): Promise<void> {
     if (record.Driver !== 'bridge' || this.claimedBridges.has(record.Bridge)) return;
     await this.serial(async () => {
-      const movable = !!record.AutoSubnet && !this.deps.membersOf(record.Id).some((m) => m.endpoint);
+      const movable =
+        !!record.AutoSubnet && !this.deps.containers.networkMembers(record.Id).some((m) => m.endpoint);
       const own = `${record.Gateway}/${parseSubnet(record.Subnet).prefix}`;
       const present = await bridgeAddresses(record.Bridge);
       if (present === undefined) {
@@ -484,7 +471,8 @@ export class NetworksService {
       const upstreams = nameservers(await readFile('/etc/resolv.conf', 'utf8').catch(() => '')).filter(
         (ip) => !ip.startsWith('127.'),
       );
-      const lookup = (name: string, from: string) => lookupName(this.deps.membersOf(record.Id), name, from);
+      const lookup = (name: string, from: string) =>
+        lookupName(this.deps.containers.networkMembers(record.Id), name, from);
       return NameServer.listen(record.Gateway, lookup, upstreams);
     })();
     this.resolvers.set(record.Id, server);
@@ -497,7 +485,11 @@ export class NetworksService {
   /** After a restart: the name servers of networks whose containers kept running. */
   async resumeResolvers(): Promise<void> {
     for (const record of this.networks.values()) {
-      if (record.Builtin || !this.deps.membersOf(record.Id).some((m) => m.running && m.endpoint)) continue;
+      if (
+        record.Builtin ||
+        !this.deps.containers.networkMembers(record.Id).some((m) => m.running && m.endpoint)
+      )
+        continue;
       await this.ensureResolver(record).catch(() => undefined);
     }
   }
@@ -535,7 +527,7 @@ export class NetworksService {
       const record = this.get(ref);
       if (record.Builtin)
         throw new ForbiddenError(`${record.Name} is a pre-defined network and cannot be removed`);
-      const members = this.deps.membersOf(record.Id);
+      const members = this.deps.containers.networkMembers(record.Id);
       if (members.length > 0) {
         throw new ForbiddenError(
           `error while removing network: network ${record.Name} id ${record.Id} has active endpoints`,
@@ -550,7 +542,7 @@ export class NetworksService {
     const deleted: string[] = [];
     await this.serial(async () => {
       for (const n of [...this.networks.values()]) {
-        if (n.Builtin || this.deps.membersOf(n.Id).length > 0) continue;
+        if (n.Builtin || this.deps.containers.networkMembers(n.Id).length > 0) continue;
         if (!(filters.get('label') ?? []).every((l) => labelMatches(n.Labels, l))) continue;
         if ((filters.get('label!') ?? []).some((l) => labelMatches(n.Labels, l))) continue;
         await this.destroy(n);

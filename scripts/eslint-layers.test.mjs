@@ -44,7 +44,7 @@ const forbidden = [
   ['daemon/server/probe.ts', "import '../engine/events/events-service';", 'the server core: no engine'],
   [
     'daemon/registry/probe.ts',
-    "import '../engine/images/reference';",
+    "import '../engine/shared/reference';",
     'the registry never imports the engine',
   ],
   [

@@ -314,7 +314,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   const build = new BuildService({
     dataRoot,
     images: buildImagesOf(images),
-    containers: buildContainersOf(containers, attach),
+    containers: buildContainersOf(containers, attach, context, images),
     pruneImages: (ids) => images.removeUnused(ids),
   });
 

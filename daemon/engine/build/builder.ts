@@ -11,7 +11,7 @@ import type { OciContainerConfig, OciImageConfig } from '../../api/image-types';
 import { BuildStepError } from '../../api/build-types';
 import { parseSignal } from '../../runtime/oci-spec/signals';
 import { formatPlatform, parsePlatform, DEFAULT_PLATFORM } from '../images/distribution/platform';
-import { parseImageAndTag } from '../images/reference';
+import { parseImageAndTag } from '../shared/reference';
 import { BuildCache } from './build-cache';
 import type { BuildContext } from './build-context';
 import type { BuildContainers, BuildImages } from './build-ports';

@@ -50,7 +50,6 @@ import { connectOne, disconnectOne, refreshHosts } from './container-endpoints';
 import { removeLink } from './container-links';
 import { volumeNames } from './volume-events';
 import type { EndpointSettings } from '../../api/container-types';
-import type { BuildStepCommit } from '../build/build-ports';
 
 export interface ContainersServiceDeps {
   context: EngineContext;
@@ -59,12 +58,7 @@ export interface ContainersServiceDeps {
   /** The exec instances of a container not yet finished, for inspect's ExecIDs. */
   execIdsOf: (containerId: string) => string[];
   /** Commits a container's layer as an image (the image store's side of POST /commit). */
-  commit: (
-    ctx: EngineContext,
-    container: Container,
-    opts: CommitOptions,
-    step?: BuildStepCommit,
-  ) => Promise<string>;
+  commit: (container: Container, opts: CommitOptions) => Promise<string>;
 }
 
 export class ContainersService {
@@ -580,7 +574,7 @@ export class ContainersService {
     const pause = req.pause && container.record.State.Status === 'running';
     if (pause) await this.lifecycle.pause(container);
     try {
-      const id = await this.commitImage(this.ctx, container, req);
+      const id = await this.commitImage(container, req);
       publishContainerEvent(this.ctx, container, 'commit', {
         comment: req.comment ?? '',
         imageID: id,
@@ -590,18 +584,6 @@ export class ContainersService {
     } finally {
       if (pause) await this.lifecycle.unpause(container).catch(() => undefined);
     }
-  }
-
-  /** A build step's commit: the build's config and history line, no event (as dockerd's builder). */
-  commitBuildStep(ref: string, step: BuildStepCommit): Promise<string> {
-    return this.commitImage(this.ctx, this.get(ref), { pause: false, changes: [] }, step);
-  }
-
-  /** The container's root filesystem, mounted on the host (for a build step to write into). */
-  async mountedRootfs(ref: string): Promise<string> {
-    const container = this.get(ref);
-    await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
-    return container.record.Rootfs;
   }
 
   async connectNetwork(network: string, ref: string, settings: EndpointSettings | null): Promise<void> {

@@ -38,7 +38,7 @@ import {
   referenceString,
   withDefaultTag,
   type Reference,
-} from './reference';
+} from '../shared/reference';
 import { topChainId, unpackLayers } from './unpacker';
 import type { ContainerUsage } from '../shared/container-usage';
 

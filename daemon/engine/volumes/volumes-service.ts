@@ -28,7 +28,7 @@ import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import { validateVolumeName } from '../../runtime/oci-spec/mount-paths';
 import type { VolumeRequest } from '../../runtime/oci-spec/mount-types';
 import { resolveInRootfs } from '../../runtime/oci-spec/rootfs-path';
-import { isMounted, unmount } from '../containers/container-rootfs';
+import { isMounted, unmount } from '../shared/mounts';
 import type { ContainerUsage, VolumeUser } from '../shared/container-usage';
 import type { EventsService } from '../events/events-service';
 import type { VolumeDriverClient } from '../plugins/plugin-protocol';

@@ -30,6 +30,26 @@ const forbidden = [
   ['daemon/engine/probe.ts', "import 'node:http';", 'the engine never sees HTTP'],
   ['daemon/engine/probe.ts', "import '../registry/server';", 'the engine never imports the registry'],
   [
+    'daemon/engine/events/probe.ts',
+    "import '../images/image-service';",
+    'inside the engine, no upward import: events below images',
+  ],
+  [
+    'daemon/engine/volumes/probe.ts',
+    "import '../containers/container-rootfs';",
+    'inside the engine, no upward import: volumes below containers',
+  ],
+  [
+    'daemon/engine/containers/probe.ts',
+    "import '../build/build-ports';",
+    'inside the engine, no upward import: containers below build',
+  ],
+  [
+    'daemon/engine/unlisted/probe.ts',
+    "import '../events/events-service';",
+    'an engine folder outside the order imports only engine/shared',
+  ],
+  [
     'daemon/server/routers/events/probe.ts',
     "import '../../../engine/events/event-filter';",
     'routers: no engine',
@@ -44,7 +64,7 @@ const forbidden = [
   ['daemon/server/probe.ts', "import '../engine/events/events-service';", 'the server core: no engine'],
   [
     'daemon/registry/probe.ts',
-    "import '../engine/images/reference';",
+    "import '../engine/shared/reference';",
     'the registry never imports the engine',
   ],
   [
@@ -78,6 +98,15 @@ const allowed = [
   ['daemon/runtime/containerd/probe.ts', "import '@grpc/grpc-js';"],
   ['daemon/engine/probe.ts', "import '../runtime/containerd/client';"],
   ['daemon/engine/probe.test.ts', "import 'node:http'; import '../testing/svcd-harness';"],
+  ['daemon/engine/containers/probe.ts', "import '../images/image-service'; import '../shared/reference';"],
+  [
+    'daemon/engine/build/probe.ts',
+    "import '../containers/engine-context'; import '../attach/attach-service';",
+  ],
+  [
+    'daemon/engine/volumes/probe.test.ts',
+    "import '../containers/testing/containers-fixture'; import '../swarm/swarm-engine';",
+  ],
   ['daemon/server/routers/events/probe.ts', "import '../../../api/errors'; import './backend';"],
   ['daemon/server/routers/events/probe.ts', "import '../../streams/stdcopy'; import '../../router';"],
   ['daemon/bin/probe.ts', "import '../engine/events/events-service'; import '../server/server';"],

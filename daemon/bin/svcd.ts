@@ -22,6 +22,8 @@ import {
   containerImagesOf,
   containersForDiskUsage,
 } from '../engine/containers/containers-engine';
+import { ContainerRegistry } from '../engine/containers/container-registry';
+import { containerUsageOf } from '../engine/containers/container-usage';
 import { ContainerIOFeed } from '../engine/containers/container-io-feed';
 import { ContainerLogs } from '../engine/containers/container-logs';
 import { ContainersService } from '../engine/containers/containers-service';
@@ -185,19 +187,22 @@ async function start(argv: string[], running: Running): Promise<string> {
 
   const product = productInfo();
   const events = new EventsService();
+  // First: the services containers use ask it which containers use what.
+  const registry = new ContainerRegistry();
+  const containerUsage = containerUsageOf(registry);
   const images = new ImageService({
     client,
     events,
     tempDir: join(dataRoot, 'tmp', 'images'),
     insecureRegistries,
     userAgent: `svcd/${product.version}`,
+    containers: containerUsage,
   });
   const containersLog = log.child('containers');
   const volumes: VolumesService = new VolumesService({
     root: join(dataRoot, 'volumes'),
     events,
-    // Read at call time: the containers service is made below, with the volumes it uses.
-    usersOf: (name) => containers.volumeUsers(name),
+    containers: containerUsage,
     driver: (name) => plugins.volumeDriver(name),
     pluginDrivers: () => plugins.volumeDrivers(),
   });
@@ -228,9 +233,8 @@ async function start(argv: string[], running: Running): Promise<string> {
     defaultBridge: opts.bridge,
     bip: opts.bip ?? settings.bip,
     pools: settings.pools ?? defaultAddressPools,
-    // Read at call time: the containers service is made below, with the networks it joins.
-    membersOf: (id) => containers.networkMembers(id),
-    // And the swarm after both.
+    containers: containerUsage,
+    // Read at call time: the swarm is made after the networks and containers it uses.
     swarmActive: () => swarm.swarm.info().LocalNodeState === 'active',
   });
   await networks.init();
@@ -243,6 +247,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     events,
     host: hostFacts,
     defaultSeccomp,
+    registry,
     images: containerImagesOf(images),
     volumes,
     networking: new ContainerNetworking(
@@ -252,7 +257,6 @@ async function start(argv: string[], running: Running): Promise<string> {
     ),
     log: containersLog,
   });
-  const { registry } = context;
   const ioFeed = new ContainerIOFeed();
   const logs = new ContainerLogs(context.paths, containersLog, ioFeed);
   const exec = new ExecService(context);
@@ -263,7 +267,6 @@ async function start(argv: string[], running: Running): Promise<string> {
     execIdsOf: (containerId) => exec.idsOf(containerId),
     commit: commitInto(images),
   });
-  images.setContainerUsage({ imageUsers: async (imageId) => containers.imageUsers(imageId) });
   running.containers = containers;
   // Re-attaches to the containers still running and records the exits missed while svcd was away.
   await containers.init();
@@ -293,8 +296,8 @@ async function start(argv: string[], running: Running): Promise<string> {
     dataRoot,
     engineId,
     components: await componentsReporter(() => client.version()),
+    containers: containerUsage,
     inventory: {
-      containerCounts: async () => containers.counts(),
       imagesForDiskUsage: () => images.diskUsage(),
       containersForDiskUsage: () => containersForDiskUsage(containers),
       volumesForDiskUsage: () => volumes.diskUsage(),
@@ -311,7 +314,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   const build = new BuildService({
     dataRoot,
     images: buildImagesOf(images),
-    containers: buildContainersOf(containers, attach),
+    containers: buildContainersOf(containers, attach, context, images),
     pruneImages: (ids) => images.removeUnused(ids),
   });
 

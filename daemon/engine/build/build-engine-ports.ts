@@ -1,9 +1,13 @@
 // The builder's ports on svcd's own services: images from the image service and store, step
-// containers from the containers service, RUN output from an attach session.
+// containers from the containers service, RUN output from an attach session; a step's rootfs
+// mounted and its commit made here, the builder's own business.
 import { once } from 'node:events';
 import { currentCreateBehaviours } from '../../api/versions';
 import type { AttachService } from '../attach/attach-service';
+import { commitSourceOf } from '../containers/containers-engine';
 import type { ContainersService } from '../containers/containers-service';
+import type { EngineContext } from '../containers/engine-context';
+import { commitImage } from '../images/image-commit';
 import { createImage } from '../images/image-import';
 import type { ImageService } from '../images/image-service';
 import { withLease } from '../images/lease';
@@ -35,7 +39,12 @@ export function buildImagesOf(images: ImageService): BuildImages {
   };
 }
 
-export function buildContainersOf(containers: ContainersService, attach: AttachService): BuildContainers {
+export function buildContainersOf(
+  containers: ContainersService,
+  attach: AttachService,
+  ctx: Pick<EngineContext, 'registry' | 'rootfs'>,
+  images: ImageService,
+): BuildContainers {
   return {
     create: async (body) => (await containers.create({ body, behaviours: currentCreateBehaviours })).Id,
     run: async (id, onOutput, signal) => {
@@ -57,8 +66,14 @@ export function buildContainersOf(containers: ContainersService, attach: AttachS
         session.close();
       }
     },
-    rootfs: (id) => containers.mountedRootfs(id),
-    commit: (id, step) => containers.commitBuildStep(id, step),
+    rootfs: async (id) => {
+      const container = ctx.registry.get(id);
+      await ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
+      return container.record.Rootfs;
+    },
+    // The build's config and history line, and no commit event (as dockerd's builder).
+    commit: (id, step) =>
+      commitImage(images, commitSourceOf(ctx.registry.get(id)), { pause: false, changes: [] }, step),
     remove: (id) => containers.remove(id, { force: true, volumes: true }),
   };
 }

@@ -2,19 +2,12 @@
 // name, and containers to run RUN steps in and copy files into. svcd's composition root wires
 // these to the image and containers services (build-engine-ports.ts).
 import type { ContainerCreateBody } from '../../api/container-types';
-import type { Emit, OciContainerConfig, OciImageConfig } from '../../api/image-types';
+import type { Emit, OciImageConfig } from '../../api/image-types';
+import type { BuildStepCommit } from '../images/image-commit';
 
 export interface BuildImage {
   id: string;
   config: OciImageConfig;
-}
-
-/** What a step's commit records: the image config it leaves, and its history line. */
-export interface BuildStepCommit {
-  config: OciContainerConfig;
-  createdBy: string;
-  /** MAINTAINER's, carried from step to step. */
-  author?: string;
 }
 
 export interface BuildImages {

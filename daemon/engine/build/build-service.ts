@@ -11,7 +11,7 @@ import type { BuildPruneResponse, BuildRequest } from '../../api/build-types';
 import { InvalidParameterError } from '../../api/errors';
 import { resolveInRoot } from '../../lib/tar/confine-path';
 import { peek } from '../../lib/tar/decompress';
-import { familiarString, parseImageAndTag, referenceString, withDefaultTag } from '../images/reference';
+import { familiarString, parseImageAndTag, referenceString, withDefaultTag } from '../shared/reference';
 import { BuildCache } from './build-cache';
 import { BuildContext } from './build-context';
 import type { BuildContainers, BuildImages } from './build-ports';

@@ -1,20 +1,17 @@
 // One build, as Docker's classic builder runs it: the stages the target needs, in order, each
-// instruction a step that is either found in the cache or run. Metadata instructions make a new
-// image config without a container; RUN runs in a container whose changes are committed; COPY,
-// ADD and WORKDIR write into a container's root filesystem that is committed unstarted.
+// instruction a step that is either found in the cache or run (step-runner.ts). Metadata
+// instructions make a new image config without a container (dispatchers.ts); RUN runs in a
+// container whose changes are committed; COPY, ADD and WORKDIR write into a container's root
+// filesystem that is committed unstarted. Base images come from the image context.
 import { StringDecoder } from 'node:string_decoder';
 import { posix } from 'node:path';
 import type { BuildRequest } from '../../api/build-types';
 import type { ContainerCreateBody } from '../../api/container-types';
-import { InvalidParameterError, NotFoundError } from '../../api/errors';
+import { InvalidParameterError } from '../../api/errors';
 import type { OciContainerConfig, OciImageConfig } from '../../api/image-types';
 import { BuildStepError } from '../../api/build-types';
-import { parseSignal } from '../../runtime/oci-spec/signals';
 import { formatPlatform, parsePlatform, DEFAULT_PLATFORM } from '../images/distribution/platform';
-import { parseImageAndTag } from '../images/reference';
-import { BuildCache } from './build-cache';
 import type { BuildContext } from './build-context';
-import type { BuildContainers, BuildImages } from './build-ports';
 import {
   contextSources,
   copySources,
@@ -29,37 +26,16 @@ import { triggerInstruction } from './instructions';
 import { envMap, ShellLexer } from './shell-lexer';
 import type { EscapeToken } from './svcfile-parser';
 import { fetchRemoteFile } from './remote-file';
+import { dispatchMetadata, nop, shellOf } from './dispatchers';
+import { ImageContext } from './image-context';
+import { short, type StageState, StepRunner, type StepRunnerDeps } from './step-runner';
 
 /** Build args a build may pass without an ARG for them; they stay out of the history. */
 const predefinedArgs = new Set(
   ['HTTP_PROXY', 'HTTPS_PROXY', 'FTP_PROXY', 'NO_PROXY', 'ALL_PROXY'].flatMap((n) => [n, n.toLowerCase()]),
 );
-const defaultShell = ['/bin/sh', '-c'];
 
-interface StageState {
-  stage: Stage;
-  imageId: string | undefined;
-  image: OciImageConfig;
-  /** CMD was set in this stage: a later ENTRYPOINT keeps it. */
-  cmdSet: boolean;
-  /** The ARGs declared in this stage, with their values (undefined: declared without one). */
-  args: Map<string, string | undefined>;
-}
-
-interface StepResult {
-  createdBy: string;
-  config: OciContainerConfig;
-  author?: string;
-}
-
-export interface BuilderDeps {
-  images: BuildImages;
-  containers: BuildContainers;
-  cache: BuildCache;
-}
-
-const short = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
-const nop = (text: string) => `/bin/sh -c #(nop)  ${text}`;
+export type BuilderDeps = StepRunnerDeps;
 
 function emptyImage(): OciImageConfig {
   return {
@@ -71,26 +47,6 @@ function emptyImage(): OciImageConfig {
   };
 }
 
-function setEnv(env: string[] | null | undefined, key: string, value: string): string[] {
-  const list = [...(env ?? [])];
-  const at = list.findIndex((e) => e === key || e.startsWith(`${key}=`));
-  if (at >= 0) list[at] = `${key}=${value}`;
-  else list.push(`${key}=${value}`);
-  return list;
-}
-
-/** `80`, `80/udp`, `8000-8002/tcp` as ExposedPorts keys. */
-function exposedPorts(spec: string): string[] {
-  const m = /^(?:(?:[^:]*:)?\d*:)?(\d+)(?:-(\d+))?(?:\/(tcp|udp|sctp))?$/i.exec(spec);
-  if (!m) throw new InvalidParameterError(`Invalid containerPort: ${spec}`);
-  const first = Number(m[1]);
-  const last = m[2] ? Number(m[2]) : first;
-  if (last < first || last > 65535)
-    throw new InvalidParameterError(`Invalid range specified for the Port: ${spec}`);
-  const proto = (m[3] ?? 'tcp').toLowerCase();
-  return Array.from({ length: last - first + 1 }, (_, i) => `${first + i}/${proto}`);
-}
-
 export class Builder {
   private readonly lexer: ShellLexer;
   private step = 0;
@@ -99,6 +55,8 @@ export class Builder {
   private readonly usedArgs = new Set<string>();
   /** Containers made for `COPY --from=<image>`, removed at the end. */
   private readonly sourceContainers = new Map<string, string>();
+  private readonly images: ImageContext;
+  private readonly steps: StepRunner;
 
   constructor(
     private readonly deps: BuilderDeps,
@@ -108,6 +66,8 @@ export class Builder {
     escape: EscapeToken,
   ) {
     this.lexer = new ShellLexer(escape);
+    this.images = new ImageContext(deps.images, req);
+    this.steps = new StepRunner(deps, req, this.images, (text) => this.out(text));
   }
 
   private out(text: string): void {
@@ -246,52 +206,13 @@ export class Builder {
     if (earlier) {
       state.imageId = this.results.get(earlier.index);
     } else if (name.toLowerCase() !== 'scratch') {
-      state.imageId = (await this.baseImage(name)).id;
+      state.imageId = (await this.images.baseImage(name)).id;
     }
     if (state.imageId) {
-      state.image = (await this.image(state.imageId)).config;
+      state.image = (await this.images.image(state.imageId)).config;
       this.out(` ---> ${short(state.imageId)}\n`);
     }
     return state;
-  }
-
-  private async image(id: string) {
-    const image = await this.deps.images.find(id);
-    if (!image) throw new NotFoundError(`No such image: ${id}`);
-    return image;
-  }
-
-  private async baseImage(name: string) {
-    const local = this.req.pull ? undefined : await this.deps.images.find(name);
-    if (local) return local;
-    const ref = parseImageAndTag(name);
-    await this.deps.images.pull(
-      name,
-      this.authFor(ref.domain),
-      this.req.quiet ? () => undefined : this.req.emit,
-      this.req.signal,
-    );
-    return this.image(name);
-  }
-
-  /** The X-Registry-Config entry for a registry, as an X-Registry-Auth value. */
-  private authFor(domain: string): string | undefined {
-    if (!this.req.registryConfig) return undefined;
-    let configs: Record<string, unknown>;
-    try {
-      configs = JSON.parse(Buffer.from(this.req.registryConfig, 'base64url').toString('utf8')) as Record<
-        string,
-        unknown
-      >;
-    } catch {
-      throw new InvalidParameterError('invalid X-Registry-Config header: not base64-encoded JSON');
-    }
-    const hub = domain === 'docker.io';
-    const key = Object.keys(configs ?? {}).find((k) => {
-      const host = k.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
-      return host === domain || (hub && (host === 'index.docker.io' || host === 'registry-1.docker.io'));
-    });
-    return key ? Buffer.from(JSON.stringify(configs[key])).toString('base64url') : undefined;
   }
 
   /** The variables a step sees: its stage's ARG values, overridden by ENV. */
@@ -306,85 +227,9 @@ export class Builder {
     return this.lexer.processWord(text, this.variables(state));
   }
 
-  private shell(state: StageState): string[] {
-    const shell = state.image.config?.Shell;
-    return shell && shell.length > 0 ? shell : defaultShell;
-  }
-
   private async execute(state: StageState, ins: Instruction): Promise<void> {
     const config: OciContainerConfig = { ...(state.image.config ?? {}) };
-    const meta = (createdBy: string, author?: string) =>
-      this.metadataStep(state, { createdBy, config, author });
     switch (ins.kind) {
-      case 'env': {
-        const vars = this.variables(state);
-        const pairs = ins.pairs.map((p) => [
-          this.lexer.processWord(p.key, vars),
-          this.lexer.processWord(p.value, vars),
-        ]);
-        for (const [k, v] of pairs) config.Env = setEnv(config.Env, k, v);
-        return meta(nop(`ENV ${pairs.map(([k, v]) => `${k}=${v}`).join(' ')}`));
-      }
-      case 'label': {
-        const vars = this.variables(state);
-        const pairs = ins.pairs.map((p) =>
-          ins.expand
-            ? [this.lexer.processWord(p.key, vars), this.lexer.processWord(p.value, vars)]
-            : [p.key, p.value],
-        );
-        config.Labels = { ...(config.Labels ?? {}), ...Object.fromEntries(pairs) };
-        return meta(nop(`LABEL ${pairs.map(([k, v]) => `${k}=${v}`).join(' ')}`));
-      }
-      case 'maintainer':
-        return meta(nop(`MAINTAINER ${ins.maintainer}`), ins.maintainer);
-      case 'expose': {
-        const ports = ins.ports
-          .flatMap((p) => this.lexer.processWords(p, this.variables(state)))
-          .flatMap(exposedPorts);
-        config.ExposedPorts = { ...(config.ExposedPorts ?? {}) };
-        for (const p of ports) config.ExposedPorts[p] = {};
-        return meta(nop(`EXPOSE ${ports.join(' ')}`));
-      }
-      case 'user':
-        config.User = this.word(state, ins.user);
-        return meta(nop(`USER ${config.User}`));
-      case 'volume': {
-        const volumes = ins.volumes.map((v) => this.word(state, v));
-        config.Volumes = { ...(config.Volumes ?? {}) };
-        for (const v of volumes) {
-          if (v === '') throw new InvalidParameterError('VOLUME specified can not be an empty string');
-          config.Volumes[v] = {};
-        }
-        return meta(nop(`VOLUME [${volumes.join(' ')}]`));
-      }
-      case 'stopsignal': {
-        const signal = this.word(state, ins.signal);
-        parseSignal(signal);
-        config.StopSignal = signal;
-        return meta(nop(`STOPSIGNAL ${signal}`));
-      }
-      case 'healthcheck':
-        config.Healthcheck = ins.health;
-        return meta(nop(`HEALTHCHECK &{${JSON.stringify(ins.health.Test)}}`));
-      case 'shell':
-        config.Shell = ins.shell;
-        return meta(nop(`SHELL ${JSON.stringify(ins.shell)}`));
-      case 'cmd':
-        config.Cmd = ins.prependShell ? [...this.shell(state), ...ins.command] : ins.command;
-        state.cmdSet = true;
-        return meta(nop(`CMD ${JSON.stringify(config.Cmd)}`));
-      case 'entrypoint':
-        config.Entrypoint =
-          ins.command === null
-            ? null
-            : ins.prependShell
-              ? [...this.shell(state), ...ins.command]
-              : ins.command;
-        if (!state.cmdSet) config.Cmd = null;
-        return meta(nop(`ENTRYPOINT ${JSON.stringify(config.Entrypoint ?? [])}`));
-      case 'onbuild':
-        config.OnBuild = [...(config.OnBuild ?? []), ins.expression];
-        return meta(nop(`ONBUILD ${ins.expression}`));
       case 'arg':
         return this.arg(state, ins, config);
       case 'workdir':
@@ -394,6 +239,14 @@ export class Builder {
       case 'copy':
       case 'add':
         return this.copyStep(state, ins, config);
+      default: {
+        const words = {
+          lexer: this.lexer,
+          variables: () => this.variables(state),
+          word: (text: string) => this.word(state, text),
+        };
+        return this.steps.metadataStep(state, { ...dispatchMetadata(state, ins, config, words), config });
+      }
     }
   }
 
@@ -407,7 +260,7 @@ export class Builder {
       this.usedArgs.add(key);
       words.push(value !== undefined ? `${key}=${value}` : key);
     }
-    return this.metadataStep(state, { createdBy: nop(`ARG ${words.join(' ')}`), config });
+    return this.steps.metadataStep(state, { createdBy: nop(`ARG ${words.join(' ')}`), config });
   }
 
   /** The ARG values a RUN sees as environment, and how its history line records them. */
@@ -422,157 +275,6 @@ export class Builder {
     return { env, prefix };
   }
 
-  private cacheKey(state: StageState, result: StepResult, detail: unknown = null): string {
-    return BuildCache.keyOf({
-      parent: state.imageId,
-      createdBy: result.createdBy,
-      detail: [result.config, result.author ?? state.image.author ?? '', detail],
-    });
-  }
-
-  /**
-   * A cached result for the step. With cache-from images named, only those are sources, as in
-   * Docker's classic builder: a local hit counts when it is an ancestor of one of them.
-   */
-  private async cached(state: StageState, key: string, result: StepResult): Promise<boolean> {
-    if (this.req.noCache) return false;
-    let id = await this.deps.cache.get(key);
-    if (id && !(await this.deps.images.find(id))) id = undefined;
-    if (id && this.req.cacheFrom.length > 0 && !(await this.isCacheFromAncestor(id))) id = undefined;
-    id ??= await this.fromCacheImages(state, result);
-    if (!id) return false;
-    this.out(' ---> Using cache\n');
-    await this.adopt(state, id);
-    return true;
-  }
-
-  private async isCacheFromAncestor(id: string): Promise<boolean> {
-    for (const name of this.req.cacheFrom) {
-      const source = await this.deps.images.find(name);
-      // The parent chain of a built image is finite: each parent existed before its child.
-      for (
-        let p = source && (await this.deps.images.parentOf(source.id));
-        p;
-        p = await this.deps.images.parentOf(p)
-      )
-        if (p === id) return true;
-    }
-    return false;
-  }
-
-  /**
-   * A cache-from image whose history continues the current image's with this step: the image
-   * (or, when the step is not its last, an image of its layers up to the step).
-   */
-  private async fromCacheImages(state: StageState, result: StepResult): Promise<string | undefined> {
-    const history = state.image.history ?? [];
-    const diffIds = state.image.rootfs.diff_ids;
-    for (const name of this.req.cacheFrom) {
-      const source = await this.deps.images.find(name);
-      if (!source) continue;
-      const theirs = source.config.history ?? [];
-      const next = theirs[history.length];
-      const prefixMatches =
-        theirs.length > history.length &&
-        history.every(
-          (h, i) => theirs[i].created_by === h.created_by && !!theirs[i].empty_layer === !!h.empty_layer,
-        ) &&
-        diffIds.every((d, i) => source.config.rootfs.diff_ids[i] === d);
-      if (!prefixMatches || next.created_by !== result.createdBy) continue;
-      if (theirs.length === history.length + 1) {
-        if (JSON.stringify(source.config.config ?? {}) === JSON.stringify(result.config)) return source.id;
-        continue;
-      }
-      const layers = diffIds.length + (next.empty_layer ? 0 : 1);
-      return this.deps.images.truncate(source.id, layers, {
-        ...source.config,
-        config: result.config,
-        rootfs: { type: 'layers', diff_ids: source.config.rootfs.diff_ids.slice(0, layers) },
-        history: theirs.slice(0, history.length + 1),
-      });
-    }
-    return undefined;
-  }
-
-  private async adopt(state: StageState, id: string): Promise<void> {
-    state.imageId = id;
-    state.image = (await this.image(id)).config;
-    this.out(` ---> ${short(id)}\n`);
-  }
-
-  private async metadataStep(state: StageState, result: StepResult): Promise<void> {
-    const key = this.cacheKey(state, result);
-    if (await this.cached(state, key, result)) return;
-    const created = new Date().toISOString();
-    const image: OciImageConfig = {
-      ...state.image,
-      created,
-      author: result.author ?? state.image.author ?? '',
-      config: result.config,
-      container_config: {
-        ...result.config,
-        Cmd: ['/bin/sh', '-c', result.createdBy.replace(/^\/bin\/sh -c /, '')],
-      },
-      history: [...(state.image.history ?? []), { created, created_by: result.createdBy, empty_layer: true }],
-    };
-    delete image.container;
-    const id = await this.deps.images.derive(state.imageId, image);
-    await this.deps.cache.set(key, id);
-    await this.adopt(state, id);
-  }
-
-  /** An image to make a container from: FROM scratch has none until its first step. */
-  private async baseForContainer(state: StageState): Promise<string> {
-    state.imageId ??= await this.deps.images.derive(undefined, state.image);
-    return state.imageId;
-  }
-
-  /**
-   * Runs `work` with a fresh container of the current image, commits what it changed as the
-   * step's image and removes the container (unless asked to keep it).
-   */
-  private async containerStep(
-    state: StageState,
-    key: string,
-    result: StepResult,
-    body: Partial<ContainerCreateBody>,
-    work: (id: string) => Promise<void>,
-    announce: boolean,
-  ): Promise<void> {
-    const image = await this.baseForContainer(state);
-    const id = await this.deps.containers.create({
-      ...body,
-      Image: image,
-      Env: body.Env ?? state.image.config?.Env ?? [],
-      User: body.User ?? state.image.config?.User ?? '',
-      WorkingDir: state.image.config?.WorkingDir ?? '',
-      Entrypoint: [],
-      Cmd: body.Cmd ?? ['/bin/sh', '-c', result.createdBy.replace(/^\/bin\/sh -c /, '')],
-      Labels: state.image.config?.Labels ?? {},
-    });
-    if (announce) this.out(` ---> Running in ${short(id)}\n`);
-    let committed = false;
-    try {
-      await work(id);
-      this.req.signal.throwIfAborted();
-      const imageId = await this.deps.containers.commit(id, {
-        ...result,
-        author: result.author ?? state.image.author,
-      });
-      committed = true;
-      await this.deps.cache.set(key, imageId);
-      if (this.req.rm || this.req.forceRm) {
-        await this.deps.containers.remove(id);
-        if (announce) this.out(`Removing intermediate container ${short(id)}\n`);
-      }
-      await this.adopt(state, imageId);
-    } finally {
-      const cancelled = this.req.signal.aborted;
-      if (!committed && (this.req.forceRm || cancelled))
-        await this.deps.containers.remove(id).catch(() => undefined);
-    }
-  }
-
   private async workdir(
     state: StageState,
     ins: InstructionOf<'workdir'>,
@@ -581,22 +283,9 @@ export class Builder {
     const dir = posix.resolve(config.WorkingDir || '/', this.word(state, ins.path));
     config.WorkingDir = dir;
     const result = { createdBy: nop(`WORKDIR ${dir}`), config };
-    await this.filesystemStep(state, result, null, async (rootfs) => {
+    await this.steps.filesystemStep(state, result, null, async (rootfs) => {
       await ensureDirectory(rootfs, dir);
     });
-  }
-
-  /** A step that writes into the image's files without running anything (WORKDIR, COPY, ADD). */
-  private async filesystemStep(
-    state: StageState,
-    result: StepResult,
-    detail: unknown,
-    write: (rootfs: string) => Promise<void>,
-  ): Promise<void> {
-    const key = this.cacheKey(state, result, detail);
-    if (await this.cached(state, key, result)) return;
-    const work = async (id: string) => write(await this.deps.containers.rootfs(id));
-    await this.containerStep(state, key, result, {}, work, false);
   }
 
   private async runStep(
@@ -604,11 +293,11 @@ export class Builder {
     ins: InstructionOf<'run' | 'cmd'>,
     config: OciContainerConfig,
   ): Promise<void> {
-    const command = ins.prependShell ? [...this.shell(state), ...ins.command] : ins.command;
+    const command = ins.prependShell ? [...shellOf(state), ...ins.command] : ins.command;
     const { env, prefix } = this.runArgs(state);
     const result = { createdBy: `${prefix}${command.join(' ')}`, config };
-    const key = this.cacheKey(state, result);
-    if (await this.cached(state, key, result)) return;
+    const key = this.steps.cacheKey(state, result);
+    if (await this.steps.cached(state, key, result)) return;
     const run = this.req.run;
     const body: Partial<ContainerCreateBody> = {
       Cmd: command,
@@ -627,7 +316,7 @@ export class Builder {
         ExtraHosts: run.extraHosts,
       },
     };
-    await this.containerStep(
+    await this.steps.containerStep(
       state,
       key,
       result,
@@ -697,7 +386,7 @@ export class Builder {
       const hash = await hashSources(sources);
       const kind = sources.length > 1 ? 'multi' : sources[0].stats.isDirectory() ? 'dir' : 'file';
       const result = { createdBy: nop(`${name} ${kind}:${hash} in ${dest} `), config };
-      await this.filesystemStep(state, result, { chown, from: ins.from }, async (rootfs) => {
+      await this.steps.filesystemStep(state, result, { chown, from: ins.from }, async (rootfs) => {
         const owner = await resolveOwner(rootfs, chown);
         await copySources(sources, {
           rootfs,
@@ -721,7 +410,7 @@ export class Builder {
       image = this.results.get(stage.index);
       if (!image) throw new InvalidParameterError(`stage ${ins.from} produced no image to copy from`);
     } else {
-      image = (await this.baseImage(ins.from)).id;
+      image = (await this.images.baseImage(ins.from)).id;
     }
     let container = this.sourceContainers.get(image);
     if (!container) {

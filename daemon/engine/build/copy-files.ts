@@ -24,7 +24,7 @@ import type { Stats } from 'node:fs';
 import { InvalidParameterError } from '../../api/errors';
 import { resolveInRoot } from '../../lib/tar/confine-path';
 import { decompress, peek } from '../../lib/tar/decompress';
-import { extractTar } from '../containers/tar-extract';
+import { extractTar } from '../shared/tar-extract';
 import type { BuildContext } from './build-context';
 import { globRegExp } from './ignore-patterns';
 

@@ -9,8 +9,8 @@ import type { ContainerPathStat } from '../../api/container-summary-types';
 import { ForbiddenError, InvalidParameterError, NotFoundError } from '../../api/errors';
 import { resolveInRoot } from '../../lib/tar/confine-path';
 import type { ContainerRecord } from './container-record';
-import { tarSources } from './tar-directory';
-import { extractTar } from './tar-extract';
+import { tarSources } from '../shared/tar-directory';
+import { extractTar } from '../shared/tar-extract';
 
 interface Located {
   root: string;

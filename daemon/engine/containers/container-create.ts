@@ -153,7 +153,7 @@ export async function createContainer(
       NetworkMode: network.kind,
       Networks: networks,
     };
-    const spec = containerSpec(ctx, record, false);
+    const spec = containerSpec(ctx, record, false, validated.security);
     await ctx.client.containers.create({
       id,
       spec,
@@ -182,7 +182,7 @@ export async function applyLegacyHostConfig(
   legacy: LegacyStart,
 ): Promise<void> {
   const record = container.record;
-  const { hostConfig } = validateCreate({
+  const { hostConfig, security } = validateCreate({
     config: record.Config,
     hostConfig: legacy.hostConfig,
     behaviours: legacy.behaviours,
@@ -211,6 +211,6 @@ export async function applyLegacyHostConfig(
   record.HostConfig = hostConfig;
   record.NetworkMode = network.kind;
   record.Networks = ctx.networking.attachmentsFor(network, undefined, record.Config.MacAddress);
-  await ctx.client.containers.update(record.Id, { spec: containerSpec(ctx, record, false) });
+  await ctx.client.containers.update(record.Id, { spec: containerSpec(ctx, record, false, security) });
   await saveRecord(ctx, container);
 }

@@ -1,19 +1,17 @@
 // A container's root filesystem: an init layer (the mount points runc needs, as dockerd's
 // "-init" layer, so they never show up in changes or commits) on the image's top snapshot, the
 // container's writable snapshot on top, mounted by svcd at <container dir>/rootfs.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ConflictError, NotFoundError, SystemError } from '../../api/errors';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { Mount } from '../../runtime/containerd/types';
 import type { ContainerChange } from '../../api/container-summary-types';
 import { withLease } from '../images/lease';
 import { copyChanges, layerChanges } from './container-changes';
+import { isMounted, mountSnapshot, unmount } from '../shared/mounts';
 
-const run = promisify(execFile);
 /** Snapshots svcd manages itself must survive containerd's garbage collection. */
 const gcRoot = { 'containerd.io/gc.root': new Date(0).toISOString() };
 
@@ -47,37 +45,6 @@ async function populateInitLayer(dir: string): Promise<void> {
   for (const d of initDirs) await mkdir(join(dir, d), { recursive: true, mode: 0o755 });
   for (const f of initFiles) await writeFile(join(dir, f), '', { mode: 0o755 });
   await symlink('/proc/mounts', join(dir, 'etc/mtab')).catch(() => undefined);
-}
-
-export async function mountSnapshot(mounts: Mount[], target: string): Promise<void> {
-  await mkdir(target, { recursive: true, mode: 0o711 });
-  const m = mounts[0];
-  const args =
-    m.type === 'bind'
-      ? ['--bind', m.source, target]
-      : ['-t', m.type, '-o', m.options.join(','), m.source, target];
-  try {
-    await run('mount', args);
-  } catch (err) {
-    throw new SystemError(`mount ${target}: ${(err as { stderr?: string }).stderr?.trim() || String(err)}`);
-  }
-}
-
-export async function isMounted(target: string): Promise<boolean> {
-  const table = await readFile('/proc/self/mountinfo', 'utf8');
-  return table.split('\n').some((line) => line.split(' ')[4] === target);
-}
-
-/** `known`: svcd mounted it itself, so the mount table need not be read. */
-export async function unmount(target: string, known = false): Promise<void> {
-  if (!known && !(await isMounted(target))) return;
-  try {
-    await run('umount', [target]);
-  } catch {
-    // Someone else unmounted it meanwhile: nothing left to do.
-    if (known && !(await isMounted(target))) return;
-    await run('umount', ['-l', target]);
-  }
 }
 
 /** The image's committed snapshot, and how to make it if it is missing. */

@@ -5,11 +5,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConflictError } from '../../api/errors';
 import type { HostConfig } from '../../api/container-types';
 import { currentCreateBehaviours } from '../../api/versions';
-import { buildSpec } from '../../runtime/oci-spec/build-spec';
+import { validatedSpec } from '../../runtime/oci-spec/build-spec';
 import type { NamespacePaths } from '../../runtime/oci-spec/namespaces';
 import type { OciSpec } from '../../runtime/oci-spec/oci-types';
 import { containerSeccomp } from '../../runtime/oci-spec/seccomp';
-import { parseSecurityOpts } from '../../runtime/oci-spec/security-opts';
+import { parseSecurityOpts, type SecurityOptions } from '../../runtime/oci-spec/security-opts';
 import { linkEnvironment } from './container-links';
 import type { ContainerRecord } from './container-record';
 import { isRunning } from './container-state';
@@ -56,7 +56,16 @@ function resolveShared(ctx: EngineContext, hostConfig: HostConfig): NamespacePat
   return paths;
 }
 
-export function containerSpec(ctx: EngineContext, record: ContainerRecord, atStart: boolean): OciSpec {
+/**
+ * The spec of a container from its record, validated at its create (so not again here); `security`
+ * is the create's parsed security options, when it is the create building it.
+ */
+export function containerSpec(
+  ctx: EngineContext,
+  record: ContainerRecord,
+  atStart: boolean,
+  security?: SecurityOptions,
+): OciSpec {
   let hostConfig = record.HostConfig;
   let namespaces: NamespacePaths = {};
   if (Object.keys(record.Networks ?? {}).length > 0) {
@@ -75,19 +84,22 @@ export function containerSpec(ctx: EngineContext, record: ContainerRecord, atSta
   const config = linked.length
     ? { ...record.Config, Env: [...linked, ...(record.Config.Env ?? [])] }
     : record.Config;
-  return buildSpec({
-    id: record.Id,
-    config,
-    hostConfig,
-    rootfsPath: record.Rootfs,
-    behaviours: currentCreateBehaviours,
-    host: ctx.host,
-    mounts: record.Mounts,
-    files: record.Files,
-    namespaces,
-    shimGroup: SHIM_GROUP,
-    defaultSeccomp: ctx.defaultSeccomp,
-  }).spec;
+  return validatedSpec(
+    {
+      id: record.Id,
+      config,
+      hostConfig,
+      rootfsPath: record.Rootfs,
+      behaviours: currentCreateBehaviours,
+      host: ctx.host,
+      mounts: record.Mounts,
+      files: record.Files,
+      namespaces,
+      shimGroup: SHIM_GROUP,
+      defaultSeccomp: ctx.defaultSeccomp,
+    },
+    security,
+  );
 }
 
 /**

@@ -1,9 +1,10 @@
 // What ties the containers engine to the image store (image resolution and commit) and to
-// GET /system/df; svcd's composition root wires them.
+// GET /system/df; svcd's composition root and the builder's ports wire them.
 import type { ContainerSummary } from '../../api/container-summary-types';
 import type { ImageConfigLike } from '../../runtime/oci-spec/image-config';
+import { commitImage, type CommitSource } from '../images/image-commit';
 import type { ImageService } from '../images/image-service';
-import { commitContainer } from './container-commit';
+import type { Container } from './container';
 import type { ContainerImageStore } from './container-images';
 import type { ContainersService, ContainersServiceDeps } from './containers-service';
 
@@ -23,9 +24,21 @@ export function containerImagesOf(images: ImageService): ContainerImageStore {
   };
 }
 
+/** What a commit reads of the container. */
+export function commitSourceOf(container: Container): CommitSource {
+  const r = container.record;
+  return {
+    id: container.id,
+    image: r.Image,
+    initSnapshotKey: r.InitSnapshotKey,
+    config: r.Config,
+    command: [r.Path, ...r.Args].join(' '),
+  };
+}
+
 /** POST /commit's image side: the container's layer added to the image store. */
 export function commitInto(images: ImageService): ContainersServiceDeps['commit'] {
-  return (ctx, container, opts, step) => commitContainer(ctx, images, container, opts, step);
+  return (container, opts) => commitImage(images, commitSourceOf(container), opts);
 }
 
 /** GET /system/df's containers: every container with its sizes. */

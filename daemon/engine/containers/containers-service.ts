@@ -46,13 +46,10 @@ import { ShimKeeper } from './shim-keeper';
 import { TaskEventMonitor } from './task-event-monitor';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import type { Filters } from '../../api/filters';
-import type { VolumeUser } from '../volumes/volumes-service';
-import type { NetworkMember } from '../networks/networks-service';
 import { connectOne, disconnectOne, refreshHosts } from './container-endpoints';
 import { removeLink } from './container-links';
 import { volumeNames } from './volume-events';
 import type { EndpointSettings } from '../../api/container-types';
-import type { BuildStepCommit } from '../build/build-ports';
 
 export interface ContainersServiceDeps {
   context: EngineContext;
@@ -61,12 +58,7 @@ export interface ContainersServiceDeps {
   /** The exec instances of a container not yet finished, for inspect's ExecIDs. */
   execIdsOf: (containerId: string) => string[];
   /** Commits a container's layer as an image (the image store's side of POST /commit). */
-  commit: (
-    ctx: EngineContext,
-    container: Container,
-    opts: CommitOptions,
-    step?: BuildStepCommit,
-  ) => Promise<string>;
+  commit: (container: Container, opts: CommitOptions) => Promise<string>;
 }
 
 export class ContainersService {
@@ -582,7 +574,7 @@ export class ContainersService {
     const pause = req.pause && container.record.State.Status === 'running';
     if (pause) await this.lifecycle.pause(container);
     try {
-      const id = await this.commitImage(this.ctx, container, req);
+      const id = await this.commitImage(container, req);
       publishContainerEvent(this.ctx, container, 'commit', {
         comment: req.comment ?? '',
         imageID: id,
@@ -592,34 +584,6 @@ export class ContainersService {
     } finally {
       if (pause) await this.lifecycle.unpause(container).catch(() => undefined);
     }
-  }
-
-  /** A build step's commit: the build's config and history line, no event (as dockerd's builder). */
-  commitBuildStep(ref: string, step: BuildStepCommit): Promise<string> {
-    return this.commitImage(this.ctx, this.get(ref), { pause: false, changes: [] }, step);
-  }
-
-  /** The container's root filesystem, mounted on the host (for a build step to write into). */
-  async mountedRootfs(ref: string): Promise<string> {
-    const container = this.get(ref);
-    await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
-    return container.record.Rootfs;
-  }
-
-  /** Counts for GET /info. */
-  counts(): { total: number; running: number; paused: number; stopped: number } {
-    const all = this.ctx.registry.all();
-    const paused = all.filter((c) => c.record.State.Paused).length;
-    const running = all.filter((c) => isRunning(c.record.State) && !c.record.State.Paused).length;
-    return { total: all.length, running, paused, stopped: all.length - running - paused };
-  }
-
-  /** IDs of the containers made from the image: the image store refuses to delete it (409). */
-  imageUsers(imageId: string): string[] {
-    return this.ctx.registry
-      .all()
-      .filter((c) => c.record.Image === imageId)
-      .map((c) => c.id);
   }
 
   async connectNetwork(network: string, ref: string, settings: EndpointSettings | null): Promise<void> {
@@ -636,33 +600,5 @@ export class ContainersService {
       await disconnectOne(this.ctx, container, network);
       await saveRecord(this.ctx, container);
     });
-  }
-
-  /** The containers configured on the network, with their endpoint while they run. */
-  networkMembers(networkId: string): NetworkMember[] {
-    return this.ctx.registry.all().flatMap((c) => {
-      const name = Object.entries(c.record.Networks ?? {}).find(([, a]) => a.NetworkID === networkId)?.[0];
-      if (name === undefined) return [];
-      const endpoint = c.record.Endpoints?.[name];
-      const aliases = c.record.Networks?.[name]?.Aliases ?? [];
-      return [
-        {
-          id: c.id,
-          name: c.record.Name.slice(1),
-          aliases,
-          links: c.record.Networks?.[name]?.Links ?? [],
-          running: isRunning(c.record.State),
-          endpoint,
-        },
-      ];
-    });
-  }
-
-  /** The containers whose mounts name the volume; one still starting counts as running. */
-  volumeUsers(name: string): VolumeUser[] {
-    return this.ctx.registry
-      .all()
-      .filter((c) => c.record.Mounts.some((m) => m.Type === 'volume' && m.Name === name))
-      .map((c) => ({ id: c.id, running: isRunning(c.record.State) || c.starting }));
   }
 }

@@ -13,7 +13,7 @@ import type { Container } from './container';
 import type { ContainerImageStore } from './container-images';
 import { ContainerPaths } from './container-paths';
 import type { ContainerRecord } from './container-record';
-import { ContainerRegistry } from './container-registry';
+import type { ContainerRegistry } from './container-registry';
 import { ContainerRootfs } from './container-rootfs';
 import type { VolumesService } from '../volumes/volumes-service';
 import type { ContainerNetworking } from '../networks/container-networking';
@@ -54,6 +54,8 @@ export interface EngineContextDeps {
   events: EventsService;
   host: HostFacts;
   defaultSeccomp?: SeccompChoice;
+  /** Built first, so that volumes, networks and images can be given its usage view (container-usage.ts). */
+  registry: ContainerRegistry;
   images: ContainerImageStore;
   volumes: ContainerVolumes;
   networking: ContainerNetworking;
@@ -69,7 +71,7 @@ export function createEngineContext(deps: EngineContextDeps): EngineContext {
     runcState: new RuncState(deps.runcRoot, deps.containerdState, deps.client.namespace),
     paths,
     store: new JsonStore<ContainerRecord>(paths.containersDir),
-    registry: new ContainerRegistry(),
+    registry: deps.registry,
     events: deps.events,
     host: deps.host,
     defaultSeccomp: deps.defaultSeccomp,

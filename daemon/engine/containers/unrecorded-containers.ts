@@ -3,7 +3,7 @@
 // record to name them: no container is lost, but nothing would ever remove what they made.
 import { readdir, rm } from 'node:fs/promises';
 import { NotFoundError } from '../../api/errors';
-import { unmount } from './container-rootfs';
+import { unmount } from '../shared/mounts';
 import type { EngineContext } from './engine-context';
 
 const ignoreNotFound = (err: unknown) => {

@@ -1,6 +1,6 @@
 // Which events a /events subscriber asked for (the `filters` query of the spec).
 import type { EngineEvent } from '../../api/event-types';
-import { familiarName, parseReference } from '../images/reference';
+import { familiarName, parseReference } from '../shared/reference';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import type { Filters } from '../../api/filters';
 

@@ -11,7 +11,7 @@ import { ContentStore } from './content-store';
 import type { ImageStore, StoredImage } from './image-store';
 import { withLease } from './lease';
 import { progressMessage } from './progress';
-import { familiarString, parseReference, referenceString, withDefaultTag } from './reference';
+import { familiarString, parseReference, referenceString, withDefaultTag } from '../shared/reference';
 import { unpackLayers } from './unpacker';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 

@@ -1,7 +1,7 @@
 // Filters of GET /images/json and POST /images/prune: dangling, label, before, since, reference,
 // until — each a predicate over stored images, as Docker applies them.
 import { InvalidParameterError } from '../../api/errors';
-import { familiarName, familiarString } from './reference';
+import { familiarName, familiarString } from '../shared/reference';
 import type { StoredImage } from './image-store';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import type { Filters } from '../../api/filters';

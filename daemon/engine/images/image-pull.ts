@@ -1,7 +1,13 @@
 // POST /images/create?fromImage=…: pull through the registry client into containerd's content
 // store (under a lease), unpack, label for GC, then name the image by tag and by digest.
 import type { ImagePullRequest } from '../../api/image-types';
-import { familiarName, familiarString, parseImageAndTag, referenceString, type Reference } from './reference';
+import {
+  familiarName,
+  familiarString,
+  parseImageAndTag,
+  referenceString,
+  type Reference,
+} from '../shared/reference';
 import { decodeAuthConfig } from './distribution/auth-config';
 import { pullImage } from './distribution/pull';
 import { RegistryClient } from './distribution/registry-client';

@@ -16,7 +16,7 @@ import {
   referenceString,
   repositoryName,
   type Reference,
-} from './reference';
+} from '../shared/reference';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 
 export interface PushContext {

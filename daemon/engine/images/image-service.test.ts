@@ -8,6 +8,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { startTestContainerd, type TestContainerd } from '../../runtime/containerd/test-fixtures';
 import { EventsService } from '../events/events-service';
+import { ContainerRegistry } from '../containers/container-registry';
+import { containerUsageOf } from '../containers/container-usage';
 import { ImageService } from './image-service';
 import { createImage } from './image-import';
 import { withLease } from './lease';
@@ -28,6 +30,7 @@ before(async () => {
     tempDir,
     insecureRegistries: [],
     userAgent: 'test',
+    containers: containerUsageOf(new ContainerRegistry()),
   });
 });
 

@@ -38,13 +38,9 @@ import {
   referenceString,
   withDefaultTag,
   type Reference,
-} from './reference';
+} from '../shared/reference';
 import { topChainId, unpackLayers } from './unpacker';
-
-/** Which containers use an image; the containers engine provides it once it exists. */
-export interface ContainerUsage {
-  imageUsers(imageId: string): Promise<string[]>;
-}
+import type { ContainerUsage } from '../shared/container-usage';
 
 export interface ImageServiceDeps {
   client: ContainerdClient;
@@ -54,6 +50,8 @@ export interface ImageServiceDeps {
   insecureRegistries: string[];
   /** Sent to registries, as Docker sends its own. */
   userAgent: string;
+  /** Which containers use an image (it is not removed or pruned while one does). */
+  containers: Pick<ContainerUsage, 'imageUsers'>;
 }
 
 export interface ResolvedImage {
@@ -71,14 +69,9 @@ const shortId = (id: string) => id.slice(id.indexOf(':') + 1, id.indexOf(':') + 
 
 export class ImageService {
   readonly store: ImageStore;
-  private usage: ContainerUsage = { imageUsers: async () => [] };
 
   constructor(readonly deps: ImageServiceDeps) {
     this.store = new ImageStore(deps.client);
-  }
-
-  setContainerUsage(usage: ContainerUsage): void {
-    this.usage = usage;
   }
 
   protected publish(action: string, id: string, name: string, extra: Record<string, string> = {}): void {
@@ -277,7 +270,7 @@ export class ImageService {
       await this.store.removeName(referenceString(ref));
       listUntagged(ref);
     };
-    const users = await this.usage.imageUsers(image.id);
+    const users = this.deps.containers.imageUsers(image.id);
     let remaining = image.names;
     if (named) {
       // Untagging the last tag of a repository also drops that repository's digest references.
@@ -355,7 +348,7 @@ export class ImageService {
       if ((danglingOnly && !isDangling(image)) || !keep(image)) continue;
       // An intermediate image goes with the last image built on it, not before.
       if (danglingOnly && hasChild.has(image.id)) continue;
-      if ((await this.usage.imageUsers(image.id)).length > 0) continue;
+      if (this.deps.containers.imageUsers(image.id).length > 0) continue;
       const sizes = new Map((await this.store.layerSizes(image)).map((l) => [l.chain, l.size]));
       for (const ref of image.names) deleted.push({ Untagged: familiarString(ref) });
       const gone = await this.store.deleteImage(image);
@@ -387,7 +380,7 @@ export class ImageService {
       const next = images.find((i) => pending.has(i.id) && isDangling(i) && !hasChild.has(i.id));
       if (!next) break;
       pending.delete(next.id);
-      if ((await this.usage.imageUsers(next.id)).length > 0) continue;
+      if (this.deps.containers.imageUsers(next.id).length > 0) continue;
       const sizes = new Map((await this.store.layerSizes(next)).map((l) => [l.chain, l.size]));
       const gone = await this.store.deleteImage(next);
       for (const chain of gone) reclaimed += sizes.get(chain) ?? 0;
@@ -431,7 +424,7 @@ export class ImageService {
         RepoTags: summary.RepoTags ?? [],
         RepoDigests: summary.RepoDigests ?? [],
         SharedSize: perImage[i].filter((l) => (users.get(l.chain) ?? 0) > 1).reduce((s, l) => s + l.size, 0),
-        Containers: (await this.usage.imageUsers(image.id)).length,
+        Containers: this.deps.containers.imageUsers(image.id).length,
       });
     }
     return { layersSize: [...layerSizes.values()].reduce((a, b) => a + b, 0), images: out };

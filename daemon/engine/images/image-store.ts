@@ -11,7 +11,7 @@ import { ContentStore } from './content-store';
 import { parseManifest } from './distribution/manifest';
 import { parsePlatform, selectManifest } from './distribution/platform';
 import type { Descriptor, ImageManifest } from './distribution/types';
-import { parseReference, referenceString, withDefaultTag, type Reference } from './reference';
+import { parseReference, referenceString, withDefaultTag, type Reference } from '../shared/reference';
 import { chainIds, topChainId } from './unpacker';
 
 const idLabel = 'io.svc.image.id';

@@ -1,7 +1,7 @@
 // The wire views of stored images: list summaries, inspect and history, as Docker shows them.
 import { containerConfigDefaults, withDefaults } from '../../api/container-defaults';
 import type { ImageHistoryItem, ImageInspect, ImageSummary } from '../../api/image-types';
-import { familiarString } from './reference';
+import { familiarString } from '../shared/reference';
 import type { StoredImage } from './image-store';
 
 export const repoTags = (image: StoredImage) => image.names.filter((n) => n.tag).map(familiarString);

@@ -7,7 +7,7 @@ import { decodeAuthConfig } from './distribution/auth-config';
 import { RegistryClient } from './distribution/registry-client';
 import type { TransportOptions } from './distribution/registry-transport';
 import type { ImageConfig } from './distribution/types';
-import { parseImageAndTag, registryHost } from './reference';
+import { parseImageAndTag, registryHost } from '../shared/reference';
 
 /** What the lookups need of svcd's settings. */
 export type LookupOptions = Pick<TransportOptions, 'insecureRegistries' | 'userAgent'>;

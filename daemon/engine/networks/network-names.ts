@@ -1,7 +1,7 @@
 // The names a user network's name server answers for: its members by name, alias and short ID,
 // and, for the member asking only, the aliases of its links on that network (`target:alias`).
 import type { KnownName } from '../../runtime/dns/name-server';
-import type { NetworkMember } from './networks-service';
+import type { NetworkMember } from '../shared/container-usage';
 
 function addressesOf(members: NetworkMember[]): KnownName {
   const live = members.flatMap((m) => (m.endpoint ? [m.endpoint] : []));

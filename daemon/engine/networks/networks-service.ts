@@ -32,12 +32,12 @@ import {
   type Subnet,
 } from '../../runtime/cni/ipv4';
 import type { EventsService } from '../events/events-service';
-import { NameServer } from '../../runtime/dns/name-server';
-import { lookupName } from './network-names';
+import type { ContainerUsage } from '../shared/container-usage';
+import { NetworkResolvers } from './network-resolvers';
+import { listNetworks, networkView } from './network-views';
 import { parseIp6 } from '../../runtime/cni/ipv6';
 import { masqOption, mtuOption } from './bridge-chain';
 import { checkIpv6Address, ipv6Addressing, isIpv6Config, type Ipv6Addressing } from './ipv6-subnets';
-import { nameservers } from '../../runtime/oci-spec/resolv-conf';
 
 /** What svcd keeps of a network; the IPv6 fields are set when EnableIPv6 is. */
 export interface NetworkRecord extends Partial<Ipv6Addressing> {
@@ -68,24 +68,6 @@ export interface NetworkRecord extends Partial<Ipv6Addressing> {
   Overlay?: { Ingress: boolean };
 }
 
-/** A container attached to a network, as the containers engine reports it. */
-export interface NetworkMember {
-  id: string;
-  name: string;
-  aliases: string[];
-  /** The links of its endpoint on the network (`target[:alias]`): names only it resolves. */
-  links: string[];
-  running: boolean;
-  endpoint?: {
-    EndpointID: string;
-    MacAddress: string;
-    IPAddress: string;
-    IPPrefixLen: number;
-    GlobalIPv6Address?: string;
-    GlobalIPv6PrefixLen?: number;
-  };
-}
-
 export interface NetworksServiceDeps {
   dataRoot: string;
   events: EventsService;
@@ -98,7 +80,8 @@ export interface NetworksServiceDeps {
   bip?: string;
   /** Whether this engine is in a swarm (overlay networks exist only then). */
   swarmActive?: () => boolean;
-  membersOf: (networkId: string) => NetworkMember[];
+  /** The containers on a network: its DNS names, and whether it is in use. */
+  containers: Pick<ContainerUsage, 'networkMembers'>;
 }
 
 /** Docker's default pools: 172.17–31.0.0/16, then 192.168.0.0/16 in /20s. */
@@ -121,18 +104,17 @@ function nowRfc3339(): string {
 }
 
 /** What a network's driver is to clients: overlay for the swarm's (bridges underneath). */
-const driverOf = (n: NetworkRecord) => (n.Overlay ? 'overlay' : n.Driver);
-const scopeOf = (n: NetworkRecord) => (n.Overlay ? 'swarm' : 'local');
 
 export class NetworksService {
   private readonly networks = new Map<string, NetworkRecord>();
-  /** The name server of each user network, on its gateway, made at its first endpoint. */
-  private readonly resolvers = new Map<string, Promise<NameServer>>();
+  private readonly resolvers: NetworkResolvers;
   private queue: Promise<unknown> = Promise.resolve();
   /** Bridges checked (or made) with their network's address by this process. */
   private readonly claimedBridges = new Set<string>();
 
-  constructor(private readonly deps: NetworksServiceDeps) {}
+  constructor(private readonly deps: NetworksServiceDeps) {
+    this.resolvers = new NetworkResolvers(deps.containers);
+  }
 
   private get dir(): string {
     return join(this.deps.dataRoot, 'networks');
@@ -352,38 +334,7 @@ export class NetworksService {
   }
 
   view(record: NetworkRecord, withContainers: boolean): NetworkResource {
-    const containers: NetworkResource['Containers'] = {};
-    if (withContainers) {
-      for (const m of this.deps.membersOf(record.Id)) {
-        if (!m.endpoint) continue;
-        containers[m.id] = {
-          Name: m.name,
-          EndpointID: m.endpoint.EndpointID,
-          MacAddress: m.endpoint.MacAddress,
-          IPv4Address: m.endpoint.IPAddress ? `${m.endpoint.IPAddress}/${m.endpoint.IPPrefixLen}` : '',
-          IPv6Address: m.endpoint.GlobalIPv6Address
-            ? `${m.endpoint.GlobalIPv6Address}/${m.endpoint.GlobalIPv6PrefixLen}`
-            : '',
-        };
-      }
-    }
-    return {
-      Name: record.Name,
-      Id: record.Id,
-      Created: record.Created,
-      Scope: scopeOf(record),
-      Driver: driverOf(record),
-      EnableIPv6: record.EnableIPv6,
-      IPAM: { Driver: 'default', Options: record.IpamOptions ?? null, Config: record.IpamConfig },
-      Internal: record.Internal,
-      Attachable: record.Attachable,
-      Ingress: !!record.Overlay?.Ingress,
-      ConfigFrom: { Network: '' },
-      ConfigOnly: false,
-      Containers: containers,
-      Options: record.Options,
-      Labels: record.Labels,
-    };
+    return networkView(record, withContainers ? this.deps.containers.networkMembers(record.Id) : undefined);
   }
 
   inspect(ref: string): NetworkResource {
@@ -391,30 +342,7 @@ export class NetworksService {
   }
 
   list(filters: NetworkFilters): NetworkResource[] {
-    checkFilterKeys(filters, ['driver', 'id', 'label', 'name', 'scope', 'type', 'dangling']);
-    const any = (key: string, test: (v: string) => boolean) => {
-      const values = filters.get(key);
-      return !values || values.some(test);
-    };
-    for (const t of filters.get('type') ?? []) {
-      if (t !== 'custom' && t !== 'builtin') throw new InvalidParameterError(`invalid filter: 'type'='${t}'`);
-    }
-    return [...this.networks.values()]
-      .filter(
-        (n) =>
-          any('driver', (v) => driverOf(n) === v) &&
-          any('id', (v) => n.Id.startsWith(v)) &&
-          any('name', (v) => n.Name.includes(v)) &&
-          any('scope', (v) => v === scopeOf(n)) &&
-          any('type', (v) => (v === 'builtin') === n.Builtin) &&
-          any(
-            'dangling',
-            (v) => (v === 'true' || v === '1') === (!n.Builtin && this.deps.membersOf(n.Id).length === 0),
-          ) &&
-          (filters.get('label') ?? []).every((l) => labelMatches(n.Labels, l)),
-      )
-      .sort((a, b) => a.Name.localeCompare(b.Name))
-      .map((n) => this.view(n, false));
+    return listNetworks(this.networks.values(), filters, this.deps.containers);
   }
 
   /**
@@ -427,7 +355,8 @@ export class NetworksService {
   async ensureBridge(record: NetworkRecord): Promise<void> {
     if (record.Driver !== 'bridge' || this.claimedBridges.has(record.Bridge)) return;
     await this.serial(async () => {
-      const movable = !!record.AutoSubnet && !this.deps.membersOf(record.Id).some((m) => m.endpoint);
+      const movable =
+        !!record.AutoSubnet && !this.deps.containers.networkMembers(record.Id).some((m) => m.endpoint);
       const own = `${record.Gateway}/${parseSubnet(record.Subnet).prefix}`;
       const present = await bridgeAddresses(record.Bridge);
       if (present === undefined) {
@@ -468,53 +397,23 @@ export class NetworksService {
       await isolateBridge(record.Bridge);
   }
 
-  /**
-   * Serves the network's names on its gateway (the bridge has that address once its first
-   * endpoint exists): containers by name, alias and short ID; other names go to the host's
-   * resolvers.
-   */
-  async ensureResolver(record: NetworkRecord): Promise<void> {
-    if (record.Builtin) return;
-    await (this.resolvers.get(record.Id) ?? this.startResolver(record));
-  }
-
-  /** Kept in the map from the first moment, so endpoints added at once share one server. */
-  private startResolver(record: NetworkRecord): Promise<NameServer> {
-    const server = (async () => {
-      const upstreams = nameservers(await readFile('/etc/resolv.conf', 'utf8').catch(() => '')).filter(
-        (ip) => !ip.startsWith('127.'),
-      );
-      const lookup = (name: string, from: string) => lookupName(this.deps.membersOf(record.Id), name, from);
-      return NameServer.listen(record.Gateway, lookup, upstreams);
-    })();
-    this.resolvers.set(record.Id, server);
-    server.catch(() => {
-      if (this.resolvers.get(record.Id) === server) this.resolvers.delete(record.Id);
-    });
-    return server;
+  /** The network's name server on its gateway (network-resolvers.ts). */
+  ensureResolver(record: NetworkRecord): Promise<void> {
+    return this.resolvers.ensure(record);
   }
 
   /** After a restart: the name servers of networks whose containers kept running. */
-  async resumeResolvers(): Promise<void> {
-    for (const record of this.networks.values()) {
-      if (record.Builtin || !this.deps.membersOf(record.Id).some((m) => m.running && m.endpoint)) continue;
-      await this.ensureResolver(record).catch(() => undefined);
-    }
+  resumeResolvers(): Promise<void> {
+    return this.resolvers.resume(this.networks.values());
   }
 
   /** Stops every network's name server (svcd is stopping). */
-  async close(): Promise<void> {
-    const servers = [...this.resolvers.values()];
-    this.resolvers.clear();
-    await Promise.all(servers.map((s) => s.then((ns) => ns.close()).catch(() => undefined)));
+  close(): Promise<void> {
+    return this.resolvers.close();
   }
 
   private async destroy(record: NetworkRecord): Promise<void> {
-    await this.resolvers
-      .get(record.Id)
-      ?.then((ns) => ns.close())
-      .catch(() => undefined);
-    this.resolvers.delete(record.Id);
+    await this.resolvers.stop(record.Id);
     // What the network made on the host goes first and its record last: a removal cut short
     // leaves the network listed, to be removed again, never host state nothing names.
     await releaseBridge(record.Bridge);
@@ -535,7 +434,7 @@ export class NetworksService {
       const record = this.get(ref);
       if (record.Builtin)
         throw new ForbiddenError(`${record.Name} is a pre-defined network and cannot be removed`);
-      const members = this.deps.membersOf(record.Id);
+      const members = this.deps.containers.networkMembers(record.Id);
       if (members.length > 0) {
         throw new ForbiddenError(
           `error while removing network: network ${record.Name} id ${record.Id} has active endpoints`,
@@ -550,7 +449,7 @@ export class NetworksService {
     const deleted: string[] = [];
     await this.serial(async () => {
       for (const n of [...this.networks.values()]) {
-        if (n.Builtin || this.deps.membersOf(n.Id).length > 0) continue;
+        if (n.Builtin || this.deps.containers.networkMembers(n.Id).length > 0) continue;
         if (!(filters.get('label') ?? []).every((l) => labelMatches(n.Labels, l))) continue;
         if ((filters.get('label!') ?? []).some((l) => labelMatches(n.Labels, l))) continue;
         await this.destroy(n);

@@ -13,12 +13,12 @@ import { InvalidParameterError } from '../../api/errors';
 import type { Emit } from '../../api/image-types';
 import type { PluginConfig } from '../../api/plugin-types';
 import { MediaTypes } from '../../lib/media-types';
-import { extractTar } from '../containers/tar-extract';
-import { tarSources } from '../containers/tar-directory';
+import { extractTar } from '../shared/tar-extract';
+import { tarSources } from '../shared/tar-directory';
 import { decodeAuthConfig } from '../images/distribution/auth-config';
 import { RegistryClient } from '../images/distribution/registry-client';
 import type { Descriptor } from '../images/distribution/types';
-import { parseReference, referenceString, withDefaultTag, type Reference } from '../images/reference';
+import { parseReference, referenceString, withDefaultTag, type Reference } from '../shared/reference';
 import { parsePluginConfig } from './plugin-config';
 
 export interface RegistryOptions {

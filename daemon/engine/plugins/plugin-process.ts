@@ -11,7 +11,7 @@ import type { Plugin } from '../../api/plugin-types';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import { runcOptions } from '../../runtime/containerd/runc-options';
 import { buildPluginSpec } from '../../runtime/oci-spec/plugin-spec';
-import { isMounted, unmount } from '../containers/container-rootfs';
+import { isMounted, unmount } from '../shared/mounts';
 import { activate } from './plugin-protocol';
 
 const run = promisify(execFile);

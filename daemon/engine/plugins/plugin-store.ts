@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { InvalidParameterError, NotFoundError } from '../../api/errors';
 import type { Plugin } from '../../api/plugin-types';
 import { writeFileAtomic } from '../../lib/atomic-file';
-import { familiarString, parseReference, withDefaultTag } from '../images/reference';
+import { familiarString, parseReference, withDefaultTag } from '../shared/reference';
 import type { PluginPaths } from './plugin-process';
 
 /** `name` as dockerd stores it: familiar, with `latest` when it has no tag or digest. */

@@ -17,9 +17,9 @@ import type {
 } from '../../api/plugin-types';
 import { checkFilterKeys } from '../../lib/filters';
 import { KeyedLock } from '../../lib/keyed-lock';
-import { extractTar } from '../containers/tar-extract';
+import { extractTar } from '../shared/tar-extract';
 import type { EventsService } from '../events/events-service';
-import { referenceString } from '../images/reference';
+import { referenceString } from '../shared/reference';
 import { discoverPlugin } from './legacy-discovery';
 import {
   applySettings,

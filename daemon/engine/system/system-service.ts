@@ -11,6 +11,7 @@ import type { Volume } from '../../api/volume-types';
 import type { ProductInfo } from '../../lib/product';
 import type { CgroupSupport } from '../../runtime/oci-spec/host-facts';
 import { goArch, type OsFacts } from './os-facts';
+import type { ContainerUsage } from '../shared/container-usage';
 
 export interface ComponentInfo {
   containerd: { version: string; revision: string };
@@ -18,16 +19,8 @@ export interface ComponentInfo {
   init?: { version: string };
 }
 
-export interface ContainerCounts {
-  total: number;
-  running: number;
-  paused: number;
-  stopped: number;
-}
-
 /** What the engine holds, as the other services report it. */
 export interface SystemInventory {
-  containerCounts(): Promise<ContainerCounts>;
   imagesForDiskUsage(): Promise<{ layersSize: number; images: ImageSummary[] }>;
   containersForDiskUsage(): Promise<ContainerSummary[]>;
   volumesForDiskUsage(): Promise<Volume[]>;
@@ -41,6 +34,8 @@ export interface SystemServiceDeps {
   engineId: string;
   components: () => Promise<ComponentInfo>;
   inventory: SystemInventory;
+  /** /info's container counts. */
+  containers: Pick<ContainerUsage, 'counts'>;
   eventListeners: () => number;
   insecureRegistries: string[];
   /** What /info names as the seccomp profile: `default`, `unconfined` or the daemon's file. */
@@ -94,11 +89,8 @@ export class SystemService {
 
   async info(): Promise<InfoResponse> {
     const { host, cgroup, product } = this.deps;
-    const [counts, images, c] = await Promise.all([
-      this.deps.inventory.containerCounts(),
-      this.deps.inventory.imagesForDiskUsage(),
-      this.deps.components(),
-    ]);
+    const counts = this.deps.containers.counts();
+    const [images, c] = await Promise.all([this.deps.inventory.imagesForDiskUsage(), this.deps.components()]);
     const warnings: string[] = [];
     if (!cgroup.swapLimit) warnings.push('WARNING: No swap limit support');
     if (!host.ipv4Forwarding) warnings.push('WARNING: IPv4 forwarding is disabled');

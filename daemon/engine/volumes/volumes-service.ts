@@ -28,7 +28,8 @@ import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import { validateVolumeName } from '../../runtime/oci-spec/mount-paths';
 import type { VolumeRequest } from '../../runtime/oci-spec/mount-types';
 import { resolveInRootfs } from '../../runtime/oci-spec/rootfs-path';
-import { isMounted, unmount } from '../containers/container-rootfs';
+import { isMounted, unmount } from '../shared/mounts';
+import type { ContainerUsage, VolumeUser } from '../shared/container-usage';
 import type { EventsService } from '../events/events-service';
 import type { VolumeDriverClient } from '../plugins/plugin-protocol';
 import { isMountVolume, mountArgs, validateLocalOptions } from './local-driver-options';
@@ -37,17 +38,13 @@ const run = promisify(execFile);
 const localDriver = 'local';
 
 /** A container that uses a volume, as the containers engine reports it. */
-export interface VolumeUser {
-  id: string;
-  running: boolean;
-}
-
 export interface VolumesServiceDeps {
   /** <data root>/volumes */
   root: string;
   events: EventsService;
   /** The containers whose mounts name the volume. */
-  usersOf: (name: string) => VolumeUser[];
+  /** Which containers use a volume (none may be removed while one does). */
+  containers: Pick<ContainerUsage, 'volumeUsers'>;
   /** A volume plugin by name (managed or discovered), or the NotFoundError dockerd answers. */
   driver?: (name: string) => Promise<VolumeDriverClient>;
   /** The enabled plugin volume drivers: a list shows the volumes they list too. */
@@ -228,7 +225,7 @@ export class VolumesService {
     const out: Array<{ volume: Volume; users: VolumeUser[] }> = [];
     for (const name of await this.names()) {
       const meta = await this.meta(name);
-      if (meta) out.push({ volume: this.view(name, meta), users: this.deps.usersOf(name) });
+      if (meta) out.push({ volume: this.view(name, meta), users: this.deps.containers.volumeUsers(name) });
     }
     return out;
   }
@@ -266,7 +263,7 @@ export class VolumesService {
           Scope: 'local',
         };
         byName.set(v.Name, { volume, users: [] });
-        out.push({ volume, users: this.deps.usersOf(v.Name) });
+        out.push({ volume, users: this.deps.containers.volumeUsers(v.Name) });
       }
     }
     return out;
@@ -303,7 +300,7 @@ export class VolumesService {
   }
 
   private inUse(name: string, except?: string): string[] {
-    const users = this.deps.usersOf(name).filter((u) => u.id !== except);
+    const users = this.deps.containers.volumeUsers(name).filter((u) => u.id !== except);
     return [...users.map((u) => u.id), ...(this.reserved.get(name) ? ['a container being created'] : [])];
   }
 
@@ -412,7 +409,7 @@ export class VolumesService {
 
   /** Whether a running container or an archive operation still uses the volume's mount. */
   private needsMount(name: string): boolean {
-    return this.lent.has(name) || this.deps.usersOf(name).some((u) => u.running);
+    return this.lent.has(name) || this.deps.containers.volumeUsers(name).some((u) => u.running);
   }
 
   /** Mounts a mount-type volume that is not mounted yet; says whether it did. */

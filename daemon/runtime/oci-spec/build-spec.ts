@@ -25,7 +25,7 @@ import { resolveUser } from './process-user';
 import { ociRlimits } from './rlimits';
 import { resolveInRootfs } from './rootfs-path';
 import { containerSeccomp, type SeccompChoice } from './seccomp';
-import { parseSecurityOpts } from './security-opts';
+import { parseSecurityOpts, type SecurityOptions } from './security-opts';
 import { createBindSources, replacedByUserMount, rootfsPropagation, sortMounts } from './user-mounts';
 import { validateCreate } from './validate-create';
 
@@ -150,18 +150,30 @@ function sysctls(config: ContainerConfig, hostConfig: HostConfig): Record<string
   return Object.keys(result).length > 0 ? result : undefined;
 }
 
-/** Builds the spec; creates missing legacy bind sources and the working directory in the rootfs. */
+/** Validates the create, then builds its spec (validatedSpec). */
 export function buildSpec(input: BuildSpecInput): BuiltSpec {
-  const { config, hostConfig, warnings } = validateCreate({
+  const { config, hostConfig, security, warnings } = validateCreate({
     config: input.config,
     hostConfig: input.hostConfig,
     behaviours: input.behaviours,
     host: input.host,
     image: input.image,
   });
+  return { spec: validatedSpec({ ...input, config, hostConfig }, security), warnings };
+}
+
+/**
+ * The spec of a create already validated (an engine's container record was, at its create): not
+ * validated again, its security options parsed only when the validation's are not given. Creates
+ * missing legacy bind sources and the working directory in the rootfs.
+ */
+export function validatedSpec(
+  input: BuildSpecInput,
+  security: SecurityOptions = parseSecurityOpts(input.hostConfig.SecurityOpt, input.host.appArmor),
+): OciSpec {
+  const { config, hostConfig } = input;
   const privileged = !!hostConfig.Privileged;
   const hostname = config.Hostname || defaultHostname(input.id, hostConfig, input.host);
-  const security = parseSecurityOpts(hostConfig.SecurityOpt, input.host.appArmor);
   const caps = resolveCapabilities({
     capAdd: hostConfig.CapAdd,
     capDrop: hostConfig.CapDrop,
@@ -221,5 +233,5 @@ export function buildSpec(input: BuildSpecInput): BuiltSpec {
   const propagation = rootfsPropagation(user);
   if (propagation) spec.linux.rootfsPropagation = propagation;
   if (input.shimGroup) spec.annotations = { [SHIM_GROUP_ANNOTATION]: input.shimGroup };
-  return { spec, warnings };
+  return spec;
 }

@@ -30,7 +30,7 @@ import { validateEnv } from './process-env';
 import { validateAutoRemove, validateRestartPolicy } from './restart-policy';
 import { validateDns } from './resolv-conf';
 import { validateUlimits } from './rlimits';
-import { parseSecurityOpts, securityOptWarnings } from './security-opts';
+import { parseSecurityOpts, securityOptWarnings, type SecurityOptions } from './security-opts';
 import { parseSignal } from './signals';
 import { validateSysctls } from './sysctls';
 import { validateHostResources } from './validate-resources';
@@ -54,6 +54,8 @@ export interface ValidatedCreate {
   name?: string;
   config: ContainerConfig;
   hostConfig: HostConfig;
+  /** HostConfig.SecurityOpt parsed, for the spec (parsed once per request). */
+  security: SecurityOptions;
   warnings: string[];
 }
 
@@ -144,5 +146,5 @@ export function validateCreate(request: OciCreateRequest): ValidatedCreate {
 
   const { resources: hostConfig, warnings } = validateHostResources(input, request.host);
   hostConfig.LogConfig = logConfig;
-  return { name, config, hostConfig, warnings: [...warnings, ...securityOptWarnings(security)] };
+  return { name, config, hostConfig, security, warnings: [...warnings, ...securityOptWarnings(security)] };
 }

@@ -21,7 +21,7 @@ import {
   type ProgressListener,
 } from '../distribution/types';
 import { VerifyingStream, digestOf } from '../distribution/verifying-stream';
-import { parseReference, referenceString, withDefaultTag } from '../reference';
+import { parseReference, referenceString, withDefaultTag } from '../../shared/reference';
 import { archivePath, extractArchive } from './extract-archive';
 
 export interface LoadedImage {

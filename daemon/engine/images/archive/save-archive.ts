@@ -12,7 +12,7 @@ import { parseManifest } from '../distribution/manifest';
 import { jsonBlob } from '../distribution/json-blob';
 import type { BlobSource, Descriptor, ImageConfig, ImageManifest } from '../distribution/types';
 import { DigestMismatchError, digestOf } from '../distribution/verifying-stream';
-import { familiarName, parseReference, referenceString, withDefaultTag } from '../reference';
+import { familiarName, parseReference, referenceString, withDefaultTag } from '../../shared/reference';
 import type { OpenUncompressed } from './uncompressed-layers';
 
 export interface SaveImage {

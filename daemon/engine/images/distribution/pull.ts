@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NotFoundError, SvcError } from '../../../api/errors';
 import { MediaTypes } from '../../../lib/media-types';
-import { familiarName, type Reference } from '../reference';
+import { familiarName, type Reference } from '../../shared/reference';
 import { mapLimit } from './limit';
 import { schema1Config, schema1Layers, type ParsedManifest } from './manifest';
 import { parsePlatform, selectManifest, formatPlatform } from './platform';

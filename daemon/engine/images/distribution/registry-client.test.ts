@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { NotFoundError, UnauthorizedError } from '../../../api/errors';
-import { parseReference, withDefaultTag } from '../reference';
+import { parseReference, withDefaultTag } from '../../shared/reference';
 import { RegistryClient } from './registry-client';
 import { pullImage } from './pull';
 import { pushImage } from './push';

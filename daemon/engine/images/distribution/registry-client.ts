@@ -6,7 +6,7 @@ import { InvalidParameterError, SystemError } from '../../../api/errors';
 import type { HttpResponse } from '../../../lib/http-client';
 import { ByteReader } from '../../../lib/tar/byte-reader';
 import { manifestAcceptTypes } from '../../../lib/media-types';
-import { registryHost, type Reference } from '../reference';
+import { registryHost, type Reference } from '../../shared/reference';
 import { manifestDigest, parseManifest, type ParsedManifest } from './manifest';
 import { registryError } from './registry-errors';
 import { RegistryTransport, type RequestOptions, type TransportOptions } from './registry-transport';

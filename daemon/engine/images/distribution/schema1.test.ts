@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 // push); it is a test fixture, the client under test still speaks plain fetch.
 import { createServer, type Server } from 'node:http';
 import { MediaTypes } from '../../../lib/media-types';
-import { parseReference } from '../reference';
+import { parseReference } from '../../shared/reference';
 import { RegistryClient } from './registry-client';
 import { pullImage } from './pull';
 import { DirectoryBlobStore } from './testing/directory-blob-store';

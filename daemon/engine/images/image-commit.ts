@@ -1,20 +1,37 @@
-// POST /commit: the container's writable layer (diffed by containerd against its init layer,
-// so the mount points of the init layer stay out) becomes a new layer on the image's, with the
-// container's config and the `changes` applied.
+// POST /commit and a build step's commit: the container's writable layer (diffed by containerd
+// against its init layer, so the mount points of the init layer stay out) becomes a new layer on
+// the image's, with the container's config and the `changes` applied.
 import { randomBytes } from 'node:crypto';
 import type { CommitOptions } from '../../api/container-summary-types';
 import type { ContainerConfig } from '../../api/container-types';
 import type { OciContainerConfig, OciImageConfig } from '../../api/image-types';
 import { EMPTY_TAR_DIGEST } from '../../lib/digest';
 import { MediaTypes } from '../../lib/media-types';
-import type { ImageService } from '../images/image-service';
-import { applyChanges } from '../images/image-changes';
-import { createImage } from '../images/image-import';
-import { withLease } from '../images/lease';
-import { parseImageAndTag, referenceString } from '../images/reference';
-import type { BuildStepCommit } from '../build/build-ports';
-import type { Container } from './container';
-import type { EngineContext } from './engine-context';
+import { parseImageAndTag, referenceString } from '../shared/reference';
+import { applyChanges } from './image-changes';
+import { createImage } from './image-import';
+import type { ImageService } from './image-service';
+import { withLease } from './lease';
+
+/** What a commit reads of a container: its snapshots, its image and config, its command. */
+export interface CommitSource {
+  /** The container's ID, also its writable snapshot's key. */
+  id: string;
+  /** The ID of the image it was made from. */
+  image: string;
+  initSnapshotKey: string;
+  config: ContainerConfig;
+  /** The command it ran: a commit's history line. */
+  command: string;
+}
+
+/** What a build step's commit records: the image config it leaves, and its history line. */
+export interface BuildStepCommit {
+  config: OciContainerConfig;
+  createdBy: string;
+  /** MAINTAINER's, carried from step to step. */
+  author?: string;
+}
 
 function imageConfigOf(config: ContainerConfig): OciContainerConfig {
   const list = (v: string | string[] | null | undefined) =>
@@ -35,32 +52,30 @@ function imageConfigOf(config: ContainerConfig): OciContainerConfig {
   };
 }
 
-export async function commitContainer(
-  ctx: EngineContext,
+export async function commitImage(
   images: ImageService,
-  container: Container,
+  source: CommitSource,
   opts: CommitOptions,
   step?: BuildStepCommit,
 ): Promise<string> {
-  const r = container.record;
   const ref = opts.repo ? parseImageAndTag(opts.repo, opts.tag || 'latest') : undefined;
-  const parent = await images.store.get(r.Image);
-  return withLease(ctx.client, async (leased) => {
-    const viewKey = `${container.id}-commit-${randomBytes(4).toString('hex')}`;
-    const lower = await leased.snapshots.view(viewKey, r.InitSnapshotKey);
+  const parent = await images.store.get(source.image);
+  return withLease(images.deps.client, async (leased) => {
+    const viewKey = `${source.id}-commit-${randomBytes(4).toString('hex')}`;
+    const lower = await leased.snapshots.view(viewKey, source.initSnapshotKey);
     try {
-      const upper = await leased.snapshots.mounts(container.id);
+      const upper = await leased.snapshots.mounts(source.id);
       const layer = await leased.diff.diff(lower, upper, { mediaType: MediaTypes.ociLayer });
       // Nothing changed: as dockerd, no layer, only a history entry (the image ID matches Docker's).
       const empty = layer.digest === EMPTY_TAR_DIGEST;
       const created = new Date().toISOString();
-      const containerConfig = { ...r.Config, ...(opts.config ?? {}) };
+      const containerConfig = { ...source.config, ...(opts.config ?? {}) };
       const config: OciImageConfig = {
         ...parent.config,
         created,
         author: step ? (step.author ?? '') : (opts.author ?? ''),
-        container: container.id,
-        container_config: imageConfigOf(r.Config),
+        container: source.id,
+        container_config: imageConfigOf(source.config),
         // A build step's image keeps the build's config, not the step container's command.
         config: step ? step.config : applyChanges(imageConfigOf(containerConfig), opts.changes),
         rootfs: {
@@ -72,7 +87,7 @@ export async function commitContainer(
           {
             created,
             author: step ? (step.author ?? '') : (opts.author ?? ''),
-            created_by: step ? step.createdBy : [r.Path, ...r.Args].join(' '),
+            created_by: step ? step.createdBy : source.command,
             comment: opts.comment ?? '',
             ...(empty ? { empty_layer: true } : {}),
           },

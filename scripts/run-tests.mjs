@@ -74,7 +74,7 @@ const groupOf = (file) => exclusiveGroups.find(([, re]) => re.test(relative(root
 
 /**
  * How long each file took when it last passed, so the longest start first and the run does not
- * end on one long file alone. Kept in the build folder; files not measured yet go first.
+ * end on one long file alone. Kept in the build folder.
  */
 const durationsFile = join(build, '.test-durations.json');
 function readDurations() {
@@ -124,7 +124,8 @@ await sweepAbandoned();
 
 const concurrency = Math.max(1, Number(process.env.SVC_TEST_CONCURRENCY) || 3);
 const durations = readDurations();
-const expected = (f) => durations[relative(root, f)] ?? Infinity;
+// Unmeasured files first, the biggest of them first (a rough guess at the longest).
+const expected = (f) => durations[relative(root, f)] ?? 1e12 + statSync(f).size;
 const queue = files.sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
 const running = new Set();
 const busyGroups = new Set();

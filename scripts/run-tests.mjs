@@ -99,7 +99,7 @@ function runFile(file) {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  running.add(child);
+  running.set(child, file);
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
@@ -127,7 +127,7 @@ const durations = readDurations();
 // Unmeasured files first, the biggest of them first (a rough guess at the longest).
 const expected = (f) => durations[relative(root, f)] ?? 1e12 + statSync(f).size;
 const queue = files.sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
-const running = new Set();
+const running = new Map();
 const busyGroups = new Set();
 const results = [];
 const runStarted = Date.now();
@@ -136,7 +136,9 @@ const runStarted = Date.now();
 // run their cleanup; this runner waits for them instead of leaving them half done.
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
-    for (const child of running) child.kill(signal);
+    const names = [...running.values()].map((file) => relative(root, file));
+    process.stdout.write(`\nrun-tests: ${signal}; still running: ${names.join(', ') || 'none'}\n`);
+    for (const child of running.keys()) child.kill(signal);
   });
 }
 

@@ -126,7 +126,7 @@ const concurrency = Math.max(1, Number(process.env.SVC_TEST_CONCURRENCY) || 3);
 const durations = readDurations();
 // Unmeasured files first, the biggest of them first (a rough guess at the longest).
 const expected = (f) => durations[relative(root, f)] ?? 1e12 + statSync(f).size;
-const queue = files.sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
+const queue = [...files].sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
 const running = new Map();
 const busyGroups = new Set();
 const results = [];

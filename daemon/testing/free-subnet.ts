@@ -48,8 +48,8 @@ export interface SuiteSubnets {
   readonly wide: string;
   /** Its `n`th /24, e.g. `10.143.7.0/24`. */
   subnet(n: number): string;
-  /** An address in its `n`th /24, e.g. `10.143.7.1`. */
-  address(n: number, host: number): string;
+  /** Its `n`th /24's first three octets, e.g. `10.143.7` (for addresses in it). */
+  prefix(n: number): string;
 }
 
 /** The second octets of 10.x.0.0/16s that some route of the host's reaches into. */
@@ -81,7 +81,7 @@ export function claimSuiteSubnets(): SuiteSubnets {
     return {
       wide: `10.${second}.0.0/16`,
       subnet: (n) => `10.${second}.${n}.0/24`,
-      address: (n, host) => `10.${second}.${n}.${host}`,
+      prefix: (n) => `10.${second}.${n}`,
     };
   }
   throw new Error('no free 10.x.0.0/16 left for this suite');

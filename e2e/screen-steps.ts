@@ -94,7 +94,7 @@ export async function addEngine(page: Page, name: string, endpoint: string, up: 
   await form.getByLabel('Name').fill(name);
   await form.getByLabel('Endpoint').fill(endpoint);
   await form.getByRole('button', { name: 'Add engine' }).click();
-  await page.getByTestId(`engine-${name}`).getByText(up).waitFor({ timeout: 30_000 });
+  await page.getByTestId(`engine-${name}`).getByText(up).waitFor({ timeout: 90_000 });
 }
 
 /** Images: the layer explorer of `image` (the busybox test image) shows bin/busybox added. */

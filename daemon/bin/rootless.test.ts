@@ -17,6 +17,7 @@ import { openStream } from '../server/streams/testing/stream-client';
 import type { InfoResponse } from '../api/system-types';
 import { useDockerCliOn } from '../engine/containers/testing/docker-cli';
 import { httpGet, served, webCommand } from '../engine/containers/testing/host-http';
+import { freePort } from '../engine/images/distribution/testing/distribution';
 
 const skip = rootlessSkipReason();
 
@@ -152,21 +153,27 @@ describe('rootless svcd', { skip }, () => {
   });
 
   test("published ports answer on the host's 127.0.0.1 through rootlesskit, and go with the container", async () => {
+    const [loopPort, allPort, addrPort] = [
+      String(await freePort()),
+      String(await freePort()),
+      String(await freePort()),
+    ];
+    const heldPort = await freePort();
     const web = (name: string, text: string, ...publish: string[]) =>
       docker('run', '-d', '--name', name, ...publish, 'busybox', 'sh', '-c', webCommand(text));
-    await web('loopweb', 'on-loopback', '-p', '127.0.0.1:18391:80');
-    await web('allweb', 'on-all', '-p', '18392:80');
-    await web('addrweb', 'on-host-address', '-p', `${hostIp}:18393:80`);
-    assert.equal(await docker('port', 'loopweb', '80'), '127.0.0.1:18391');
-    assert.equal(await docker('port', 'allweb', '80/tcp'), '0.0.0.0:18392');
-    assert.equal(await served('127.0.0.1', '18391'), 'on-loopback');
-    assert.equal(await served('127.0.0.1', '18392'), 'on-all');
-    assert.equal(await served(hostIp, '18392'), 'on-all');
-    assert.equal(await served(hostIp, '18393'), 'on-host-address');
-    assert.equal(await httpGet('127.0.0.1', '18393'), '');
+    await web('loopweb', 'on-loopback', '-p', `127.0.0.1:${loopPort}:80`);
+    await web('allweb', 'on-all', '-p', `${allPort}:80`);
+    await web('addrweb', 'on-host-address', '-p', `${hostIp}:${addrPort}:80`);
+    assert.equal(await docker('port', 'loopweb', '80'), `127.0.0.1:${loopPort}`);
+    assert.equal(await docker('port', 'allweb', '80/tcp'), `0.0.0.0:${allPort}`);
+    assert.equal(await served('127.0.0.1', loopPort), 'on-loopback');
+    assert.equal(await served('127.0.0.1', allPort), 'on-all');
+    assert.equal(await served(hostIp, allPort), 'on-all');
+    assert.equal(await served(hostIp, addrPort), 'on-host-address');
+    assert.equal(await httpGet('127.0.0.1', addrPort), '');
     assert.equal(
       await docker('ps', '--filter', 'name=loopweb', '--format', '{{.Ports}}'),
-      '127.0.0.1:18391->80/tcp',
+      `127.0.0.1:${loopPort}->80/tcp`,
     );
     assert.equal(
       await docker(
@@ -175,19 +182,19 @@ describe('rootless svcd', { skip }, () => {
         '--format',
         '{{json .NetworkSettings.Ports}} {{json .HostConfig.PortBindings}}',
       ),
-      '{"80/tcp":[{"HostIp":"0.0.0.0","HostPort":"18392"}]} {"80/tcp":[{"HostIp":"","HostPort":"18392"}]}',
+      `{"80/tcp":[{"HostIp":"0.0.0.0","HostPort":"${allPort}"}]} {"80/tcp":[{"HostIp":"","HostPort":"${allPort}"}]}`,
     );
     await assert.rejects(
-      docker('run', '-d', '--name', 'clash', '-p', '127.0.0.1:18391:80', 'busybox', 'sleep', '30'),
-      /Bind for 127.0.0.1:18391 failed: port is already allocated/,
+      docker('run', '-d', '--name', 'clash', '-p', `127.0.0.1:${loopPort}:80`, 'busybox', 'sleep', '30'),
+      new RegExp(`Bind for 127.0.0.1:${loopPort} failed: port is already allocated`),
     );
     // A port another program of the host holds: rootlesskit's bind says so, told as dockerd does.
-    const holder = createServer().listen(18395, '127.0.0.1');
+    const holder = createServer().listen(heldPort, '127.0.0.1');
     await once(holder, 'listening');
     try {
       await assert.rejects(
-        docker('run', '-d', '--name', 'held', '-p', '127.0.0.1:18395:80', 'busybox', 'sleep', '30'),
-        /Bind for 127.0.0.1:18395 failed: port is already allocated/,
+        docker('run', '-d', '--name', 'held', '-p', `127.0.0.1:${heldPort}:80`, 'busybox', 'sleep', '30'),
+        new RegExp(`Bind for 127.0.0.1:${heldPort} failed: port is already allocated`),
       );
     } finally {
       holder.close();
@@ -199,14 +206,14 @@ describe('rootless svcd', { skip }, () => {
     assert.equal(await served('127.0.0.1', port), 'any');
     // Stopped, the ports answer nothing; started again, they answer again.
     await docker('stop', '-t', '1', 'loopweb');
-    assert.equal(await httpGet('127.0.0.1', '18391'), '');
+    assert.equal(await httpGet('127.0.0.1', loopPort), '');
     assert.equal(await docker('port', 'loopweb'), '');
     await docker('start', 'loopweb');
-    assert.equal(await served('127.0.0.1', '18391'), 'on-loopback');
+    assert.equal(await served('127.0.0.1', loopPort), 'on-loopback');
     await docker('rm', '-f', 'loopweb', 'allweb', 'addrweb', 'anyweb', 'clash', 'held');
-    assert.equal(await httpGet('127.0.0.1', '18391'), '');
-    assert.equal(await httpGet('127.0.0.1', '18392'), '');
-    assert.equal(await httpGet(hostIp, '18393'), '');
+    assert.equal(await httpGet('127.0.0.1', loopPort), '');
+    assert.equal(await httpGet('127.0.0.1', allPort), '');
+    assert.equal(await httpGet(hostIp, addrPort), '');
     assert.equal(await httpGet('127.0.0.1', port), '');
   });
 

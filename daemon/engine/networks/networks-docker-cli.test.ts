@@ -15,6 +15,8 @@ import { pollUntil } from '../../testing/poll';
 import { httpGet, served, webCommand } from '../containers/testing/host-http';
 import { importBusybox } from '../images/testing/busybox-image';
 import { destroyDockerd, dockerdMissing, startDockerd, type DockerdPeer } from '../../testing/dockerd-peer';
+import { claimSuiteSubnets } from '../../testing/free-subnet';
+import { freePort } from '../images/distribution/testing/distribution';
 
 const run = promisify(execFile);
 
@@ -27,6 +29,17 @@ describe('networks through the docker CLI and docker-compose', () => {
     } catch {}
   });
   const suite = useEngine();
+  // Host ports and subnets of this suite's own: other suites run beside it.
+  let [webPort, otherPort, firstPort, halfPort] = ['', '', '', ''];
+  const net = claimSuiteSubnets();
+  before(async () => {
+    [webPort, otherPort, firstPort, halfPort] = [
+      String(await freePort()),
+      String(await freePort()),
+      String(await freePort()),
+      String(await freePort()),
+    ];
+  });
   const { docker, env, scratch } = useDockerCli(suite);
   before(() => {
     // A host address this test owns, to show published ports answer on the host's addresses
@@ -85,7 +98,7 @@ describe('networks through the docker CLI and docker-compose', () => {
       'reached',
     ]);
     // On a user network a link is an alias the linking container resolves, with no environment.
-    await docker('network', 'create', '--subnet', '10.213.13.0/24', 'linknet');
+    await docker('network', 'create', '--subnet', net.subnet(13), 'linknet');
     await docker('network', 'connect', 'linknet', 'linkdb');
     const onNet = await docker(
       'run',
@@ -127,17 +140,17 @@ describe('networks through the docker CLI and docker-compose', () => {
       '--name',
       'web',
       '-p',
-      '18181:80',
+      `${webPort}:80`,
       'busybox',
       'sh',
       '-c',
       webCommand('hello-web'),
     );
-    assert.equal(await docker('port', 'web', '80'), '0.0.0.0:18181');
-    assert.equal(await served('127.0.0.1', '18181'), 'hello-web');
-    assert.equal(await httpGet(dummyIp, '18181'), 'hello-web');
+    assert.equal(await docker('port', 'web', '80'), `0.0.0.0:${webPort}`);
+    assert.equal(await served('127.0.0.1', webPort), 'hello-web');
+    assert.equal(await httpGet(dummyIp, webPort), 'hello-web');
     await assert.rejects(
-      docker('run', '-d', '--name', 'clash', '-p', '18181:80', 'busybox', 'sleep', '30'),
+      docker('run', '-d', '--name', 'clash', '-p', `${webPort}:80`, 'busybox', 'sleep', '30'),
       /port is already allocated/,
     );
     await docker('rm', '-f', 'clash');
@@ -164,12 +177,12 @@ describe('networks through the docker CLI and docker-compose', () => {
     );
     await docker('rm', '-f', 'web', 'anyport');
     // Released: the port answers nothing now.
-    assert.equal(await httpGet('127.0.0.1', '18181'), '');
+    assert.equal(await httpGet('127.0.0.1', webPort), '');
   });
 
   test('a user network: names and aliases resolve, inspect lists the members, overlaps are refused', async () => {
-    await docker('network', 'create', '--subnet', '10.213.7.0/24', '--label', 'team=x', 'appnet');
-    await assert.rejects(docker('network', 'create', '--subnet', '10.213.0.0/16', 'clashnet'), /overlaps/);
+    await docker('network', 'create', '--subnet', net.subnet(7), '--label', 'team=x', 'appnet');
+    await assert.rejects(docker('network', 'create', '--subnet', net.wide, 'clashnet'), /overlaps/);
     await assert.rejects(docker('network', 'create', 'appnet'), /already exists/);
     await docker(
       'run',
@@ -211,7 +224,7 @@ describe('networks through the docker CLI and docker-compose', () => {
         '{{range .Containers}}{{.Name}} {{.IPv4Address}}{{end}}',
         'appnet',
       ),
-      /^db 10\.213\.7\.\d+\/24$/,
+      new RegExp(`^db ${net.prefix(7).replaceAll('.', '\\.')}\\.\\d+/24$`),
     );
     assert.equal(
       await docker('network', 'ls', '-q', '--filter', 'label=team=x', '--format', '{{.Name}}'),
@@ -256,7 +269,7 @@ describe('networks through the docker CLI and docker-compose', () => {
       'network',
       'create',
       '--subnet',
-      '10.213.9.0/24',
+      net.subnet(9),
       '-o',
       'com.docker.network.bridge.enable_icc=false',
       'noicc',
@@ -265,7 +278,7 @@ describe('networks through the docker CLI and docker-compose', () => {
     await docker('run', '-d', '--name', 'icc-b', '--network', 'noicc', 'busybox', 'sleep', '120');
     const ping = (target: string) =>
       docker('exec', 'icc-a', 'sh', '-c', `ping -c 1 -W 2 ${target} >/dev/null && echo yes || echo no`);
-    assert.equal(await ping('10.213.9.1'), 'yes', 'the gateway answers');
+    assert.equal(await ping(`${net.prefix(9)}.1`), 'yes', 'the gateway answers');
     assert.equal(await ping('icc-b'), 'no', 'the other member does not');
     const bridge = JSON.parse(await docker('network', 'inspect', 'noicc')) as Array<{
       Options: Record<string, string>;
@@ -322,8 +335,8 @@ describe('networks through the docker CLI and docker-compose', () => {
     }
 
     test('the same network events, with the same attributes, for the same session', async () => {
-      const theirs = await session(`unix://${dockerd.socket}`, '10.213.11.0/24');
-      const ours = await session(`unix://${suite().svcd.socket}`, '10.213.12.0/24');
+      const theirs = await session(`unix://${dockerd.socket}`, net.subnet(11));
+      const ours = await session(`unix://${suite().svcd.socket}`, net.subnet(12));
       // dockerd announces `network disconnect` of a running container twice (the endpoint's
       // leave and the disconnect itself); svcd once. Everything else is compared as it is.
       const once = (events: string[]) =>
@@ -340,7 +353,7 @@ describe('networks through the docker CLI and docker-compose', () => {
       '--name',
       'first-web',
       '-p',
-      '18183:80',
+      `${firstPort}:80`,
       'busybox',
       'sh',
       '-c',
@@ -360,7 +373,7 @@ describe('networks through the docker CLI and docker-compose', () => {
         '--name',
         'second-web',
         '-p',
-        '18182:80',
+        `${otherPort}:80`,
         'busybox',
         'sh',
         '-c',
@@ -369,14 +382,14 @@ describe('networks through the docker CLI and docker-compose', () => {
       const subnet = async (cli: (...a: string[]) => Promise<string>) =>
         cli('network', 'inspect', 'bridge', '--format', '{{range .IPAM.Config}}{{.Subnet}}{{end}}');
       assert.notEqual(await subnet(other), await subnet(docker));
-      assert.equal(await served('127.0.0.1', '18183'), 'from-first');
-      assert.equal(await served('127.0.0.1', '18182'), 'from-second');
+      assert.equal(await served('127.0.0.1', firstPort), 'from-first');
+      assert.equal(await served('127.0.0.1', otherPort), 'from-second');
       await other('rm', '-f', 'second-web');
     } finally {
       await destroySvcd(second);
     }
     // The first is untouched by the second's going.
-    assert.equal(await httpGet('127.0.0.1', '18183'), 'from-first');
+    assert.equal(await httpGet('127.0.0.1', firstPort), 'from-first');
     await docker('rm', '-f', 'first-web');
   });
 
@@ -404,23 +417,23 @@ describe('networks through the docker CLI and docker-compose', () => {
       '--name',
       'survivor',
       '-p',
-      '127.0.0.1:18183:80',
+      `127.0.0.1:${firstPort}:80`,
       'busybox',
       'sh',
       '-c',
       webCommand('still-here'),
     );
-    assert.equal(await served('127.0.0.1', '18183'), 'still-here');
+    assert.equal(await served('127.0.0.1', firstPort), 'still-here');
     await svcd.kill9();
     await svcd.start();
-    assert.equal(await httpGet('127.0.0.1', '18183'), 'still-here');
-    assert.equal(await docker('port', 'survivor', '80'), '127.0.0.1:18183');
+    assert.equal(await httpGet('127.0.0.1', firstPort), 'still-here');
+    assert.equal(await docker('port', 'survivor', '80'), `127.0.0.1:${firstPort}`);
     await docker('rm', '-f', 'survivor');
-    assert.equal(await httpGet('127.0.0.1', '18183'), '');
+    assert.equal(await httpGet('127.0.0.1', firstPort), '');
     const links = execFileSync('ip', ['-o', 'link', 'show', 'master', svcd.bridge], { encoding: 'utf8' });
     assert.equal(links.trim(), '', 'no veth left on the bridge');
     const nat = execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' });
-    assert.doesNotMatch(nat, /dport 18183/);
+    assert.doesNotMatch(nat, new RegExp(`dport ${firstPort} `));
   });
 
   test("svcd killed while removing an exited container's endpoint: the next start removes its rule, veth and namespace", async () => {
@@ -431,13 +444,13 @@ describe('networks through the docker CLI and docker-compose', () => {
       '--name',
       'halfgone',
       '-p',
-      '127.0.0.1:18184:80',
+      `127.0.0.1:${halfPort}:80`,
       'busybox',
       'sh',
       '-c',
       webCommand('half'),
     );
-    assert.equal(await served('127.0.0.1', '18184'), 'half');
+    assert.equal(await served('127.0.0.1', halfPort), 'half');
     const id = await docker('inspect', 'halfgone', '--format', '{{.Id}}');
     const pid = Number(await docker('inspect', 'halfgone', '--format', '{{.State.Pid}}'));
     await svcd.kill9();
@@ -464,10 +477,13 @@ describe('networks through the docker CLI and docker-compose', () => {
     assert.doesNotMatch(readFileSync('/proc/mounts', 'utf8'), new RegExp(`netns/${id}`));
     const links = execFileSync('ip', ['-o', 'link', 'show', 'master', svcd.bridge], { encoding: 'utf8' });
     assert.equal(links.trim(), '', 'no veth left on the bridge');
-    assert.doesNotMatch(execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' }), /dport 18184/);
+    assert.doesNotMatch(
+      execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' }),
+      new RegExp(`dport ${halfPort} `),
+    );
     // The container starts again on the same namespace path and port.
     await docker('start', 'halfgone');
-    assert.equal(await httpGet('127.0.0.1', '18184'), 'half');
+    assert.equal(await httpGet('127.0.0.1', halfPort), 'half');
     await docker('rm', '-f', 'halfgone');
   });
 
@@ -481,7 +497,7 @@ describe('networks through the docker CLI and docker-compose', () => {
         '  api:',
         '    image: busybox',
         `    command: sh -c '${webCommand('api-ok')}'`,
-        '    ports: ["127.0.0.1:18182:80"]',
+        `    ports: ["127.0.0.1:${otherPort}:80"]`,
         '  client:',
         '    image: busybox',
         `    command: sh -c 'sleep 1; printf "GET / HTTP/1.0\\r\\n\\r\\n" | nc -w 3 api 80 | tail -1'`,
@@ -493,7 +509,7 @@ describe('networks through the docker CLI and docker-compose', () => {
     await compose('up', '-d');
     await docker('wait', 'netproj_client_1');
     assert.equal(await docker('logs', 'netproj_client_1'), 'api-ok');
-    assert.equal(await served('127.0.0.1', '18182'), 'api-ok');
+    assert.equal(await served('127.0.0.1', otherPort), 'api-ok');
     await compose('down');
     assert.equal(await docker('network', 'ls', '-q', '--filter', 'name=netproj'), '');
     assert.equal(await docker('ps', '-aq'), '');

@@ -15,6 +15,7 @@ import type { EngineApi } from '../../testing/engine-client';
 import { dockerdMissing } from '../../testing/dockerd-peer';
 import { useDockerCliOn } from '../containers/testing/docker-cli';
 import { useEnginePair } from '../containers/testing/engine-pair';
+import { freePort } from '../images/distribution/testing/distribution';
 
 const run = promisify(execFile);
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -459,6 +460,7 @@ describe(
         `${svcd.v6(12)}::/64`,
         'pub6',
       );
+      const hostPort = await freePort();
       await svcd.docker(
         'run',
         '-d',
@@ -467,7 +469,7 @@ describe(
         '--network',
         'pub6',
         '-p',
-        '18391:80',
+        `${hostPort}:80`,
         'busybox',
         'sleep',
         '120',
@@ -480,9 +482,9 @@ describe(
       );
       assert.equal(ip6, `${svcd.v6(12)}::2`);
       const nat6 = () => execFileSync('ip6tables', ['-w', '5', '-t', 'nat', '-S'], { encoding: 'utf8' });
-      assert.match(nat6(), new RegExp(`--dport 18391 .*--to-destination \\[${ip6}\\]:80`));
+      assert.match(nat6(), new RegExp(`--dport ${hostPort} .*--to-destination \\[${ip6}\\]:80`));
       await svcd.docker('rm', '-f', 'pub6c');
-      assert.doesNotMatch(nat6(), /--dport 18391/);
+      assert.doesNotMatch(nat6(), new RegExp(`--dport ${hostPort} `));
       await svcd.docker('network', 'rm', 'pub6');
     });
   },

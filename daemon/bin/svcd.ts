@@ -232,6 +232,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     membersOf: (id) => containers.networkMembers(id),
     // And the swarm after both.
     swarmActive: () => swarm.swarm.info().LocalNodeState === 'active',
+    swarmName: (id, name) => running.swarm?.nameOn(id, name),
   });
   await networks.init();
   running.networks = networks;

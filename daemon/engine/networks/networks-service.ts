@@ -32,7 +32,7 @@ import {
   type Subnet,
 } from '../../runtime/cni/ipv4';
 import type { EventsService } from '../events/events-service';
-import { NameServer } from '../../runtime/dns/name-server';
+import { NameServer, type KnownName } from '../../runtime/dns/name-server';
 import { lookupName } from './network-names';
 import { parseIp6 } from '../../runtime/cni/ipv6';
 import { masqOption, mtuOption } from './bridge-chain';
@@ -99,6 +99,8 @@ export interface NetworksServiceDeps {
   /** Whether this engine is in a swarm (overlay networks exist only then). */
   swarmActive?: () => boolean;
   membersOf: (networkId: string) => NetworkMember[];
+  /** Names the swarm answers for on a network before its members (a service's VIP). */
+  swarmName?: (networkId: string, name: string) => KnownName | undefined;
 }
 
 /** Docker's default pools: 172.17–31.0.0/16, then 192.168.0.0/16 in /20s. */
@@ -484,7 +486,8 @@ export class NetworksService {
       const upstreams = nameservers(await readFile('/etc/resolv.conf', 'utf8').catch(() => '')).filter(
         (ip) => !ip.startsWith('127.'),
       );
-      const lookup = (name: string, from: string) => lookupName(this.deps.membersOf(record.Id), name, from);
+      const lookup = (name: string, from: string) =>
+        this.deps.swarmName?.(record.Id, name) ?? lookupName(this.deps.membersOf(record.Id), name, from);
       return NameServer.listen(record.Gateway, lookup, upstreams);
     })();
     this.resolvers.set(record.Id, server);

@@ -236,6 +236,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     containers: containerUsage,
     // Read at call time: the swarm is made after the networks and containers it uses.
     swarmActive: () => swarm.swarm.info().LocalNodeState === 'active',
+    swarmName: (id, name) => running.swarm?.nameOn(id, name),
   });
   await networks.init();
   running.networks = networks;

@@ -1,7 +1,7 @@
 // The name server of each user network, on its gateway: containers by name, alias and short ID;
 // other names go to the host's resolvers. Made at a network's first endpoint.
 import { readFile } from 'node:fs/promises';
-import { NameServer } from '../../runtime/dns/name-server';
+import { NameServer, type KnownName } from '../../runtime/dns/name-server';
 import { nameservers } from '../../runtime/oci-spec/resolv-conf';
 import type { ContainerUsage } from '../shared/container-usage';
 import { lookupName } from './network-names';
@@ -10,7 +10,11 @@ import type { NetworkRecord } from './networks-service';
 export class NetworkResolvers {
   private readonly servers = new Map<string, Promise<NameServer>>();
 
-  constructor(private readonly containers: Pick<ContainerUsage, 'networkMembers'>) {}
+  constructor(
+    private readonly containers: Pick<ContainerUsage, 'networkMembers'>,
+    /** Names the swarm answers for on a network before its members (a service's VIP). */
+    private readonly swarmName?: (networkId: string, name: string) => KnownName | undefined,
+  ) {}
 
   /** Serves the network's names (the bridge has its gateway once its first endpoint exists). */
   async ensure(record: NetworkRecord): Promise<void> {
@@ -25,6 +29,7 @@ export class NetworkResolvers {
         (ip) => !ip.startsWith('127.'),
       );
       const lookup = (name: string, from: string) =>
+        this.swarmName?.(record.Id, name) ??
         lookupName(this.containers.networkMembers(record.Id), name, from);
       return NameServer.listen(record.Gateway, lookup, upstreams);
     })();

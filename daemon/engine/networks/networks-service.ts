@@ -35,6 +35,7 @@ import type { EventsService } from '../events/events-service';
 import type { ContainerUsage } from '../shared/container-usage';
 import { NetworkResolvers } from './network-resolvers';
 import { listNetworks, networkView } from './network-views';
+import type { KnownName } from '../../runtime/dns/name-server';
 import { parseIp6 } from '../../runtime/cni/ipv6';
 import { masqOption, mtuOption } from './bridge-chain';
 import { checkIpv6Address, ipv6Addressing, isIpv6Config, type Ipv6Addressing } from './ipv6-subnets';
@@ -82,6 +83,8 @@ export interface NetworksServiceDeps {
   swarmActive?: () => boolean;
   /** The containers on a network: its DNS names, and whether it is in use. */
   containers: Pick<ContainerUsage, 'networkMembers'>;
+  /** Names the swarm answers for on a network before its members (a service's VIP). */
+  swarmName?: (networkId: string, name: string) => KnownName | undefined;
 }
 
 /** Docker's default pools: 172.17–31.0.0/16, then 192.168.0.0/16 in /20s. */
@@ -113,7 +116,7 @@ export class NetworksService {
   private readonly claimedBridges = new Set<string>();
 
   constructor(private readonly deps: NetworksServiceDeps) {
-    this.resolvers = new NetworkResolvers(deps.containers);
+    this.resolvers = new NetworkResolvers(deps.containers, deps.swarmName);
   }
 
   private get dir(): string {

@@ -12,6 +12,7 @@ import { modeOf, restartPolicyOf, updateConfigOf } from './service-spec';
 import { newObjectId, swarmTimestamp } from './swarm-ids';
 import type { IngressProxy, IngressTable } from './ingress-proxy';
 import type { TaskFiles } from './task-files';
+import { usesVip, type VipPort, type VipTable } from './service-vips';
 import { taskContainerBody, taskContainerName, type TaskContainerPort } from './task-containers';
 
 const terminal = new Set<TaskState>(['complete', 'shutdown', 'failed', 'rejected', 'orphaned', 'remove']);
@@ -26,6 +27,7 @@ export interface OrchestratorDeps {
   /** The name of a local network by ID, for the task container to join; undefined when gone. */
   networkName: (id: string) => string | undefined;
   ingress: IngressProxy;
+  vips: Pick<VipPort, 'route'>;
   log: Logger;
 }
 
@@ -38,6 +40,8 @@ export class Orchestrator {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** The address of each running task's container, as the ingress forwards to it. */
   private readonly addresses = new Map<string, string>();
+  /** Each running task's address on each of its networks, by network ID (its VIPs' backends). */
+  private readonly networkAddresses = new Map<string, Map<string, string>>();
   /** When each service's last update batch started (its Delay counts from there). */
   private readonly lastBatch = new Map<string, number>();
   private unwatch?: () => void;
@@ -120,6 +124,23 @@ export class Orchestrator {
     for (const service of state.services) await this.reconcileService(state, service, node);
     await this.pruneHistory(state);
     await this.deps.ingress.sync(this.ingressTable(state));
+    await this.deps.vips.route(this.vipTable(state));
+  }
+
+  private vipTable(state: ClusterState): VipTable {
+    return state.services.flatMap((service) =>
+      (service.Endpoint.VirtualIPs ?? []).map((v) => ({
+        networkId: v.NetworkID,
+        vip: v.Addr.split('/')[0],
+        backends: state.tasks.flatMap((t) => {
+          const ip =
+            t.ServiceID === service.ID && t.Status.State === 'running'
+              ? this.networkAddresses.get(t.ID)?.get(v.NetworkID)
+              : undefined;
+          return ip ? [ip] : [];
+        }),
+      })),
+    );
   }
 
   private ingressTable(state: ClusterState): IngressTable {
@@ -143,6 +164,18 @@ export class Orchestrator {
     const ip =
       settings.IPAddress || Object.values(settings.Networks ?? {}).find((n) => n?.IPAddress)?.IPAddress;
     if (ip) this.addresses.set(task.ID, ip);
+    const byNetwork = new Map<string, string>();
+    for (const networkId of (task.Spec.Networks ?? []).map((n) => n.Target)) {
+      const name = this.deps.networkName(networkId);
+      const at = name ? settings.Networks?.[name]?.IPAddress : undefined;
+      if (at) byNetwork.set(networkId, at);
+    }
+    this.networkAddresses.set(task.ID, byNetwork);
+  }
+
+  private forget(taskId: string): void {
+    this.addresses.delete(taskId);
+    this.networkAddresses.delete(taskId);
   }
 
   private adopted = false;
@@ -184,7 +217,7 @@ export class Orchestrator {
         if (task.Status.State !== 'running') this.setStatus(state, task, 'running', 'started');
         continue;
       }
-      this.addresses.delete(task.ID);
+      this.forget(task.ID);
       if (s.Status === 'created') continue;
       if (task.DesiredState === 'shutdown') this.setStatus(state, task, 'shutdown', 'shutdown');
       else if (s.ExitCode === 0) this.setStatus(state, task, 'complete', 'finished');
@@ -456,10 +489,11 @@ export class Orchestrator {
       const files = await this.deps.files.prepare(state, task);
       const netId = task.Spec.Networks?.[0]?.Target;
       const netName = netId ? this.deps.networkName(netId) : undefined;
+      // A vip service's name and aliases are its VIP's (the swarm's name lookup); a dnsrr
+      // one's are every task's.
       const aliases = [
-        service.Spec.Name ?? '',
         `tasks.${service.Spec.Name}`,
-        ...(task.Spec.Networks?.[0]?.Aliases ?? []),
+        ...(usesVip(service) ? [] : [service.Spec.Name ?? '', ...(task.Spec.Networks?.[0]?.Aliases ?? [])]),
       ];
       const id = await this.deps.containers.create(
         taskContainerName(service, task),
@@ -516,7 +550,7 @@ export class Orchestrator {
     const id = task.Status.ContainerStatus?.ContainerID;
     if (id) await this.deps.containers.remove(id).catch(() => undefined);
     await this.deps.files.release(task.ID);
-    this.addresses.delete(task.ID);
+    this.forget(task.ID);
     state.tasks.splice(state.tasks.indexOf(task), 1);
   }
 
@@ -539,6 +573,7 @@ export class Orchestrator {
   async removeAll(state: ClusterState): Promise<void> {
     for (const task of [...state.tasks]) await this.dropTask(state, task);
     await this.deps.ingress.close();
+    await this.deps.vips.route([]);
   }
 }
 

@@ -18,6 +18,19 @@ export function modeOf(spec: ServiceSpec): ServiceModeName {
   return 'replicated';
 }
 
+const modeKeys = ['Replicated', 'Global', 'ReplicatedJob', 'GlobalJob'] as const;
+
+/**
+ * The mode with its key as dockerd reads it: Go's JSON decoding matches field names in any
+ * case, and docker-py sends `{"replicated": {...}}`.
+ */
+function canonicalMode(mode: ServiceSpec['Mode']): ServiceSpec['Mode'] {
+  if (!mode) return mode;
+  return Object.fromEntries(
+    Object.entries(mode).map(([k, v]) => [modeKeys.find((m) => m.toLowerCase() === k.toLowerCase()) ?? k, v]),
+  );
+}
+
 function resolveFiles(state: ClusterState, kind: ObjectKind, refs: FileReference[] = []): FileReference[] {
   const idKey = kind === 'secret' ? 'SecretID' : 'ConfigID';
   const nameKey = kind === 'secret' ? 'SecretName' : 'ConfigName';
@@ -64,7 +77,7 @@ export function checkServiceSpec(
     );
   if (spec.TaskTemplate?.PluginSpec)
     throw new InvalidParameterError('svcd runs container tasks only, not plugin tasks');
-  const mode = spec.Mode ?? { Replicated: { Replicas: 1 } };
+  const mode = canonicalMode(spec.Mode) ?? { Replicated: { Replicas: 1 } };
   if (Object.keys(mode).length !== 1)
     throw new InvalidParameterError(
       'rpc error: code = InvalidArgument desc = exactly one service mode must be set',

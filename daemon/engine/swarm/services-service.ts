@@ -22,6 +22,7 @@ import { isTerminal, rollBack } from './orchestrator';
 import { checkConstraints } from './placement';
 import { checkServiceSpec, modeOf, withDefaults } from './service-spec';
 import { serviceLogs } from './service-logs';
+import { assignVips, releaseVips, type VipPort } from './service-vips';
 import { newObjectId, swarmTimestamp } from './swarm-ids';
 import { findNode } from './swarm-node';
 import type { TaskContainerPort } from './task-containers';
@@ -34,6 +35,7 @@ export interface ServicesServiceDeps {
   containers: TaskContainerPort;
   /** A network's ID from its name or ID (NotFoundError when there is none). */
   resolveNetwork: (ref: string) => string;
+  vips: VipPort;
 }
 
 export function findService(state: ClusterState, ref: string): SwarmService {
@@ -72,7 +74,7 @@ export class ServicesService {
   }
 
   create(body: ServiceSpec): Promise<ServiceCreateResponse> {
-    return this.cluster.write((state) => {
+    return this.cluster.write(async (state) => {
       const spec = this.checked(state, { ...body, Name: body.Name || randomName(0) });
       const service: SwarmService = {
         ...this.cluster.newMeta(state, newObjectId()),
@@ -81,6 +83,7 @@ export class ServicesService {
       };
       const ports = endpointPorts(state, spec);
       if (ports.length) service.Endpoint.Ports = ports;
+      await assignVips(this.deps.vips, service);
       if (modeOf(spec).endsWith('job'))
         service.JobStatus = {
           JobIteration: { Index: service.Version.Index },
@@ -93,7 +96,7 @@ export class ServicesService {
   }
 
   update(req: ServiceUpdateRequest): Promise<{ Warnings: string[] | null }> {
-    return this.cluster.write((state) => {
+    return this.cluster.write(async (state) => {
       const service = findService(state, req.ref);
       checkVersion(`service ${service.ID}`, service.Version.Index, req.version);
       if (req.rollback) {
@@ -112,10 +115,11 @@ export class ServicesService {
           Message: 'update in progress',
         };
       }
-      const previousPorts = service.Endpoint.Ports;
+      const previous = service.Endpoint;
       service.Endpoint = { Spec: service.Spec.EndpointSpec ?? {} };
-      const ports = endpointPorts(state, service.Spec, previousPorts);
+      const ports = endpointPorts(state, service.Spec, previous.Ports);
       if (ports.length) service.Endpoint.Ports = ports;
+      await assignVips(this.deps.vips, service, previous.VirtualIPs);
       this.cluster.touch(state, service);
       // A job's update is a new run of it.
       if (service.JobStatus)
@@ -129,9 +133,10 @@ export class ServicesService {
   }
 
   remove(ref: string): Promise<void> {
-    return this.cluster.write((state) => {
+    return this.cluster.write(async (state) => {
       const service = findService(state, ref);
       state.services.splice(state.services.indexOf(service), 1);
+      await releaseVips(this.deps.vips, service);
       this.cluster.publish('service', 'remove', service.ID, { name: service.Spec.Name ?? '' });
     });
   }

@@ -1,12 +1,22 @@
 // The swarm's narrow ports on the engines it uses, made from those engines' services: task
 // containers through the containers engine (its events wake the orchestrator, its logs make
 // a service's), names of networks through the networks engine.
+import { join } from 'node:path';
 import { NotFoundError } from '../../api/errors';
 import type { LogsRequest, LogsStream } from '../../api/container-stream-types';
 import { currentCreateBehaviours } from '../../api/versions';
 import type { ContainersService } from '../containers/containers-service';
 import type { EventsService } from '../events/events-service';
 import type { NetworksService } from '../networks/networks-service';
+import { parseSubnet } from '../../runtime/cni/ipv4';
+import {
+  applyVipRoute,
+  releaseVip,
+  removeVipRoute,
+  reserveVip,
+  type VipRoute,
+} from '../../runtime/cni/service-vip';
+import type { VipTable } from './service-vips';
 import type { SwarmNetworksPort } from './swarm-engine';
 import { taskLabel, type TaskContainerPort } from './task-containers';
 
@@ -52,7 +62,34 @@ export function taskContainersOf(
 }
 
 export function swarmNetworksOf(networks: NetworksService): SwarmNetworksPort {
+  const leases = (networkId: string) => join(networks.cniDir, 'ipam', networkId);
+  /** The routes in place, by bridge and VIP. */
+  const routed = new Map<string, VipRoute>();
   return {
+    reserve: async (networkId, owner) => {
+      const record = networks.get(networkId);
+      const ip = await reserveVip(leases(record.Id), record.Subnet, record.Gateway, owner);
+      return `${ip}/${parseSubnet(record.Subnet).prefix}`;
+    },
+    release: (networkId, addr, owner) => releaseVip(leases(networkId), addr.split('/')[0], owner),
+    route: async (table: VipTable) => {
+      const wanted = new Map<string, VipRoute>();
+      for (const { networkId, vip, backends } of table) {
+        const bridge = networks.get(networkId).Bridge;
+        // Without a running task the bridge may not exist yet; the VIP is routed once one runs.
+        if (backends.length) wanted.set(`${bridge} ${vip}`, { bridge, vip, backends });
+      }
+      for (const [key, r] of routed)
+        if (!wanted.has(key)) {
+          await removeVipRoute(r);
+          routed.delete(key);
+        }
+      for (const [key, r] of wanted) {
+        if (JSON.stringify(routed.get(key)) === JSON.stringify(r)) continue;
+        await applyVipRoute(r);
+        routed.set(key, r);
+      }
+    },
     resolve: (ref) => networks.get(ref).Id,
     nameOf: (id) => {
       try {

@@ -1,6 +1,7 @@
 // The swarm engine's parts put together: the cluster state, the swarm, its node, services and
 // tasks, secrets and configs, and the orchestrator that runs the tasks' containers.
 import type { Logger } from '../../lib/logger';
+import type { KnownName } from '../../runtime/dns/name-server';
 import type { EventsService } from '../events/events-service';
 import { Cluster } from './cluster';
 import { ClusterStateFile } from './cluster-state';
@@ -8,6 +9,7 @@ import { IngressProxy } from './ingress-proxy';
 import { NodesService } from './nodes-service';
 import { Orchestrator } from './orchestrator';
 import { usersOf } from './service-spec';
+import { vipName, type VipPort } from './service-vips';
 import { ServicesService } from './services-service';
 import { SwarmObjects } from './swarm-objects';
 import { SwarmService } from './swarm-service';
@@ -16,7 +18,7 @@ import { TaskFiles } from './task-files';
 import type { TaskContainerPort } from './task-containers';
 
 /** What the swarm needs of the networks engine. */
-export interface SwarmNetworksPort {
+export interface SwarmNetworksPort extends VipPort {
   /** A network's ID from its name or ID; NotFoundError when there is none. */
   resolve(ref: string): string;
   /** A network's name, undefined when it is gone. */
@@ -42,6 +44,8 @@ export interface SwarmEngine {
   services: ServicesService;
   secrets: SwarmObjects;
   configs: SwarmObjects;
+  /** What a name is on a swarm network (a service's VIP), for that network's name server. */
+  nameOn(networkId: string, name: string): KnownName | undefined;
   /** Stops the orchestrator; the task containers keep running, as every container does. */
   close(): Promise<void>;
 }
@@ -56,6 +60,7 @@ export async function createSwarmEngine(deps: SwarmEngineDeps): Promise<SwarmEng
     files: new TaskFiles(file.filesDir()),
     networkName: (id) => deps.networks.nameOf(id),
     ingress: new IngressProxy(deps.log),
+    vips: deps.networks,
     log: deps.log,
   });
   cluster.onChange = () => orchestrator.wake();
@@ -80,7 +85,9 @@ export async function createSwarmEngine(deps: SwarmEngineDeps): Promise<SwarmEng
       cluster,
       containers: deps.containers,
       resolveNetwork: (ref) => deps.networks.resolve(ref),
+      vips: deps.networks,
     }),
+    nameOn: (networkId, name) => (cluster.locked ? undefined : vipName(cluster.peek(), networkId, name)),
     secrets: new SwarmObjects(cluster, 'secret', (state, id) => usersOf(state, 'secret', id)),
     configs: new SwarmObjects(cluster, 'config', (state, id) => usersOf(state, 'config', id)),
     close: () => orchestrator.close(),

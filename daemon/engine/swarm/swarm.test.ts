@@ -17,53 +17,13 @@ import type {
 } from '../../api/swarm-types';
 import type { ContainerInspect } from '../../api/container-summary-types';
 import { expectStatus, useEngine } from '../containers/testing/containers-fixture';
+import { busyboxTask, execIn, json, running, tasksWhen } from './testing/swarm-fixture';
 import { served, webCommand } from '../containers/testing/host-http';
-import { engineEvents, type SvcdInstance } from '../../testing/svcd-harness';
+import { engineEvents } from '../../testing/svcd-harness';
 import { pollUntil } from '../../testing/poll';
 import { freePort } from '../images/distribution/testing/distribution';
 
 const run = promisify(execFile);
-
-async function json<T>(
-  svcd: SvcdInstance,
-  method: string,
-  path: string,
-  body?: unknown,
-  status = 200,
-): Promise<T> {
-  return expectStatus(await svcd.request(method, path, { body }), status, `${method} ${path}`).json<T>();
-}
-
-const tasksOf = (svcd: SvcdInstance, service: string) =>
-  json<SwarmTask[]>(
-    svcd,
-    'GET',
-    `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: [service] }))}`,
-  );
-
-/** The service's tasks once `check` holds for them. */
-function tasksWhen(
-  svcd: SvcdInstance,
-  service: string,
-  what: string,
-  check: (tasks: SwarmTask[]) => boolean,
-) {
-  return pollUntil(
-    what,
-    async () => {
-      const tasks = await tasksOf(svcd, service);
-      return check(tasks) ? tasks : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 250 },
-  );
-}
-
-const running = (tasks: SwarmTask[]) => tasks.filter((t) => t.Status.State === 'running');
-
-const busyboxTask = (command: string, extra: Record<string, unknown> = {}) => ({
-  ContainerSpec: { Image: 'busybox', Command: ['sh', '-c', command], StopGracePeriod: 1e9, ...extra },
-  RestartPolicy: { Condition: 'any', Delay: 0 },
-});
 
 describe('swarm mode through the Engine API', () => {
   // First, so that it runs before the engine's cleanup: a swarm would start the task
@@ -371,17 +331,7 @@ describe('swarm mode through the Engine API', () => {
       await tasksWhen(svcd, 'reader', 'the reader running', (t) => running(t).length === 1),
     );
     const id = task.Status.ContainerStatus!.ContainerID;
-    const exec = async (cmd: string) => {
-      const { Id } = await json<{ Id: string }>(
-        svcd,
-        'POST',
-        `/containers/${id}/exec`,
-        { Cmd: ['sh', '-c', cmd], AttachStdout: true, AttachStderr: true },
-        201,
-      );
-      const res = await svcd.request('POST', `/exec/${Id}/start`, { body: { Detach: false, Tty: true } });
-      return res.text();
-    };
+    const exec = (cmd: string) => execIn(svcd, id, cmd);
     assert.equal(await exec('cat /run/secrets/db-pass'), 's3cret\n');
     assert.equal(await exec('stat -c %a /run/secrets/db-pass'), '400\n');
     assert.equal(await exec('cat /etc/app.conf'), 'port=80\n');

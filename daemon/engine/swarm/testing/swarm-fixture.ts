@@ -1,0 +1,60 @@
+// What the swarm suites share: JSON requests, a service's tasks once they are as wanted, busybox
+// task templates, and commands run in a container.
+import type { SwarmTask } from '../../../api/swarm-types';
+import { expectStatus } from '../../containers/testing/containers-fixture';
+import type { SvcdInstance } from '../../../testing/svcd-harness';
+import { pollUntil } from '../../../testing/poll';
+
+export async function json<T>(
+  svcd: SvcdInstance,
+  method: string,
+  path: string,
+  body?: unknown,
+  status = 200,
+): Promise<T> {
+  return expectStatus(await svcd.request(method, path, { body }), status, `${method} ${path}`).json<T>();
+}
+
+export const tasksOf = (svcd: SvcdInstance, service: string) =>
+  json<SwarmTask[]>(
+    svcd,
+    'GET',
+    `/tasks?filters=${encodeURIComponent(JSON.stringify({ service: [service] }))}`,
+  );
+
+/** The service's tasks once `check` holds for them. */
+export function tasksWhen(
+  svcd: SvcdInstance,
+  service: string,
+  what: string,
+  check: (tasks: SwarmTask[]) => boolean,
+) {
+  return pollUntil(
+    what,
+    async () => {
+      const tasks = await tasksOf(svcd, service);
+      return check(tasks) ? tasks : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+}
+
+export const running = (tasks: SwarmTask[]) => tasks.filter((t) => t.Status.State === 'running');
+
+export const busyboxTask = (command: string, extra: Record<string, unknown> = {}) => ({
+  ContainerSpec: { Image: 'busybox', Command: ['sh', '-c', command], StopGracePeriod: 1e9, ...extra },
+  RestartPolicy: { Condition: 'any', Delay: 0 },
+});
+
+/** What `cmd` printed (through a TTY) when run in the container. */
+export async function execIn(svcd: SvcdInstance, id: string, cmd: string): Promise<string> {
+  const { Id } = await json<{ Id: string }>(
+    svcd,
+    'POST',
+    `/containers/${id}/exec`,
+    { Cmd: ['sh', '-c', cmd], AttachStdout: true, AttachStderr: true },
+    201,
+  );
+  const res = await svcd.request('POST', `/exec/${Id}/start`, { body: { Detach: false, Tty: true } });
+  return res.text();
+}

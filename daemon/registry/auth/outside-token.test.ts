@@ -152,6 +152,12 @@ test('tokens of another key, issuer or audience, or expired, are refused as inva
   assert.equal((await http(`${reg.url}/v2/team/app/tags/list`, { headers: bearer(listed) })).status, 404);
 });
 
+/** Distribution lists a scope's actions from a Go map, in any order from one answer to the next. */
+const actionsSorted = (challenge: string) =>
+  challenge.replace(/(scope="[^"]*:)([a-z*,]+)"/g, (_, head: string, actions: string) => {
+    return `${head}${actions.split(',').sort().join(',')}"`;
+  });
+
 test(
   'the challenges are Distribution 2.8’s on the same token server',
   { skip: !hasDistribution },
@@ -180,7 +186,7 @@ test(
           [reg.url, distribution.url].map((base) => http(`${base}${path}`, { method, headers })),
         );
         assert.equal(ours.status, theirs.status, `${method} ${path}`);
-        assert.equal(challenge(ours), challenge(theirs), `${method} ${path}`);
+        assert.equal(actionsSorted(challenge(ours)), actionsSorted(challenge(theirs)), `${method} ${path}`);
       }
     } finally {
       await distribution.stop();

@@ -329,6 +329,10 @@ export interface ServiceUpdateRequest {
   version: number;
   spec: ServiceSpec;
   rollback: boolean;
+  /** X-Registry-Auth, for the tasks' image pulls. */
+  auth?: string;
+  /** Whose registry auth the new spec keeps when the request brings none. */
+  authFrom: 'spec' | 'previous-spec';
 }
 
 export interface ServiceListRequest {

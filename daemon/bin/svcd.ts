@@ -285,7 +285,7 @@ async function start(argv: string[], running: Running): Promise<string> {
       memTotal: host.memTotal,
       engineVersion: product.version,
     },
-    containers: taskContainersOf(containers, events, (ref, req) => attach.logs(ref, req)),
+    containers: taskContainersOf(containers, events, (ref, req) => attach.logs(ref, req), images),
     networks: swarmNetworksOf(networks),
     log: log.child('swarm'),
   });

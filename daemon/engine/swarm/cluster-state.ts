@@ -51,6 +51,11 @@ export interface ClusterState {
   secrets: SwarmSecret[];
   configs: SwarmConfig[];
   networks: SwarmNetworkRecord[];
+  /**
+   * Each service's X-Registry-Auth for its spec and its previous spec, which its tasks' image
+   * pulls use: never shown, sealed with the rest when the swarm autolocks.
+   */
+  registryAuth?: Record<string, { spec?: string; previous?: string }>;
 }
 
 interface SealedFile {

@@ -357,7 +357,7 @@ export class Orchestrator {
     if (action === 'continue') return false;
     const why = `due to failure or early termination of task ${task.ID}`;
     if (action === 'rollback' && !rollingBack && service.PreviousSpec) {
-      rollBack(service, `update rolled back ${why}`);
+      rollBack(state, service, `update rolled back ${why}`);
     } else {
       service.UpdateStatus = {
         ...status,
@@ -486,6 +486,10 @@ export class Orchestrator {
     // Recorded before the container exists, so a kill -9 in between never makes a second one.
     await this.deps.cluster.file.save(state);
     try {
+      await this.deps.containers.ensureImage(
+        task.Spec.ContainerSpec?.Image ?? '',
+        state.registryAuth?.[service.ID]?.spec,
+      );
       const files = await this.deps.files.prepare(state, task);
       const netId = task.Spec.Networks?.[0]?.Target;
       const netName = netId ? this.deps.networkName(netId) : undefined;
@@ -592,8 +596,10 @@ function hostPorts(service: SwarmService, info: ContainerInspect): SwarmTask['St
   };
 }
 
-/** Swaps the spec with the previous one and starts rolling back. */
-export function rollBack(service: SwarmService, message: string): void {
+/** Swaps the spec with the previous one (and their registry auths) and starts rolling back. */
+export function rollBack(state: ClusterState, service: SwarmService, message: string): void {
+  const auth = state.registryAuth?.[service.ID];
+  if (auth) state.registryAuth![service.ID] = { spec: auth.previous, previous: auth.spec };
   const previous = service.PreviousSpec as ServiceSpec;
   service.PreviousSpec = service.Spec;
   service.Spec = previous;

@@ -73,7 +73,7 @@ export class ServicesService {
     return checkServiceSpec(state, spec, this.deps.resolveNetwork, self);
   }
 
-  create(body: ServiceSpec): Promise<ServiceCreateResponse> {
+  create(body: ServiceSpec, auth?: string): Promise<ServiceCreateResponse> {
     return this.cluster.write(async (state) => {
       const spec = this.checked(state, { ...body, Name: body.Name || randomName(0) });
       const service: SwarmService = {
@@ -90,6 +90,7 @@ export class ServicesService {
           LastExecution: service.CreatedAt,
         };
       state.services.push(service);
+      if (auth) (state.registryAuth ??= {})[service.ID] = { spec: auth };
       this.cluster.publish('service', 'create', service.ID, { name: spec.Name ?? '' });
       return { ID: service.ID, Warnings: null };
     });
@@ -104,9 +105,12 @@ export class ServicesService {
           throw new InvalidParameterError(
             `rpc error: code = FailedPrecondition desc = service ${service.ID} does not have a previous spec`,
           );
-        rollBack(service, 'manually requested rollback');
+        rollBack(state, service, 'manually requested rollback');
       } else {
         const spec = this.checked(state, req.spec, service);
+        const held = state.registryAuth?.[service.ID] ?? {};
+        const auth = req.auth || (req.authFrom === 'previous-spec' ? held.previous : held.spec);
+        (state.registryAuth ??= {})[service.ID] = { spec: auth, previous: held.spec };
         service.PreviousSpec = service.Spec;
         service.Spec = spec;
         service.UpdateStatus = {
@@ -136,6 +140,7 @@ export class ServicesService {
     return this.cluster.write(async (state) => {
       const service = findService(state, ref);
       state.services.splice(state.services.indexOf(service), 1);
+      delete state.registryAuth?.[service.ID];
       await releaseVips(this.deps.vips, service);
       this.cluster.publish('service', 'remove', service.ID, { name: service.Spec.Name ?? '' });
     });

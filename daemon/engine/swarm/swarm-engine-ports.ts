@@ -7,6 +7,7 @@ import type { LogsRequest, LogsStream } from '../../api/container-stream-types';
 import { currentCreateBehaviours } from '../../api/versions';
 import type { ContainersService } from '../containers/containers-service';
 import type { EventsService } from '../events/events-service';
+import type { ImageService } from '../images/image-service';
 import type { NetworksService } from '../networks/networks-service';
 import { parseSubnet } from '../../runtime/cni/ipv4';
 import {
@@ -24,8 +25,21 @@ export function taskContainersOf(
   containers: ContainersService,
   events: EventsService,
   logs: (ref: string, req: LogsRequest) => LogsStream,
+  images: Pick<ImageService, 'inspect' | 'pull'>,
 ): TaskContainerPort {
   return {
+    ensureImage: async (ref, auth) => {
+      const present = await images.inspect(ref).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof NotFoundError) return false;
+          throw err;
+        },
+      );
+      // A reference without tag or digest is `:latest`, as dockerd's task pull takes it.
+      const tag = /@|:[^/]*$/.test(ref) ? undefined : 'latest';
+      if (!present) await images.pull({ image: ref, tag, auth, emit: () => undefined });
+    },
     create: async (name, body) =>
       (await containers.create({ name, swarmTask: true, body, behaviours: currentCreateBehaviours })).Id,
     start: (id) => containers.start(id),

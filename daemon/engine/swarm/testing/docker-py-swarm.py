@@ -124,7 +124,8 @@ def main(socket, image, port, web):
         wait_for('the service gone', lambda: not client.services.list(filters={'name': 'py-web'}))
         wait_for(
             'the task containers removed',
-            lambda: not client.containers.list(all=True, filters={'label': 'com.docker.swarm.service.name=py-web'}),
+            # The low-level list: the collection's inspects each one, racing the removal.
+            lambda: not client.api.containers(all=True, filters={'label': 'com.docker.swarm.service.name=py-web'}),
         )
         secret.remove()
         config.remove()

@@ -10,7 +10,7 @@ import type {
 } from '../../../api/swarm-types';
 
 export interface ServicesBackend {
-  create(spec: ServiceSpec): Promise<ServiceCreateResponse>;
+  create(spec: ServiceSpec, auth?: string): Promise<ServiceCreateResponse>;
   list(req: ServiceListRequest): SwarmService[];
   inspect(ref: string, insertDefaults: boolean): SwarmService;
   update(req: ServiceUpdateRequest): Promise<{ Warnings: string[] | null }>;

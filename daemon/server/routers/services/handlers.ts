@@ -1,5 +1,6 @@
 import { InvalidParameterError } from '../../../api/errors';
-import type { ServiceSpec } from '../../../api/swarm-types';
+import type { ServiceSpec, ServiceUpdateRequest } from '../../../api/swarm-types';
+import { registryAuthHeader } from '../../http/registry-auth';
 import { readJsonObject, requiredVersion } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
 import { parseTimestampNano } from '../../http/timestamps';
@@ -11,10 +12,9 @@ export function servicesHandlers(
   b: ServicesBackend,
 ): Record<'create' | 'list' | 'inspect' | 'update' | 'remove' | 'logs', Handler> {
   return {
-    // The registry auth header is for pulling a private image; task images come from this
-    // engine's store, so it is read and not needed.
+    // The registry auth header is kept for the pulls of the tasks' image.
     create: async ({ req, res }) =>
-      sendJson(res, 201, await b.create(await readJsonObject<ServiceSpec>(req))),
+      sendJson(res, 201, await b.create(await readJsonObject<ServiceSpec>(req), registryAuthHeader(req))),
     list: async ({ res, query }) =>
       sendJson(res, 200, b.list({ filters: query.filters(), status: query.bool('status') })),
     inspect: async ({ res, params, query }) =>
@@ -33,7 +33,14 @@ export function servicesHandlers(
       sendJson(
         res,
         200,
-        await b.update({ ref: params.id, version, spec, rollback: rollback === 'previous' }),
+        await b.update({
+          ref: params.id,
+          version,
+          spec,
+          rollback: rollback === 'previous',
+          auth: registryAuthHeader(req),
+          authFrom: registryAuthFrom as ServiceUpdateRequest['authFrom'],
+        }),
       );
     },
     remove: async ({ res, params }) => {

@@ -4,6 +4,7 @@
 // upload-state secret, health checks, the blob descriptor cache) are accepted and ignored.
 // Environment variables override as Distribution's do: REGISTRY_STORAGE_S3_BUCKET sets
 // storage.s3.bucket.
+import { parseGoDuration } from '../lib/go-duration';
 import type { RegistryConfig } from './config';
 
 export interface S3Config {
@@ -90,26 +91,10 @@ const schema: Schema = {
   },
 };
 
-const durationUnits: Record<string, number> = {
-  ns: 1e-9,
-  us: 1e-6,
-  µs: 1e-6,
-  ms: 1e-3,
-  s: 1,
-  m: 60,
-  h: 3600,
-};
-
-/** A Go duration ("168h", "1h30m", "500ms") in seconds. */
+/** A Go duration ("168h", "1h30m", "500ms") in seconds; negative ones are refused. */
 export function parseDuration(text: string): number | undefined {
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let seconds = 0;
-  let at = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    seconds += Number(m[1]) * durationUnits[m[2]];
-    at = re.lastIndex;
-  }
-  return at === text.length && at > 0 ? seconds : undefined;
+  const ns = parseGoDuration(text);
+  return ns !== undefined && ns >= 0 ? ns / 1e9 : undefined;
 }
 
 function coerce(value: unknown, leaf: Leaf, where: string): unknown {

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../daemon/testing/free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -42,16 +42,8 @@ export function missingPrerequisite(): string | undefined {
   return missing.length ? `missing ${missing.join(', ')}` : undefined;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+// Callers of this fixture take their ports from it too.
+export { freePort };
 
 export interface WebApp {
   /** The URL printed by web mode, token included. */

@@ -2,7 +2,7 @@
 // in a temp dir, for tests: anonymous, htpasswd basic auth, or token auth against a given realm.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '../../../../testing/free-port';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -26,16 +26,8 @@ export interface Distribution {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+// Callers of this fixture take their ports from it too.
+export { freePort };
 
 function configYaml(storage: string, host: string, auth: string): string {
   return [

@@ -483,7 +483,7 @@ describe('networks through the docker CLI and docker-compose', () => {
     );
     // The container starts again on the same namespace path and port.
     await docker('start', 'halfgone');
-    assert.equal(await httpGet('127.0.0.1', halfPort), 'half');
+    assert.equal(await served('127.0.0.1', halfPort), 'half');
     await docker('rm', '-f', 'halfgone');
   });
 
@@ -500,7 +500,8 @@ describe('networks through the docker CLI and docker-compose', () => {
         `    ports: ["127.0.0.1:${otherPort}:80"]`,
         '  client:',
         '    image: busybox',
-        `    command: sh -c 'sleep 1; printf "GET / HTTP/1.0\\r\\n\\r\\n" | nc -w 3 api 80 | tail -1'`,
+        // The api's httpd may not listen yet on a busy machine: asked again for up to 20 s.
+        `    command: sh -c 'for i in $$(seq 20); do r=$$(printf "GET / HTTP/1.0\\r\\n\\r\\n" | nc -w 3 api 80 | tail -1); [ -n "$$r" ] && break; sleep 1; done; echo $$r'`,
         '',
       ].join('\n'),
     );

@@ -249,12 +249,15 @@ describe('logs, terminals and stats at scale in web mode', { skip: missingPrereq
       await page.keyboard.type(text);
       await page.keyboard.press('Enter');
     };
+    // On a timeout the error shows what the screen read instead.
+    let screen: string[] = [];
     const shows = (text: string) =>
-      until(`a row reading ${text}`, async () =>
-        (await visible.locator('.xterm-rows > div').allInnerTexts()).some((t) => t.trim() === text)
-          ? true
-          : undefined,
-      );
+      until(`a row reading ${text}`, async () => {
+        screen = await visible.locator('.xterm-rows > div').allInnerTexts();
+        return screen.some((t) => t.trim() === text) ? true : undefined;
+      }).catch((err: Error) => {
+        throw new Error(`${err.message}; the terminal read:\n${screen.join('\n').trimEnd()}`);
+      });
     await say('echo one-$((1+1))');
     await shows('one-2');
 
@@ -271,10 +274,20 @@ describe('logs, terminals and stats at scale in web mode', { skip: missingPrereq
     await session.shot('terminals-two');
 
     await engine('POST', `/containers/${shell}/restart?t=1`);
-    // The old sessions end with the container; each comes back by itself on the new start.
-    await until('both reconnected', async () =>
-      (await page.locator('.badge.term-connected').count()) === 2 ? true : undefined,
-    );
+    // The old sessions end with the container; each comes back by itself on the new start, in a
+    // new screen. The restart may answer before the old sockets have closed, so "connected" alone
+    // could still be the old session: a reconnected one no longer shows what was typed before.
+    const sessions = page.locator('.terminal-session');
+    await until('both reconnected', async () => {
+      const fresh = await sessions.evaluateAll((all) =>
+        all.filter(
+          (s) =>
+            s.querySelector('.badge.term-connected') &&
+            !/one-2|\/bin\/ash/.test(s.querySelector('.xterm-rows')?.textContent ?? ''),
+        ).length,
+      );
+      return fresh === 2 ? true : undefined;
+    });
     await say('echo back-$((2+2))');
     await shows('back-4');
   });

@@ -21,7 +21,7 @@ export type ExecContext = Pick<EngineContext, 'registry' | 'client' | 'paths' | 
 export class ExecService {
   private readonly execs = new Map<string, ExecInstance>();
   /** Per container: FIFO directories of finished execs, ready for the next. */
-  private readonly spare = new Map<string, string[]>();
+  private readonly spare = new Map<string, { run: number; dirs: string[] }>();
   /** Per container: the process spec of its current run (execs start from it). */
   private readonly specs = new Map<string, { run: number; spec: OciSpec }>();
 
@@ -106,17 +106,32 @@ export class ExecService {
     return spec;
   }
 
+  /**
+   * FIFO directories are reused only within the run of the container they served: a shim of an
+   * earlier run may still hold an exec's stdin open for reading while it goes down, and would
+   * take the keystrokes meant for a new exec (seen as a terminal that reconnected after a
+   * restart and lost most of what was typed).
+   */
   private fifoDirsOf(container: Container): FifoDirs {
+    const run = container.runStartedAt;
+    const drop = (dir: string) => void rm(dir, { recursive: true, force: true }).catch(() => undefined);
     return {
-      take: () => this.spare.get(container.id)?.pop(),
+      take: () => {
+        const kept = this.spare.get(container.id);
+        if (kept?.run === container.runStartedAt) return kept.dirs.pop();
+        kept?.dirs.forEach(drop);
+        this.spare.delete(container.id);
+        return undefined;
+      },
       give: (dir) => {
-        const dirs = this.spare.get(container.id) ?? [];
-        if (container.removed || dirs.length >= spareFifoDirs) {
-          void rm(dir, { recursive: true, force: true }).catch(() => undefined);
-          return;
-        }
+        const current = run === container.runStartedAt && isRunning(container.record.State);
+        if (container.removed || !current) return drop(dir);
+        const kept = this.spare.get(container.id);
+        if (kept && kept.run !== run) kept.dirs.forEach(drop);
+        const dirs = kept?.run === run ? kept.dirs : [];
+        if (dirs.length >= spareFifoDirs) return drop(dir);
         dirs.push(dir);
-        this.spare.set(container.id, dirs);
+        this.spare.set(container.id, { run, dirs });
       },
     };
   }

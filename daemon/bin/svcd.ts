@@ -45,8 +45,10 @@ import { StatsService } from '../engine/stats/stats-service';
 import { containerStreamsRoutes } from '../server/routers/container-streams/routes';
 import { execRoutes } from '../server/routers/exec/routes';
 import { VolumesService } from '../engine/volumes/volumes-service';
+import { VolumeRecords } from '../engine/volumes/volume-records';
 import { volumesRoutes } from '../server/routers/volumes/routes';
-import { defaultAddressPools, NetworksService } from '../engine/networks/networks-service';
+import { NetworksService } from '../engine/networks/networks-service';
+import { defaultAddressPools } from '../engine/networks/address-pools';
 import { ContainerNetworking } from '../engine/networks/container-networking';
 import { networksRoutes } from '../server/routers/networks/routes';
 import { BuildService } from '../engine/build/build-service';
@@ -199,17 +201,13 @@ async function start(argv: string[], running: Running): Promise<string> {
     containers: containerUsage,
   });
   const containersLog = log.child('containers');
-  const volumes: VolumesService = new VolumesService({
-    root: join(dataRoot, 'volumes'),
-    events,
-    containers: containerUsage,
-    driver: (name) => plugins.volumeDriver(name),
-    pluginDrivers: () => plugins.volumeDrivers(),
-  });
+  // The volumes on disk before the plugins, which ask how many volumes name a driver; the volumes
+  // service after them, with their drivers.
+  const volumeRecords = new VolumeRecords(join(dataRoot, 'volumes'), events);
   const hostFacts = opts.rootless ? await rootlessHostFacts(await readHostFacts()) : await readHostFacts();
   const pluginsClient = client.withNamespace(`${namespace}.plugins`);
   await pluginsClient.namespaces.ensure(pluginsClient.namespace);
-  const plugins: PluginsService = new PluginsService({
+  const plugins = new PluginsService({
     root: join(dataRoot, 'plugins'),
     events,
     processes: new PluginProcesses({
@@ -220,12 +218,13 @@ async function start(argv: string[], running: Running): Promise<string> {
     registry: { insecureRegistries, userAgent: `svcd/${product.version}` },
     discoveryDirs: opts.pluginDirs.length ? opts.pluginDirs : DEFAULT_PLUGIN_DIRS,
     callTimeoutMs: opts.pluginTimeout ? opts.pluginTimeout * 1000 : DEFAULT_CALL_TIMEOUT_MS,
-    volumesOf: (driver) => volumes.countByDriver(driver),
+    volumes: volumeRecords,
     log: log.child('plugins'),
   });
   running.plugins = plugins;
   // Before the containers: a container restarted with svcd may mount a plugin's volume.
   await plugins.init();
+  const volumes = new VolumesService({ records: volumeRecords, events, containers: containerUsage, plugins });
   const networks = new NetworksService({
     dataRoot,
     events,

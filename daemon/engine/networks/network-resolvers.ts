@@ -5,7 +5,7 @@ import { NameServer, type KnownName } from '../../runtime/dns/name-server';
 import { nameservers } from '../../runtime/oci-spec/resolv-conf';
 import type { ContainerUsage } from '../shared/container-usage';
 import { lookupName } from './network-names';
-import type { NetworkRecord } from './networks-service';
+import type { NetworkRecord } from './network-records';
 
 export class NetworkResolvers {
   private readonly servers = new Map<string, Promise<NameServer>>();

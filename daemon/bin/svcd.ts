@@ -62,7 +62,12 @@ import { DEFAULT_CALL_TIMEOUT_MS } from '../engine/plugins/plugin-protocol';
 import { pluginsRoutes } from '../server/routers/plugins/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 import { MAX_API_VERSION } from '../api/versions';
-import { createSwarmEngine, type SwarmEngine } from '../engine/swarm/swarm-engine';
+import {
+  createSwarmEngine,
+  openCluster,
+  swarmMembershipOf,
+  type SwarmEngine,
+} from '../engine/swarm/swarm-engine';
 import { swarmNetworksOf, taskContainersOf } from '../engine/swarm/swarm-engine-ports';
 import { swarmRoutes } from '../server/routers/swarm/routes';
 import { nodesRoutes } from '../server/routers/nodes/routes';
@@ -225,6 +230,9 @@ async function start(argv: string[], running: Running): Promise<string> {
   // Before the containers: a container restarted with svcd may mount a plugin's volume.
   await plugins.init();
   const volumes = new VolumesService({ records: volumeRecords, events, containers: containerUsage, plugins });
+  // The cluster state before the networks: they ask whether this engine is in a swarm and what a
+  // service's name is; the swarm engine itself comes after the containers its tasks run in.
+  const cluster = await openCluster(dataRoot, events);
   const networks = new NetworksService({
     dataRoot,
     events,
@@ -233,9 +241,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     bip: opts.bip ?? settings.bip,
     pools: settings.pools ?? defaultAddressPools,
     containers: containerUsage,
-    // Read at call time: the swarm is made after the networks and containers it uses.
-    swarmActive: () => swarm.swarm.info().LocalNodeState === 'active',
-    swarmName: (id, name) => running.swarm?.nameOn(id, name),
+    swarm: swarmMembershipOf(cluster),
   });
   await networks.init();
   running.networks = networks;
@@ -275,8 +281,8 @@ async function start(argv: string[], running: Running): Promise<string> {
   const stats = new StatsService({ registry, client });
   const host = readOsFacts();
   const engineId = await loadEngineId(dataRoot);
-  const swarm = await createSwarmEngine({
-    dataRoot,
+  const swarm = createSwarmEngine({
+    cluster,
     events,
     host: {
       hostname: host.hostname,

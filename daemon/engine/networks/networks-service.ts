@@ -23,13 +23,13 @@ import type { Logger } from '../../lib/logger';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import type { EventsService } from '../events/events-service';
 import type { ContainerUsage } from '../shared/container-usage';
+import type { SwarmMembership } from '../shared/swarm-membership';
 import { AddressPools, type BridgeAddressing } from './address-pools';
 import { checkEndpointSettings } from './endpoint-check';
 import { NetworkBridges, iccOption } from './network-bridges';
 import { type NetworkRecord, NetworkRecords } from './network-records';
 import { NetworkResolvers } from './network-resolvers';
 import { listNetworks, networkView } from './network-views';
-import type { KnownName } from '../../runtime/dns/name-server';
 import { masqOption, mtuOption } from './bridge-chain';
 import { isIpv6Config } from './ipv6-subnets';
 
@@ -43,12 +43,10 @@ export interface NetworksServiceDeps {
   pools: Array<{ base: string; size: number }>;
   /** `bip`: the default bridge's gateway address and prefix, when configured. */
   bip?: string;
-  /** Whether this engine is in a swarm (overlay networks exist only then). */
-  swarmActive?: () => boolean;
   /** The containers on a network: its DNS names, and whether it is in use. */
   containers: Pick<ContainerUsage, 'networkMembers'>;
-  /** Names the swarm answers for on a network before its members (a service's VIP). */
-  swarmName?: (networkId: string, name: string) => KnownName | undefined;
+  /** The swarm: overlay networks exist only in one, and it names a service's VIP on its networks. */
+  swarm: SwarmMembership;
 }
 
 const builtinNames = ['bridge', 'host', 'none'];
@@ -70,7 +68,7 @@ export class NetworksService {
     this.records = new NetworkRecords(join(deps.dataRoot, 'networks'));
     this.pools = new AddressPools(this.records, deps.pools);
     this.bridges = new NetworkBridges(this.records, this.pools, deps.containers, deps.log);
-    this.resolvers = new NetworkResolvers(deps.containers, deps.swarmName);
+    this.resolvers = new NetworkResolvers(deps.containers, deps.swarm);
   }
 
   /** CNI's state for this engine: host-local leases and results cached for DEL. */
@@ -177,7 +175,7 @@ export class NetworksService {
     if (builtinNames.includes(name))
       throw new ForbiddenError(`${name} is a pre-defined network and cannot be created`);
     const overlay = driver === 'overlay';
-    if (overlay && !this.deps.swarmActive?.())
+    if (overlay && !this.deps.swarm.active())
       throw new ForbiddenError('overlay networks need swarm mode: this node is not a swarm manager');
     if (driver !== 'bridge' && driver !== 'default' && !overlay)
       throw new NotFoundError(`plugin "${driver}" not found: svcd has the bridge and overlay drivers only`);

@@ -7,6 +7,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { SystemError } from '../../api/errors';
 import type { ContainerUsage } from '../shared/container-usage';
+import type { VolumeDriverClient } from '../plugins/plugin-protocol';
 import { isMounted, unmount } from '../shared/mounts';
 import { isMountVolume, mountArgs } from './local-driver-options';
 import type { VolumeDrivers } from './volume-drivers';
@@ -65,32 +66,35 @@ export class VolumeMounts {
    * spec binds them from.
    */
   async prepare(names: string[], id: string): Promise<void> {
-    for (const name of names) {
-      await this.records.locked(name, async () => {
-        const meta = await this.records.meta(name);
-        if (!meta) return;
-        const driver = await this.drivers.driverFor(meta.Driver);
-        if (!driver) {
-          await this.mount(name, meta);
-          return;
-        }
-        const source = await driver.mount(name, id);
-        const target = this.records.data(name);
-        if (!(await isMounted(target))) await run('mount', ['--rbind', source, target]);
-      });
-    }
+    await this.eachRecorded(names, async (name, meta, driver) => {
+      if (!driver) {
+        await this.mount(name, meta);
+        return;
+      }
+      const source = await driver.mount(name, id);
+      const target = this.records.data(name);
+      if (!(await isMounted(target))) await run('mount', ['--rbind', source, target]);
+    });
   }
 
   /** After container `id` stops: mount-type and plugin volumes no running container uses any more unmounted. */
   async release(names: string[], id: string): Promise<void> {
+    await this.eachRecorded(names, async (name, meta, driver) => {
+      if (!driver && (!meta.Options || !isMountVolume(meta.Options))) return;
+      if (!this.needsMount(name)) await unmount(this.records.data(name));
+      await driver?.unmount(name, id);
+    });
+  }
+
+  /** `work` on each of the volumes still recorded, under its lock, with its plugin (none for local). */
+  private async eachRecorded(
+    names: string[],
+    work: (name: string, meta: VolumeMeta, driver: VolumeDriverClient | undefined) => Promise<void>,
+  ): Promise<void> {
     for (const name of names) {
       await this.records.locked(name, async () => {
         const meta = await this.records.meta(name);
-        if (!meta) return;
-        const driver = await this.drivers.driverFor(meta.Driver);
-        if (!driver && (!meta.Options || !isMountVolume(meta.Options))) return;
-        if (!this.needsMount(name)) await unmount(this.records.data(name));
-        await driver?.unmount(name, id);
+        if (meta) await work(name, meta, await this.drivers.driverFor(meta.Driver));
       });
     }
   }

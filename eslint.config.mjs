@@ -57,7 +57,7 @@ const routers = readdirSync(fileURLToPath(import.meta.resolve('./daemon/server/r
   }));
 // The engine's folders, lowest first: each may import the folders before it, never one after it
 // (so no loop between two services goes through an import). Tests may use any of them.
-const engineOrder = [
+export const engineOrder = [
   'shared',
   'store',
   'events',
@@ -74,7 +74,25 @@ const engineOrder = [
   'system',
   'swarm',
 ];
-const engineFolders = engineOrder.map((name, i) => ({
+// Only the registry wire client (daemon/lib/registry-wire/) talks HTTP to registries: the image
+// engine and the desktop's registry browser call it, never an HTTP client of their own. Type
+// imports pass (they make no request), and so do tests, which check what servers answer.
+const registryWire = 'daemon/lib/registry-wire/**';
+const ownRegistryHttp = {
+  globs: ['daemon/lib/http-client', 'node:http', 'node:https'],
+  why: `only ${registryWire.replace('/**', '/')} talks HTTP to registries`,
+};
+// Where registry HTTP is, until the wire client (issue #35) takes it: these files keep their
+// own HTTP for now, and each entry goes when its file moves into the wire folder.
+const registryHttpNotYetInWire = {
+  imports: ['daemon/engine/images/distribution/registry-transport.ts'],
+  fetch: ['electron/main/registries/registry-session.ts'],
+};
+// The global fetch, in the folders the rule covers; `docker import <url>` downloads a tarball
+// from any server (not a registry), so image-import.ts keeps it.
+const registryFetchFolders = ['daemon/engine/images/**', 'electron/main/registries/**'];
+const registryFetchAllowed = ['daemon/engine/images/image-import.ts', ...registryHttpNotYetInWire.fetch];
+const engineLayer = (name, i) => ({
   files: [`daemon/engine/${name}/**`],
   allow: [
     api,
@@ -84,7 +102,65 @@ const engineFolders = engineOrder.map((name, i) => ({
     ...nodeWithoutHttp,
   ],
   tests: [...testing, ...testTools, 'daemon/engine/**'],
-}));
+  ...(name === 'images' ? { deny: [ownRegistryHttp] } : {}),
+});
+const engineFolders = [
+  ...registryHttpNotYetInWire.imports.map((file) => ({
+    ...engineLayer('images', engineOrder.indexOf('images')),
+    files: [file],
+    deny: [],
+  })),
+  ...engineOrder.map(engineLayer),
+];
+// The renderer's folders, lowest first, as the engine's: the typed clients (api), the kit
+// screens are made of (app/ui), the terminal, the feature screens, then the shell (the rest of
+// app/ and main.tsx), which may import everything.
+const rendererPackages = [
+  'type:daemon/api/**',
+  // A wire fact, not a type: the Accept header for manifests.
+  'daemon/api/manifest-accept',
+  'react',
+  'react-dom',
+  '@tanstack/*',
+  'zustand',
+  '@xterm/*',
+  'lucide-react',
+];
+export const rendererOrder = ['api', 'app/ui', 'terminals', 'features'];
+// Kit modules still in the shell's folder: screens and the kit use them until the kit split
+// (issue #35) moves them under app/ui/; each entry goes when its module moves.
+const kitNotYetInUi = [
+  'confirm-dialog',
+  'dialog',
+  'error-message',
+  'files/**',
+  'form-problems',
+  'format',
+  'palette/command',
+  'router',
+  'save-file',
+  'search-box',
+  'segmented',
+  'theme',
+  'time-chart',
+  'toasts',
+  'use-debounced',
+  'use-desktop-state',
+  'use-engine-events',
+  'use-now',
+  'virtual-list',
+].map((m) => `renderer/src/app/${m}`);
+const rendererLayers = [
+  ...rendererOrder.map((name, i) => ({
+    files: [`renderer/src/${name}/**`],
+    allow: [
+      ...rendererOrder.slice(0, i + 1).map((below) => `renderer/src/${below}/**`),
+      ...(name === 'api' ? [] : kitNotYetInUi),
+      ...rendererPackages,
+    ],
+  })),
+  { files: ['renderer/src/**'], allow: ['renderer/src/**', ...rendererPackages] },
+];
 const layers = [
   { files: ['daemon/api/**'], allow: [api, 'type:node:stream'] },
   { files: ['daemon/lib/**'], allow: [api, lib, 'node:*'], tests: testing },
@@ -133,8 +209,8 @@ const layers = [
       'playwright-core',
     ],
   },
-  {
-    files: ['electron/**'],
+  ...['electron/main/registries/**', 'electron/**'].map((files, i) => ({
+    files: [files],
     allow: [
       'electron/**',
       api,
@@ -143,32 +219,27 @@ const layers = [
       // The gateway reads image archives (the layer explorer) with the daemon's streaming tar reader.
       'daemon/lib/tar/**',
       'daemon/server/streams/**',
+      // The registry browser's requests go through the wire client.
+      registryWire,
       'node:*',
       'electron',
       'ws',
     ],
     // The gateway's added-engine tests run a real svcd (with a busybox image and a TLS PKI).
     tests: [lib, ...testing, ...testTools],
-  },
+    // The first: the desktop's registry code, which leaves HTTP to the wire client.
+    ...(i === 0 ? { deny: [ownRegistryHttp] } : {}),
+  })),
+  ...rendererLayers,
   {
+    // The renderer's build files (vite.config.mts, index.html's entry).
     files: ['renderer/**'],
-    allow: [
-      'renderer/**',
-      'type:daemon/api/**',
-      // A wire fact, not a type: the Accept header for manifests.
-      'daemon/api/manifest-accept',
-      'react',
-      'react-dom',
-      '@tanstack/*',
-      'zustand',
-      '@xterm/*',
-      'lucide-react',
-      'vite',
-    ],
+    allow: ['renderer/**', ...rendererPackages, 'vite'],
   },
   {
     files: ['scripts/**', '*.mjs'],
-    allow: ['scripts/**', 'node:*', 'eslint', '@eslint/js', 'typescript-eslint'],
+    // The lint's own test reads the orders it checks from this file.
+    allow: ['scripts/**', 'eslint.config', 'node:*', 'eslint', '@eslint/js', 'typescript-eslint'],
   },
 ];
 
@@ -184,4 +255,11 @@ export default tseslint.config(
     },
   },
   { plugins: { layers: layersPlugin }, rules: { 'layers/allowed-imports': ['error', layers] } },
+  {
+    files: registryFetchFolders.map((f) => `${f}/*.ts`),
+    ignores: ['**/*.test.ts', '**/testing/**', ...registryFetchAllowed],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'fetch', message: `no fetch here: ${ownRegistryHttp.why}` }],
+    },
+  },
 );

@@ -7,7 +7,10 @@
 // - allow: globs of what those files may import: repository paths ('daemon/api/**') for
 //   relative imports, package names ('ws', '@grpc/*', 'node:*') for the others; a 'type:'
 //   prefix allows only `import type`;
-// - tests: more globs test files (*.test.ts, testing/ folders) of the layer may import.
+// - tests: more globs test files (*.test.ts, testing/ folders) of the layer may import;
+// - deny: globs refused for value imports even where `allow` matches them (a narrower rule
+//   inside a wide allowance: HTTP modules in folders that must leave it to another one), each
+//   with the reason the error gives.
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -61,6 +64,7 @@ function compile(layers) {
       files: matcher(layer.files),
       main: split(entries),
       tests: split(tests),
+      deny: (layer.deny ?? []).map((d) => ({ match: matcher(d.globs), why: d.why })),
     };
   });
 }
@@ -72,6 +76,7 @@ const allowedImports = {
     schema: [{ type: 'array' }],
     messages: {
       notAllowed: '{{file}} (layer {{layer}}) may not import {{target}}',
+      denied: '{{file}} (layer {{layer}}) may not import {{target}}: {{why}}',
       noLayer: '{{file}} belongs to no layer: add it to the layers in eslint.config.mjs',
     },
   },
@@ -87,6 +92,16 @@ const allowedImports = {
         return;
       }
       const target = importTarget(file, specifier).path;
+      // Tests may speak HTTP themselves (to check what a server answers); the modules may not.
+      const denied = typeOnly || test ? undefined : layer.deny.find((d) => d.match(target));
+      if (denied) {
+        context.report({
+          node,
+          messageId: 'denied',
+          data: { file, layer: layer.name, target, why: denied.why },
+        });
+        return;
+      }
       const allowedBy = (lists) => lists.any(target) || (typeOnly && lists.typeOnly(target));
       if (allowedBy(layer.main) || (test && allowedBy(layer.tests))) return;
       context.report({ node, messageId: 'notAllowed', data: { file, layer: layer.name, target } });

@@ -2,19 +2,37 @@
 // layer is allowed pass, and so does the tree. Run it alone with
 // `node --test scripts/eslint-layers.test.mjs` (npm test runs it too).
 import assert from 'node:assert/strict';
-import { dirname } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
+import { engineOrder, rendererOrder } from '../eslint.config.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const eslint = new ESLint({ cwd: root });
 
-/** The layering errors of `code` as if it were the file at `path` (nothing is written). */
-async function layerErrors(path, code) {
+/** The errors of `rules` for `code` as if it were the file at `path` (nothing is written). */
+async function lintErrors(path, code, rules) {
   const [result] = await eslint.lintText(`${code}\nexport {};\n`, { filePath: `${root}/${path}` });
-  return result.messages.filter((m) => m.ruleId === 'layers/allowed-imports').map((m) => m.message);
+  return result.messages.filter((m) => rules.includes(m.ruleId)).map((m) => m.message);
 }
+
+/** The layering errors of `code` as if it were the file at `path`. */
+const layerErrors = (path, code) => lintErrors(path, code, ['layers/allowed-imports']);
+
+/** What the registry-HTTP rule refuses of `code` at `path`: imports and the global fetch. */
+const registryHttpErrors = (path, code) =>
+  lintErrors(path, code, ['layers/allowed-imports', 'no-restricted-globals']);
+
+const folders = (dir) =>
+  readdirSync(join(root, dir), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
+
+/** The folders a lint message names as import targets, from `../<folder>/x` probes. */
+const refusedFolders = (messages, prefix) =>
+  messages.map((m) => new RegExp(`may not import ${prefix}([\\w/-]+)/x`).exec(m)?.[1]).sort();
 
 const forbidden = [
   ['daemon/api/probe.ts', "import '../lib/logger';", 'the API types depend on nothing'],
@@ -124,6 +142,80 @@ describe('layering lint', () => {
       assert.deepEqual(await layerErrors(path, code), []);
     });
   }
+  test('every engine folder has its place in the engine order', () => {
+    assert.deepEqual(folders('daemon/engine').sort(), [...engineOrder].sort());
+  });
+  // Each folder, plugins and swarm included, imports every other: those after it are refused.
+  for (const [i, name] of engineOrder.entries()) {
+    test(`daemon/engine/${name}: no import of a folder after it in the order`, async () => {
+      const code = engineOrder
+        .filter((other) => other !== name)
+        .map((other) => `import '../${other}/x';`)
+        .join('\n');
+      const refused = refusedFolders(
+        await layerErrors(`daemon/engine/${name}/probe.ts`, code),
+        'daemon/engine/',
+      );
+      assert.deepEqual(refused, engineOrder.slice(i + 1).sort());
+    });
+  }
+
+  test('every renderer/src folder in the order is there', () => {
+    const present = new Set([
+      ...folders('renderer/src'),
+      ...folders('renderer/src/app').map((f) => `app/${f}`),
+    ]);
+    for (const name of rendererOrder) assert.ok(present.has(name), `renderer/src/${name} is missing`);
+  });
+  // The shell (the rest of renderer/src) comes last: no folder of the order may import it.
+  const shell = 'app/sidebar';
+  for (const [i, name] of rendererOrder.entries()) {
+    test(`renderer/src/${name}: no import of a folder after it, nor of the shell`, async () => {
+      const up = `../`.repeat(name.split('/').length);
+      const code = [...rendererOrder.filter((other) => other !== name), shell]
+        .map((other) => `import '${up}${other}/x';`)
+        .join('\n');
+      const refused = refusedFolders(
+        await layerErrors(`renderer/src/${name}/probe.ts`, code),
+        'renderer/src/',
+      );
+      assert.deepEqual(refused, [...rendererOrder.slice(i + 1), shell].sort());
+    });
+  }
+  test('renderer/src shell: imports every folder', async () => {
+    const code = rendererOrder.map((name) => `import './${name}/x';`).join('\n');
+    assert.deepEqual(await layerErrors('renderer/src/probe.ts', code), []);
+  });
+
+  const registryHttp = [
+    ['daemon/engine/images/distribution/probe.ts', "import { httpRequest } from '../../../lib/http-client';"],
+    ['daemon/engine/images/probe.ts', "import { httpRequest } from '../../lib/http-client';"],
+    ['daemon/engine/images/probe.ts', "await fetch('http://127.0.0.1:1/v2/');"],
+    ['electron/main/registries/probe.ts', "import { request } from 'node:https';"],
+    ['electron/main/registries/probe.ts', "await fetch('http://127.0.0.1:1/v2/');"],
+  ];
+  for (const [path, code] of registryHttp) {
+    test(`${path}: ${code} is refused (only the registry wire client talks HTTP to registries)`, async () => {
+      const errors = await registryHttpErrors(path, code);
+      assert.equal(errors.length, 1, `expected one error for ${code}`);
+      assert.match(errors[0], /daemon\/lib\/registry-wire\/ talks HTTP to registries/);
+    });
+  }
+  const registryHttpAllowed = [
+    [
+      'daemon/engine/images/distribution/probe.ts',
+      "import type { HttpResponse } from '../../../lib/http-client';",
+    ],
+    ['daemon/engine/images/probe.test.ts', "import { httpRequest } from '../../lib/http-client';"],
+    ['electron/main/registries/probe.ts', "import '../../../daemon/lib/registry-wire/client';"],
+    ['electron/main/gateway/probe.ts', "import { request } from 'node:http';"],
+  ];
+  for (const [path, code] of registryHttpAllowed) {
+    test(`${path}: ${code} passes`, async () => {
+      assert.deepEqual(await registryHttpErrors(path, code), []);
+    });
+  }
+
   test('the tree passes', async () => {
     const results = await eslint.lintFiles(['.']);
     const errors = results.flatMap((r) =>

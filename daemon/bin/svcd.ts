@@ -45,8 +45,10 @@ import { StatsService } from '../engine/stats/stats-service';
 import { containerStreamsRoutes } from '../server/routers/container-streams/routes';
 import { execRoutes } from '../server/routers/exec/routes';
 import { VolumesService } from '../engine/volumes/volumes-service';
+import { VolumeRecords } from '../engine/volumes/volume-records';
 import { volumesRoutes } from '../server/routers/volumes/routes';
-import { defaultAddressPools, NetworksService } from '../engine/networks/networks-service';
+import { NetworksService } from '../engine/networks/networks-service';
+import { defaultAddressPools } from '../engine/networks/address-pools';
 import { ContainerNetworking } from '../engine/networks/container-networking';
 import { networksRoutes } from '../server/routers/networks/routes';
 import { BuildService } from '../engine/build/build-service';
@@ -60,7 +62,12 @@ import { DEFAULT_CALL_TIMEOUT_MS } from '../engine/plugins/plugin-protocol';
 import { pluginsRoutes } from '../server/routers/plugins/routes';
 import { parseSvcdOptions, usage, UsageError, type SvcdOptions } from './svcd-options';
 import { MAX_API_VERSION } from '../api/versions';
-import { createSwarmEngine, type SwarmEngine } from '../engine/swarm/swarm-engine';
+import {
+  createSwarmEngine,
+  openCluster,
+  swarmMembershipOf,
+  type SwarmEngine,
+} from '../engine/swarm/swarm-engine';
 import { swarmNetworksOf, taskContainersOf } from '../engine/swarm/swarm-engine-ports';
 import { swarmRoutes } from '../server/routers/swarm/routes';
 import { nodesRoutes } from '../server/routers/nodes/routes';
@@ -199,17 +206,13 @@ async function start(argv: string[], running: Running): Promise<string> {
     containers: containerUsage,
   });
   const containersLog = log.child('containers');
-  const volumes: VolumesService = new VolumesService({
-    root: join(dataRoot, 'volumes'),
-    events,
-    containers: containerUsage,
-    driver: (name) => plugins.volumeDriver(name),
-    pluginDrivers: () => plugins.volumeDrivers(),
-  });
+  // The volumes on disk before the plugins, which ask how many volumes name a driver; the volumes
+  // service after them, with their drivers.
+  const volumeRecords = new VolumeRecords(join(dataRoot, 'volumes'), events);
   const hostFacts = opts.rootless ? await rootlessHostFacts(await readHostFacts()) : await readHostFacts();
   const pluginsClient = client.withNamespace(`${namespace}.plugins`);
   await pluginsClient.namespaces.ensure(pluginsClient.namespace);
-  const plugins: PluginsService = new PluginsService({
+  const plugins = new PluginsService({
     root: join(dataRoot, 'plugins'),
     events,
     processes: new PluginProcesses({
@@ -220,12 +223,16 @@ async function start(argv: string[], running: Running): Promise<string> {
     registry: { insecureRegistries, userAgent: `svcd/${product.version}` },
     discoveryDirs: opts.pluginDirs.length ? opts.pluginDirs : DEFAULT_PLUGIN_DIRS,
     callTimeoutMs: opts.pluginTimeout ? opts.pluginTimeout * 1000 : DEFAULT_CALL_TIMEOUT_MS,
-    volumesOf: (driver) => volumes.countByDriver(driver),
+    volumes: volumeRecords,
     log: log.child('plugins'),
   });
   running.plugins = plugins;
   // Before the containers: a container restarted with svcd may mount a plugin's volume.
   await plugins.init();
+  const volumes = new VolumesService({ records: volumeRecords, events, containers: containerUsage, plugins });
+  // The cluster state before the networks: they ask whether this engine is in a swarm and what a
+  // service's name is; the swarm engine itself comes after the containers its tasks run in.
+  const cluster = await openCluster(dataRoot, events);
   const networks = new NetworksService({
     dataRoot,
     events,
@@ -234,9 +241,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     bip: opts.bip ?? settings.bip,
     pools: settings.pools ?? defaultAddressPools,
     containers: containerUsage,
-    // Read at call time: the swarm is made after the networks and containers it uses.
-    swarmActive: () => swarm.swarm.info().LocalNodeState === 'active',
-    swarmName: (id, name) => running.swarm?.nameOn(id, name),
+    swarm: swarmMembershipOf(cluster),
   });
   await networks.init();
   running.networks = networks;
@@ -276,8 +281,8 @@ async function start(argv: string[], running: Running): Promise<string> {
   const stats = new StatsService({ registry, client });
   const host = readOsFacts();
   const engineId = await loadEngineId(dataRoot);
-  const swarm = await createSwarmEngine({
-    dataRoot,
+  const swarm = createSwarmEngine({
+    cluster,
     events,
     host: {
       hostname: host.hostname,

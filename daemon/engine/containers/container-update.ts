@@ -1,5 +1,5 @@
-// POST /containers/{id}/update: new cgroup limits (applied to the running task at once and
-// kept in the spec for the next start) and a new RestartPolicy.
+// POST /containers/{id}/update: new cgroup limits (checked in validate-resources.ts, applied to the
+// running task at once and kept in the spec for the next start) and a new RestartPolicy.
 import type { HostConfig, Resources, RestartPolicy } from '../../api/container-types';
 import { InvalidParameterError } from '../../api/errors';
 import { ociBlockIO } from '../../runtime/oci-spec/blkio-resources';
@@ -8,27 +8,10 @@ import { ociMemory } from '../../runtime/oci-spec/memory-resources';
 import type { OciResources, OciSpec } from '../../runtime/oci-spec/oci-types';
 import { ociPids } from '../../runtime/oci-spec/pids-resources';
 import { isNoRestart, validateRestartPolicy } from '../../runtime/oci-spec/restart-policy';
-import { validateResources } from '../../runtime/oci-spec/validate-resources';
+import { validateResourceUpdate } from '../../runtime/oci-spec/validate-resources';
 import type { Container } from './container';
 import { isRunning } from './container-state';
 import { type EngineContext, saveRecord } from './engine-context';
-
-const updatable = [
-  'BlkioWeight',
-  'CpuShares',
-  'CpuPeriod',
-  'CpuQuota',
-  'CpuRealtimePeriod',
-  'CpuRealtimeRuntime',
-  'CpusetCpus',
-  'CpusetMems',
-  'Memory',
-  'MemorySwap',
-  'MemoryReservation',
-  'KernelMemory',
-  'NanoCpus',
-  'PidsLimit',
-] as const;
 
 function taskResources(hostConfig: HostConfig): Partial<OciResources> {
   const r: Partial<OciResources> = {};
@@ -49,22 +32,7 @@ export async function updateResources(
   body: Resources & { RestartPolicy?: RestartPolicy | null },
 ): Promise<string[]> {
   const record = container.record;
-  const changes: Resources = {};
-  for (const key of updatable)
-    if (body[key] !== undefined && body[key] !== null) (changes as Record<string, unknown>)[key] = body[key];
-  const merged: HostConfig = { ...record.HostConfig, ...changes };
-  // Raising Memory above the old MemorySwap without a new MemorySwap keeps swap in step, as dockerd does.
-  if (
-    changes.Memory &&
-    changes.MemorySwap === undefined &&
-    (merged.MemorySwap ?? 0) > 0 &&
-    merged.MemorySwap! < changes.Memory
-  ) {
-    throw new InvalidParameterError(
-      'Memory limit should be smaller than already set memoryswap limit, update the memoryswap at the same time',
-    );
-  }
-  const { resources, warnings } = validateResources(merged, ctx.host, true);
+  const { resources, warnings, changed } = validateResourceUpdate(record.HostConfig, body, ctx.host);
   if (body.RestartPolicy) {
     validateRestartPolicy(body.RestartPolicy);
     if (record.HostConfig.AutoRemove && !isNoRestart(body.RestartPolicy)) {
@@ -75,7 +43,7 @@ export async function updateResources(
     resources.RestartPolicy = body.RestartPolicy;
   }
   const oci = taskResources(resources);
-  if (Object.keys(changes).length > 0) {
+  if (changed) {
     if (isRunning(record.State)) await ctx.client.tasks.update(container.id, oci);
     const stored = await ctx.client.containers.get(container.id);
     const spec = stored.spec as OciSpec;

@@ -1,7 +1,6 @@
 // The containers engine: what the containers router's backend needs, over containerd and runc.
-// Creation, the lifecycle and the filesystem operations each live in their own module; this
-// class holds them together and restores the engine's view when svcd starts.
-import { rm } from 'node:fs/promises';
+// Each part lives in its own module (creation, the lifecycle, removal, the read side, file
+// access, what svcd does at start and stop); this class holds them together.
 import type { Readable } from 'node:stream';
 import type {
   ContainerChange,
@@ -19,37 +18,29 @@ import type {
 import type {
   ContainerCreateRequest,
   ContainerCreateResponse,
+  EndpointSettings,
   LegacyStart,
   Resources,
   RestartPolicy,
 } from '../../api/container-types';
-import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
-import { validateContainerName } from '../../runtime/oci-spec/container-name';
-import { Container } from './container';
-import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
-
-import { applyLegacyHostConfig, createContainer, initShared } from './container-create';
-import { ContainerLifecycle } from './container-lifecycle';
-import type { ContainerIOFeed } from './container-io-feed';
-import type { ContainerLogs } from './container-logs';
-import { listContainers } from './container-list';
-import { ContainerArchive, exportRootfs } from './container-archive';
-import { processesOf, psTop } from './container-top';
-import { containerSpec, refreshSeccomp, specNeedsStart } from './container-spec';
-import { isRunning, markDead, markExited, markRemoving } from './container-state';
-import { updateResources } from './container-update';
-import { sweepUnrecorded } from './unrecorded-containers';
-import { inspectView, type Sizes } from './container-view';
-import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
-import { shouldStartAtBoot } from './restart-decision';
-import { ShimKeeper } from './shim-keeper';
-import { TaskEventMonitor } from './task-event-monitor';
-import { checkFilterKeys, labelMatches } from '../../lib/filters';
+import { InvalidParameterError } from '../../api/errors';
 import type { Filters } from '../../api/filters';
-import { connectOne, disconnectOne, refreshHosts } from './container-endpoints';
-import { removeLink } from './container-links';
-import { volumeNames } from './volume-events';
-import type { EndpointSettings } from '../../api/container-types';
+import { validateContainerName } from '../../runtime/oci-spec/container-name';
+import type { Container } from './container';
+import { applyLegacyHostConfig, createContainer } from './container-create';
+import { connectOne, disconnectOne } from './container-endpoints';
+import { ContainerFileAccess } from './container-file-access';
+import type { ContainerIOFeed } from './container-io-feed';
+import { ContainerLifecycle } from './container-lifecycle';
+import type { ContainerLogs } from './container-logs';
+import { ContainerQueries } from './container-queries';
+import { ContainerRemoval, type RemoveOptions } from './container-removal';
+import { containerSpec, specNeedsStart } from './container-spec';
+import { isRunning } from './container-state';
+import type { Sizes } from './container-view';
+import { updateResources } from './container-update';
+import { ContainersRecovery } from './containers-recovery';
+import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 
 export interface ContainersServiceDeps {
   context: EngineContext;
@@ -64,18 +55,15 @@ export interface ContainersServiceDeps {
 export class ContainersService {
   private readonly ctx: EngineContext;
   private readonly lifecycle: ContainerLifecycle;
-  private readonly logs: ContainerLogs;
-  private readonly execIdsOf: (containerId: string) => string[];
-  private readonly monitor: TaskEventMonitor;
-  private readonly keeper: ShimKeeper;
+  private readonly recovery: ContainersRecovery;
+  private readonly removal: ContainerRemoval;
+  private readonly queries: ContainerQueries;
+  private readonly files: ContainerFileAccess;
   private readonly commitImage: ContainersServiceDeps['commit'];
 
   constructor(deps: ContainersServiceDeps) {
     this.ctx = deps.context;
-    this.logs = deps.logs;
-    this.execIdsOf = deps.execIdsOf;
     this.commitImage = deps.commit;
-    this.keeper = new ShimKeeper(this.ctx);
     this.lifecycle = new ContainerLifecycle(this.ctx, {
       ioFeed: deps.ioFeed,
       onAutoRemove: (c) => void this.remove(c.id, { force: false, volumes: true }).catch(() => undefined),
@@ -85,171 +73,19 @@ export class ContainersService {
         }
       },
     });
-    this.monitor = new TaskEventMonitor(
-      this.ctx.client,
-      {
-        exit: (id, exitStatus, exitedAt) => {
-          if (id === this.keeper.id) return this.keepShim();
-          const c = this.ctx.registry.find(id);
-          if (c) void this.lifecycle.handleExit(c, { exitStatus, exitedAt });
-        },
-        oom: (id) => {
-          const c = this.ctx.registry.find(id);
-          if (c) this.lifecycle.markOom(c);
-        },
-        reconcile: () => this.reconcile(),
-      },
-      this.ctx.log,
-    );
+    this.recovery = new ContainersRecovery(this.ctx, this.lifecycle);
+    this.removal = new ContainerRemoval(this.ctx, this.lifecycle, deps.logs);
+    this.queries = new ContainerQueries(this.ctx, deps.logs, deps.execIdsOf);
+    this.files = new ContainerFileAccess(this.ctx);
   }
 
   /** Loads every record, re-attaches to running tasks, records missed exits, follows events. */
-  async init(): Promise<void> {
-    for (const { value } of await this.ctx.store.list()) {
-      const container = new Container(value);
-      if (value.State.Status === 'removing') {
-        markDead(value.State, 'removal was interrupted');
-        await saveRecord(this.ctx, container);
-      }
-      this.ctx.registry.add(container);
-    }
-    // Before anything starts: the namespaces and endpoints of containers the records do not
-    // show running (the records of those whose task died meanwhile keep theirs for the exit).
-    const runs = (id: string) => {
-      const state = this.ctx.registry.find(id)?.record.State;
-      return !!state && isRunning(state);
-    };
-    await this.ctx.networking
-      .sweep(runs)
-      .then((ids) => {
-        if (ids.length) this.ctx.log.info('network namespaces swept', { containers: ids });
-      })
-      .catch((err: Error) => this.ctx.log.warn('network sweep failed', { error: err.message }));
-    await sweepUnrecorded(this.ctx, new Set(this.ctx.registry.all().map((c) => c.id)))
-      .then((ids) => {
-        if (ids.length) this.ctx.log.info('interrupted creates undone', { containers: ids });
-      })
-      .catch((err: Error) => this.ctx.log.warn('interrupted creates not undone', { error: err.message }));
-    await this.refreshSeccompFilters();
-    await this.monitor.start();
-    await this.ctx.rootfs
-      .sweepInitLayers(new Set(this.ctx.registry.all().map((c) => c.record.InitSnapshotKey)))
-      .catch((err: Error) => this.ctx.log.warn('init layer sweep failed', { error: err.message }));
-    for (const c of this.ctx.registry.all()) {
-      const r = c.record;
-      const s = r.State;
-      if (isRunning(s) || s.Status === 'restarting' || s.Status === 'dead') continue;
-      if (s.StartedAt.startsWith('0001-')) continue;
-      if (
-        shouldStartAtBoot({
-          policy: r.HostConfig.RestartPolicy,
-          exitCode: s.ExitCode,
-          manuallyStopped: r.ManuallyStopped,
-          restartCount: r.RestartCount,
-        })
-      ) {
-        this.lifecycle
-          .start(c)
-          .catch((err: Error) =>
-            this.ctx.log.warn('restart at boot failed', { id: c.id, error: err.message }),
-          );
-      }
-    }
+  init(): Promise<void> {
+    return this.recovery.init();
   }
 
-  private async refreshSeccompFilters(): Promise<void> {
-    const changed: string[] = [];
-    for (const { record } of this.ctx.registry.all()) {
-      // A dead container only awaits its removal.
-      if (record.State.Status === 'dead') continue;
-      try {
-        if (await refreshSeccomp(this.ctx, record)) changed.push(record.Id);
-      } catch (err) {
-        this.ctx.log.warn('seccomp filter not brought up to date', {
-          id: record.Id,
-          error: (err as Error).message,
-        });
-      }
-    }
-    if (changed.length) this.ctx.log.info('seccomp filters brought up to date', { containers: changed });
-  }
-
-  /** In the background: the first start need not wait for it, and would only spawn the shim itself. */
-  private keepShim(): void {
-    void this.keeper
-      .ensure()
-      .catch((err: Error) => this.ctx.log.warn('shim keeper not created', { error: err.message }));
-  }
-
-  /** Makes the records agree with containerd's tasks (after a restart of svcd or containerd). */
-  private async reconcile(): Promise<void> {
-    this.keepShim();
-    // containerd lists init processes by their ID (the container ID) and leaves containerId empty.
-    const tasks = new Map((await this.ctx.client.tasks.list()).map((t) => [t.containerId || t.id, t]));
-    for (const c of this.ctx.registry.all()) {
-      const s = c.record.State;
-      const task = tasks.get(c.id);
-      if (s.Status === 'restarting' && !c.cancelRestart) {
-        // svcd died during a restart delay: the restart is still owed.
-        markExited(s, { exitCode: s.ExitCode });
-        c.record.ManuallyStopped = false;
-        this.lifecycle.start(c).catch(() => undefined);
-        continue;
-      }
-      if (!isRunning(s)) continue;
-      if (task && (task.status === 'RUNNING' || task.status === 'PAUSED' || task.status === 'PAUSING')) {
-        if (!c.io) this.lifecycle.reattach(c, task.pid, task.status !== 'RUNNING');
-        continue;
-      }
-      await this.lifecycle.handleExit(c, {
-        exitStatus: task ? task.exitStatus : 255,
-        exitedAt: task?.exitedAt,
-      });
-    }
-    // Not awaited: each waits for its container's operation in progress, events must not.
-    void this.removeStrayTasks(new Set(tasks.keys()));
-  }
-
-  /**
-   * Tasks of containers svcd does not record as running: a start cut short by a containerd that
-   * died. If its Create or Start went through and the answer did not, containerd lists the task;
-   * if runc was killed with the Create, containerd lost it but runc's state and cgroups stay.
-   * Either belongs to nothing svcd reports: it goes, and so does a network namespace such a run
-   * left (its teardown failed while containerd was away).
-   */
-  private async removeStrayTasks(listed: Set<string>): Promise<void> {
-    const idle = (c: Container) =>
-      !c.starting && !isRunning(c.record.State) && c.record.State.Status !== 'restarting';
-    const { runcState, networking } = this.ctx;
-    const left = (c: Container) =>
-      listed.has(c.id) ||
-      runcState.has(c.id, containerCgroupPath(c.id, c.record.HostConfig)) ||
-      networking.hasNamespace(c.id);
-    for (const c of this.ctx.registry.all()) {
-      if (!idle(c) || !left(c)) continue;
-      await c
-        .exclusive(async () => {
-          // Checked again: a start may have taken the container while this waited.
-          if (!idle(c)) return;
-          this.ctx.log.info('removing a task of a container not recorded as running', { id: c.id });
-          await this.lifecycle.deleteStaleTask(c);
-          await c.networkTeardown;
-          if (networking.hasNamespace(c.id)) await networking.release(c.id);
-        })
-        .catch((err: Error) => this.ctx.log.warn('stray task not removed', { id: c.id, error: err.message }));
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.monitor.stop();
-    await this.keeper.release();
-    for (const c of this.ctx.registry.all()) {
-      c.stopHealth?.();
-      c.cancelRestart?.();
-      c.io?.close();
-      // A live task keeps its rootfs; the others' are mounted again on demand (ensureMounted).
-      if (!c.record.State.Running) await this.ctx.rootfs.release(c.record.Rootfs);
-    }
+  close(): Promise<void> {
+    return this.recovery.close();
   }
 
   get(ref: string): Container {
@@ -296,25 +132,7 @@ export class ContainersService {
     ref: string,
     condition: WaitCondition = 'not-running',
   ): Promise<{ result: Promise<ContainerWaitResponse> }> {
-    return { result: this.waitFor(this.get(ref), condition) };
-  }
-
-  private waitFor(container: Container, condition: WaitCondition): Promise<ContainerWaitResponse> {
-    const result = (code: number, error: string): ContainerWaitResponse => ({
-      StatusCode: code,
-      Error: error ? { Message: error } : null,
-    });
-    if (condition === 'removed') {
-      return container
-        .whenRemoved()
-        .then(() => result(container.record.State.ExitCode, container.record.State.Error));
-    }
-    const s = container.record.State;
-    // not-running answers at the first exit even when a restart policy runs the container again,
-    // as dockerd does; a container waiting for that restart counts as running until it exits.
-    if (condition === 'not-running' && !isRunning(s) && s.Status !== 'restarting')
-      return Promise.resolve(result(s.ExitCode, s.Error));
-    return container.nextExit().then((e) => result(e.exitCode, e.error));
+    return { result: this.queries.waitFor(this.get(ref), condition) };
   }
 
   async rename(ref: string, newName: string): Promise<void> {
@@ -345,200 +163,46 @@ export class ContainersService {
     });
   }
 
-  async remove(ref: string, opts: { force: boolean; volumes: boolean; link?: boolean }): Promise<void> {
-    if (opts.link) {
-      const parent = removeLink(this.ctx, ref);
-      await parent.exclusive(async () => {
-        await saveRecord(this.ctx, parent);
-        await refreshHosts(this.ctx, parent);
-      });
-      return;
-    }
-    const container = this.get(ref);
-    await container.exclusive(async () => {
-      const s = container.record.State;
-      if (s.Status === 'removing')
-        throw new ConflictError(`removal of container ${container.id} is already in progress`);
-      if (s.Paused && !opts.force) {
-        throw new ConflictError(
-          `You cannot remove a paused container ${container.id}. Unpause and then stop the container before attempting removal or force remove`,
-        );
-      }
-      if ((isRunning(s) || s.Status === 'restarting') && !opts.force) {
-        throw new ConflictError(
-          `You cannot remove a running container ${container.id}: stop the container before removing or force remove`,
-        );
-      }
-      if (opts.force) await this.lifecycle.forceKill(container);
-      await this.destroy(container, opts.volumes);
-    });
+  remove(ref: string, opts: RemoveOptions): Promise<void> {
+    return this.removal.remove(ref, opts);
   }
 
-  private async destroy(container: Container, removeVolumes: boolean): Promise<void> {
-    const { client, rootfs, store, registry } = this.ctx;
-    const r = container.record;
-    markRemoving(r.State);
-    await saveRecord(this.ctx, container);
-    await container.networkTeardown;
-    try {
-      const shared = initShared(this.ctx, r.InitSnapshotKey, container.id);
-      await this.lifecycle.deleteStaleTask(container, () =>
-        rootfs.remove(container.id, r.Rootfs, r.InitSnapshotKey, shared),
-      );
-      await client.containers.delete(container.id).catch((err: unknown) => {
-        if (!(err instanceof NotFoundError)) throw err;
-      });
-      if (removeVolumes)
-        for (const v of r.AnonymousVolumes) await this.ctx.volumes.removeAnonymous(v, container.id);
-      await store.delete(container.id);
-      await rm(this.ctx.paths.dir(container.id), { recursive: true, force: true });
-    } catch (err) {
-      markDead(r.State, `removal failed: ${(err as Error).message}`);
-      await saveRecord(this.ctx, container).catch(() => undefined);
-      throw err;
-    }
-    registry.remove(container);
-    this.logs.forget(container);
-    publishContainerEvent(this.ctx, container, 'destroy');
-    container.notifyRemoved();
+  prune(filters: Filters): Promise<ContainerPruneResponse> {
+    return this.removal.prune(filters);
   }
 
-  async sizes(container: Container): Promise<Sizes> {
-    const rw = await this.ctx.rootfs.sizeRw(container.id, container.record.InitSnapshotKey).catch(() => 0);
-    const base = await this.ctx.client.snapshots
-      .usage(container.record.InitSnapshotKey)
-      .catch(() => ({ size: 0 }));
-    return { SizeRw: rw, SizeRootFs: rw + (await this.imageSize(container)) + base.size };
+  sizes(container: Container): Promise<Sizes> {
+    return this.queries.sizes(container);
   }
 
-  /** Size of the image's layers below the container (what dockerd counts into SizeRootFs). */
-  private async imageSize(container: Container): Promise<number> {
-    let total = 0;
-    let info = await this.ctx.client.snapshots.stat(container.record.InitSnapshotKey).catch(() => undefined);
-    while (info?.parent) {
-      total += (await this.ctx.client.snapshots.usage(info.parent).catch(() => ({ size: 0 }))).size;
-      info = await this.ctx.client.snapshots.stat(info.parent).catch(() => undefined);
-    }
-    return total;
-  }
-
-  async inspect(ref: string, size: boolean): Promise<ContainerInspect> {
-    const container = this.get(ref);
-    return inspectView(
-      container.record,
-      size ? await this.sizes(container) : {},
-      this.execIdsOf(container.id),
-      this.ctx.client.snapshotter,
-      this.logs.path(container),
-    );
+  inspect(ref: string, size: boolean): Promise<ContainerInspect> {
+    return this.queries.inspect(ref, size);
   }
 
   list(opts: ContainerListRequest): Promise<ContainerSummary[]> {
-    return listContainers(
-      {
-        registry: this.ctx.registry,
-        imageIds: async (ref) => {
-          const image = await this.ctx.images.resolveForContainer(ref).catch(() => undefined);
-          return image ? [image.id] : [];
-        },
-        sizes: (c) => this.sizes(c),
-      },
-      opts,
-    );
+    return this.queries.list(opts);
   }
 
-  async prune(filters: Filters): Promise<ContainerPruneResponse> {
-    const deleted: string[] = [];
-    let reclaimed = 0;
-    const until = filters.get('until')?.[0];
-    const untilMs = until ? (/^\d+$/.test(until) ? Number(until) * 1000 : Date.parse(until)) : undefined;
-    checkFilterKeys(filters, ['until', 'label', 'label!']);
-    for (const c of this.ctx.registry.all()) {
-      const r = c.record;
-      if (r.State.Status !== 'exited' && r.State.Status !== 'created' && r.State.Status !== 'dead') continue;
-      if (untilMs !== undefined && Date.parse(r.Created) >= untilMs) continue;
-      const has = (v: string) => labelMatches(r.Config.Labels ?? {}, v);
-      if (!(filters.get('label') ?? []).every(has) || (filters.get('label!') ?? []).some(has)) continue;
-      const size = await this.ctx.rootfs.sizeRw(c.id, r.InitSnapshotKey).catch(() => 0);
-      try {
-        await this.remove(c.id, { force: false, volumes: false });
-        deleted.push(c.id);
-        reclaimed += size;
-      } catch (err) {
-        this.ctx.log.warn('prune: cannot remove container', { id: c.id, error: (err as Error).message });
-      }
-    }
-    this.ctx.events.publish('container', 'prune', { id: '', attributes: { reclaimed: String(reclaimed) } });
-    return { ContainersDeleted: deleted.length > 0 ? deleted : null, SpaceReclaimed: reclaimed };
+  top(ref: string, psArgs: string): Promise<ContainerTopResponse> {
+    return this.queries.top(ref, psArgs);
   }
 
-  private running(ref: string): Container {
-    const container = this.get(ref);
-    if (!isRunning(container.record.State))
-      throw new ConflictError(`Container ${container.id} is not running`);
-    return container;
-  }
-
-  async top(ref: string, psArgs: string): Promise<ContainerTopResponse> {
-    const container = this.running(ref);
-    const pids = this.ctx.host.cgroupsUnavailable
-      ? await processesOf(container.record.State.Pid)
-      : await this.ctx.client.tasks.pids(container.id);
-    const result = await psTop(pids, psArgs);
-    publishContainerEvent(this.ctx, container, 'top');
-    return result;
-  }
-
-  async changes(ref: string): Promise<ContainerChange[]> {
-    const container = this.get(ref);
-    return this.ctx.rootfs.changes(container.id, container.record.InitSnapshotKey);
+  changes(ref: string): Promise<ContainerChange[]> {
+    return this.queries.changes(ref);
   }
 
   async export(ref: string): Promise<Readable> {
-    const container = this.get(ref);
-    await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
-    publishContainerEvent(this.ctx, container, 'export');
-    return exportRootfs(container.record);
+    return this.files.export(this.get(ref));
   }
 
   async resize(ref: string, height: number, width: number): Promise<void> {
-    const container = this.running(ref);
+    const container = this.queries.running(ref);
     await this.ctx.client.tasks.resizePty(container.id, width, height);
     publishContainerEvent(this.ctx, container, 'resize', { height: String(height), width: String(width) });
   }
 
-  /**
-   * `work` on the container's files, with its root filesystem and, as dockerd does for a container
-   * that does not run (a volume browser's, never started), its mount-type volumes mounted; those
-   * stay mounted until `work` says it is done (a tar read out is done when its stream closes).
-   */
-  private async withArchive<T>(
-    container: Container,
-    work: (archive: ContainerArchive, done: () => void) => Promise<T>,
-  ): Promise<T> {
-    await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
-    const volumes = volumeNames(container);
-    await this.ctx.volumes.lend(volumes);
-    let given = false;
-    const done = () => {
-      if (given) return;
-      given = true;
-      void this.ctx.volumes
-        .giveBack(volumes)
-        .catch((err: Error) =>
-          this.ctx.log.warn('volume not unmounted', { container: container.id, error: err.message }),
-        );
-    };
-    try {
-      return await work(new ContainerArchive(container.record), done);
-    } catch (err) {
-      done();
-      throw err;
-    }
-  }
-
   async archiveStat(ref: string, path: string): Promise<ContainerPathStat> {
-    return this.withArchive(this.get(ref), (a, done) => a.stat(path).finally(done));
+    return this.files.stat(this.get(ref), path);
   }
 
   /** A tar of the path; `copy` is the event of the pre-1.20 copy endpoint, as Docker names it. */
@@ -547,14 +211,7 @@ export class ContainersService {
     path: string,
     event: 'archive-path' | 'copy' = 'archive-path',
   ): Promise<{ stat: ContainerPathStat; archive: Readable }> {
-    const container = this.get(ref);
-    const got = await this.withArchive(container, async (a, done) => {
-      const out = await a.get(path);
-      out.archive.once('close', done);
-      return out;
-    });
-    publishContainerEvent(this.ctx, container, event);
-    return got;
+    return this.files.get(this.get(ref), path, event);
   }
 
   async archivePut(
@@ -563,9 +220,7 @@ export class ContainersService {
     body: Readable,
     opts: { noOverwriteDirNonDir: boolean; copyUIDGID: boolean },
   ): Promise<void> {
-    const container = this.get(ref);
-    await this.withArchive(container, (a, done) => a.put(path, body, opts).finally(done));
-    publishContainerEvent(this.ctx, container, 'extract-to-dir');
+    return this.files.put(this.get(ref), path, body, opts);
   }
 
   async commit(req: CommitOptions & { container: string }): Promise<{ Id: string }> {

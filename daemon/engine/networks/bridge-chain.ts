@@ -2,7 +2,7 @@
 // addresses (an IPv4 range, and an IPv6 one on an IPv6 network), then portmap for published ports.
 import { formatIp, parseSubnet, subnetSize } from '../../runtime/cni/ipv4';
 import { ipv6Range, type Ipv6Addressing } from './ipv6-subnets';
-import type { NetworkRecord } from './networks-service';
+import type { NetworkRecord } from './network-records';
 
 export const mtuOption = 'com.docker.network.driver.mtu';
 export const masqOption = 'com.docker.network.bridge.enable_ip_masquerade';

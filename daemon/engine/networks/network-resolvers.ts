@@ -1,11 +1,12 @@
 // The name server of each user network, on its gateway: containers by name, alias and short ID;
 // other names go to the host's resolvers. Made at a network's first endpoint.
 import { readFile } from 'node:fs/promises';
-import { NameServer, type KnownName } from '../../runtime/dns/name-server';
+import { NameServer } from '../../runtime/dns/name-server';
 import { nameservers } from '../../runtime/oci-spec/resolv-conf';
 import type { ContainerUsage } from '../shared/container-usage';
+import type { SwarmMembership } from '../shared/swarm-membership';
 import { lookupName } from './network-names';
-import type { NetworkRecord } from './networks-service';
+import type { NetworkRecord } from './network-records';
 
 export class NetworkResolvers {
   private readonly servers = new Map<string, Promise<NameServer>>();
@@ -13,7 +14,7 @@ export class NetworkResolvers {
   constructor(
     private readonly containers: Pick<ContainerUsage, 'networkMembers'>,
     /** Names the swarm answers for on a network before its members (a service's VIP). */
-    private readonly swarmName?: (networkId: string, name: string) => KnownName | undefined,
+    private readonly swarm: Pick<SwarmMembership, 'nameOn'>,
   ) {}
 
   /** Serves the network's names (the bridge has its gateway once its first endpoint exists). */
@@ -29,7 +30,7 @@ export class NetworkResolvers {
         (ip) => !ip.startsWith('127.'),
       );
       const lookup = (name: string, from: string) =>
-        this.swarmName?.(record.Id, name) ??
+        this.swarm.nameOn(record.Id, name) ??
         lookupName(this.containers.networkMembers(record.Id), name, from);
       return NameServer.listen(record.Gateway, lookup, upstreams);
     })();

@@ -3,7 +3,7 @@ import { InvalidParameterError } from '../../api/errors';
 import type { NetworkFilters, NetworkResource } from '../../api/network-types';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import type { ContainerUsage, NetworkMember } from '../shared/container-usage';
-import type { NetworkRecord } from './networks-service';
+import type { NetworkRecord } from './network-records';
 
 const driverOf = (n: NetworkRecord) => (n.Overlay ? 'overlay' : n.Driver);
 const scopeOf = (n: NetworkRecord) => (n.Overlay ? 'swarm' : 'local');

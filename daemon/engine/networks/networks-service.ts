@@ -1,13 +1,14 @@
 // Networks as Docker users know them, on CNI: the built-in bridge (svcd's own bridge, `svc0`
 // unless configured), host and none, and user-defined bridge networks, each a Linux bridge run
 // by the CNI bridge plugin with host-local addresses and portmap for published ports. A network
-// is a JSON file under <data root>/networks; IPAM leases and CNI state live under
-// <data root>/cni, so two engines on different data roots never share anything but the kernel.
+// is a JSON file under <data root>/networks (network-records.ts); IPAM leases and CNI state live
+// under <data root>/cni, so two engines on different data roots never share anything but the
+// kernel. Addresses come from address-pools.ts, bridges from network-bridges.ts, and each
+// network's name server from network-resolvers.ts.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isolateBridge, releaseBridge } from '../../runtime/cni/bridge-isolation';
-import { bridgeAddresses, deleteBridge, makeBridge } from '../../runtime/cni/bridge-device';
+import { bridgeAddresses } from '../../runtime/cni/bridge-device';
 import type { EndpointSettings } from '../../api/container-types';
 import { ConflictError, ForbiddenError, InvalidParameterError, NotFoundError } from '../../api/errors';
 import type {
@@ -18,56 +19,19 @@ import type {
   NetworkPruneResponse,
   NetworkResource,
 } from '../../api/network-types';
-import { writeFileAtomic } from '../../lib/atomic-file';
 import type { Logger } from '../../lib/logger';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
-import { routedSubnets } from '../../runtime/cni/host-routes';
-import {
-  formatIp,
-  formatSubnet,
-  overlaps,
-  parseIp,
-  parseSubnet,
-  subnetSize,
-  type Subnet,
-} from '../../runtime/cni/ipv4';
 import type { EventsService } from '../events/events-service';
 import type { ContainerUsage } from '../shared/container-usage';
+import type { SwarmMembership } from '../shared/swarm-membership';
+import { AddressPools, type BridgeAddressing } from './address-pools';
+import { checkEndpointSettings } from './endpoint-check';
+import { NetworkBridges, iccOption } from './network-bridges';
+import { type NetworkRecord, NetworkRecords } from './network-records';
 import { NetworkResolvers } from './network-resolvers';
 import { listNetworks, networkView } from './network-views';
-import type { KnownName } from '../../runtime/dns/name-server';
-import { parseIp6 } from '../../runtime/cni/ipv6';
 import { masqOption, mtuOption } from './bridge-chain';
-import { checkIpv6Address, ipv6Addressing, isIpv6Config, type Ipv6Addressing } from './ipv6-subnets';
-
-/** What svcd keeps of a network; the IPv6 fields are set when EnableIPv6 is. */
-export interface NetworkRecord extends Partial<Ipv6Addressing> {
-  Id: string;
-  Name: string;
-  /** bridge, host or null (none), as Docker names the drivers. */
-  Driver: string;
-  Created: string;
-  Internal: boolean;
-  Attachable: boolean;
-  EnableIPv6: boolean;
-  /** The subnet and gateway in use (bridge networks). */
-  Subnet: string;
-  Gateway: string;
-  IPRange: string;
-  /** IPAM.Config as the client gave it, echoed back by inspect. */
-  IpamConfig: IpamConfig[];
-  /** IPAM.Options as the client gave them: null when it gave none, as dockerd shows them. */
-  IpamOptions?: Record<string, string> | null;
-  Options: Record<string, string>;
-  Labels: Record<string, string>;
-  /** The Linux bridge (bridge networks). */
-  Bridge: string;
-  Builtin: boolean;
-  /** The subnet was picked from the pools (not given): it may move while no endpoint uses it. */
-  AutoSubnet?: boolean;
-  /** A swarm-scope `overlay` network: on the one node it is a bridge network like the others. */
-  Overlay?: { Ingress: boolean };
-}
+import { isIpv6Config } from './ipv6-subnets';
 
 export interface NetworksServiceDeps {
   dataRoot: string;
@@ -79,26 +43,14 @@ export interface NetworksServiceDeps {
   pools: Array<{ base: string; size: number }>;
   /** `bip`: the default bridge's gateway address and prefix, when configured. */
   bip?: string;
-  /** Whether this engine is in a swarm (overlay networks exist only then). */
-  swarmActive?: () => boolean;
   /** The containers on a network: its DNS names, and whether it is in use. */
   containers: Pick<ContainerUsage, 'networkMembers'>;
-  /** Names the swarm answers for on a network before its members (a service's VIP). */
-  swarmName?: (networkId: string, name: string) => KnownName | undefined;
+  /** The swarm: overlay networks exist only in one, and it names a service's VIP on its networks. */
+  swarm: SwarmMembership;
 }
-
-/** Docker's default pools: 172.17–31.0.0/16, then 192.168.0.0/16 in /20s. */
-export const defaultAddressPools = [
-  { base: '172.17.0.0/16', size: 16 },
-  { base: '172.18.0.0/15', size: 16 },
-  { base: '172.20.0.0/14', size: 16 },
-  { base: '172.24.0.0/13', size: 16 },
-  { base: '192.168.0.0/16', size: 20 },
-];
 
 const builtinNames = ['bridge', 'host', 'none'];
 const bridgeOption = 'com.docker.network.bridge.name';
-const iccOption = 'com.docker.network.bridge.enable_icc';
 
 const isEmptyObject = (v: unknown) => typeof v === 'object' && Object.keys(v as object).length === 0;
 
@@ -106,21 +58,17 @@ function nowRfc3339(): string {
   return new Date().toISOString().replace(/Z$/, '000000Z');
 }
 
-/** What a network's driver is to clients: overlay for the swarm's (bridges underneath). */
-
 export class NetworksService {
-  private readonly networks = new Map<string, NetworkRecord>();
+  private readonly records: NetworkRecords;
+  private readonly pools: AddressPools;
+  private readonly bridges: NetworkBridges;
   private readonly resolvers: NetworkResolvers;
-  private queue: Promise<unknown> = Promise.resolve();
-  /** Bridges checked (or made) with their network's address by this process. */
-  private readonly claimedBridges = new Set<string>();
 
   constructor(private readonly deps: NetworksServiceDeps) {
-    this.resolvers = new NetworkResolvers(deps.containers, deps.swarmName);
-  }
-
-  private get dir(): string {
-    return join(this.deps.dataRoot, 'networks');
+    this.records = new NetworkRecords(join(deps.dataRoot, 'networks'));
+    this.pools = new AddressPools(this.records, deps.pools);
+    this.bridges = new NetworkBridges(this.records, this.pools, deps.containers, deps.log);
+    this.resolvers = new NetworkResolvers(deps.containers, deps.swarm);
   }
 
   /** CNI's state for this engine: host-local leases and results cached for DEL. */
@@ -128,26 +76,14 @@ export class NetworksService {
     return join(this.deps.dataRoot, 'cni');
   }
 
-  /** Runs network changes one at a time: names, subnets and bridges are decided against the others. */
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => undefined);
-    return next;
-  }
-
   /** Reads the networks on disk and makes the built-in ones that are missing. */
   async init(): Promise<void> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    for (const file of await readdir(this.dir)) {
-      if (!file.endsWith('.json')) continue;
-      const record = JSON.parse(await readFile(join(this.dir, file), 'utf8')) as NetworkRecord;
-      this.networks.set(record.Id, record);
-    }
+    await this.records.load();
     // As dockerd with docker0: a default bridge already on the host (an earlier svcd's, on another
     // data root) keeps its address, which CNI's bridge plugin would otherwise refuse to change.
     const adopted = this.deps.bip ? undefined : (await bridgeAddresses(this.deps.defaultBridge))?.[0];
     for (const name of builtinNames) {
-      if ([...this.networks.values()].some((n) => n.Builtin && n.Name === name)) continue;
+      if (this.records.all().some((n) => n.Builtin && n.Name === name)) continue;
       const record = await this.newRecord({
         Name: name,
         Driver: name === 'none' ? 'null' : name,
@@ -167,13 +103,8 @@ export class NetworksService {
         ipam: name === 'bridge' ? (this.deps.bip ?? adopted) : undefined,
       });
       if (name === 'bridge' && !this.deps.bip) record.AutoSubnet = true;
-      await this.save(record);
+      await this.records.save(record);
     }
-  }
-
-  private async save(record: NetworkRecord): Promise<void> {
-    await writeFileAtomic(join(this.dir, `${record.Id}.json`), JSON.stringify(record));
-    this.networks.set(record.Id, record);
   }
 
   private async newRecord(input: {
@@ -193,35 +124,16 @@ export class NetworksService {
           Object.entries(c).filter(([, v]) => v !== null && v !== '' && !isEmptyObject(v)),
         ) as IpamConfig,
     );
-    let subnet = '';
-    let gateway = '';
-    let ipRange = '';
-    let v6: Ipv6Addressing | undefined;
-    let auto = false;
-    if (input.Driver === 'bridge') {
-      if (input.body?.EnableIPv6)
-        v6 = ipv6Addressing(
-          given,
-          [...this.networks.values()].flatMap((n) => (n.Subnet6 ? [n.Subnet6] : [])),
-        );
-      const v4 = given.find((c) => c.Subnet && !c.Subnet.includes(':'));
-      auto = !v4?.Subnet && !input.ipam;
-      const chosen = v4?.Subnet
-        ? await this.checkFree(parseSubnet(v4.Subnet))
-        : input.ipam
-          ? await this.checkFree(parseSubnet(input.ipam))
-          : await this.freeSubnet();
-      subnet = formatSubnet(chosen);
-      gateway = v4?.Gateway ?? (input.ipam ? input.ipam.split('/')[0] : formatIp(chosen.base + 1));
-      if (!overlaps(chosen, parseSubnet(`${gateway}/32`)))
-        throw new InvalidParameterError(`no matching subnet for gateway ${gateway}`);
-      if (v4?.IPRange) {
-        const range = parseSubnet(v4.IPRange);
-        if (!overlaps(chosen, range))
-          throw new InvalidParameterError(`no matching subnet for range ${v4.IPRange}`);
-        ipRange = formatSubnet(range);
-      }
-    }
+    const addressing: BridgeAddressing | undefined =
+      input.Driver === 'bridge'
+        ? await this.pools.addressing(given, input.ipam, !!input.body?.EnableIPv6)
+        : undefined;
+    const { subnet, gateway, ipRange, v6, auto } = addressing ?? {
+      subnet: '',
+      gateway: '',
+      ipRange: '',
+      auto: false,
+    };
     return {
       Id: id,
       Name: input.Name,
@@ -250,50 +162,9 @@ export class NetworksService {
     };
   }
 
-  private async taken(): Promise<Subnet[]> {
-    const ours = [...this.networks.values()].filter((n) => n.Subnet).map((n) => parseSubnet(n.Subnet));
-    return [...ours, ...(await routedSubnets()).map(parseSubnet)];
-  }
-
-  private async checkFree(wanted: Subnet, except?: string): Promise<Subnet> {
-    const mine = [...this.networks.values()].find(
-      (n) => n.Id !== except && n.Subnet && overlaps(parseSubnet(n.Subnet), wanted),
-    );
-    if (mine) throw new ForbiddenError(`Pool overlaps with other one on this address space`);
-    return wanted;
-  }
-
-  private async freeSubnet(): Promise<Subnet> {
-    const taken = await this.taken();
-    for (const pool of this.deps.pools) {
-      const range = parseSubnet(pool.base);
-      const step = 2 ** (32 - pool.size);
-      for (let base = range.base; base < range.base + subnetSize(range); base += step) {
-        const candidate = { base, prefix: pool.size };
-        if (!taken.some((t) => overlaps(t, candidate))) return candidate;
-      }
-    }
-    throw new ForbiddenError(
-      'could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network',
-    );
-  }
-
   /** A network by full ID, name, or unique ID prefix, as dockerd finds them. */
   get(ref: string): NetworkRecord {
-    const all = [...this.networks.values()];
-    const found =
-      all.find((n) => n.Id === ref) ??
-      all.find((n) => n.Name === ref) ??
-      (() => {
-        const byPrefix = all.filter((n) => n.Id.startsWith(ref));
-        if (byPrefix.length > 1)
-          throw new NotFoundError(
-            `network ${ref} is ambiguous (${byPrefix.length} matches found based on ID prefix)`,
-          );
-        return byPrefix[0];
-      })();
-    if (!found || ref === '') throw new NotFoundError(`network ${ref} not found`);
-    return found;
+    return this.records.get(ref);
   }
 
   async create(body: NetworkCreateBody): Promise<NetworkCreateResponse> {
@@ -304,7 +175,7 @@ export class NetworksService {
     if (builtinNames.includes(name))
       throw new ForbiddenError(`${name} is a pre-defined network and cannot be created`);
     const overlay = driver === 'overlay';
-    if (overlay && !this.deps.swarmActive?.())
+    if (overlay && !this.deps.swarm.active())
       throw new ForbiddenError('overlay networks need swarm mode: this node is not a swarm manager');
     if (driver !== 'bridge' && driver !== 'default' && !overlay)
       throw new NotFoundError(`plugin "${driver}" not found: svcd has the bridge and overlay drivers only`);
@@ -314,8 +185,8 @@ export class NetworksService {
       );
     // Options the bridge driver does not know are kept and shown, as dockerd does.
     const options = body.Options ?? {};
-    return this.serial(async () => {
-      if ([...this.networks.values()].some((n) => n.Name === name)) {
+    return this.records.serial(async () => {
+      if (this.records.all().some((n) => n.Name === name)) {
         throw new ConflictError(`network with name ${name} already exists`);
       }
       const record = await this.newRecord({
@@ -327,7 +198,7 @@ export class NetworksService {
         body,
       });
       if (overlay) record.Overlay = { Ingress: !!body.Ingress };
-      await this.save(record);
+      await this.records.save(record);
       this.deps.events.publish('network', 'create', {
         id: record.Id,
         attributes: { name, type: overlay ? 'overlay' : 'bridge' },
@@ -345,59 +216,17 @@ export class NetworksService {
   }
 
   list(filters: NetworkFilters): NetworkResource[] {
-    return listNetworks(this.networks.values(), filters, this.deps.containers);
+    return listNetworks(this.records.all(), filters, this.deps.containers);
   }
 
-  /**
-   * Before a bridge network's first endpoint: its bridge exists with the network's gateway. The
-   * subnet was chosen when the network was made, and another engine on the host may have taken it
-   * since; a subnet picked from the pools then moves (while no endpoint uses it), a given one is
-   * refused, so two engines never share a subnet silently. A bridge already there with another
-   * address is adopted where the subnet may move, as dockerd adopts docker0's.
-   */
-  async ensureBridge(record: NetworkRecord): Promise<void> {
-    if (record.Driver !== 'bridge' || this.claimedBridges.has(record.Bridge)) return;
-    await this.serial(async () => {
-      const movable =
-        !!record.AutoSubnet && !this.deps.containers.networkMembers(record.Id).some((m) => m.endpoint);
-      const own = `${record.Gateway}/${parseSubnet(record.Subnet).prefix}`;
-      const present = await bridgeAddresses(record.Bridge);
-      if (present === undefined) {
-        const routed = (await routedSubnets(record.Bridge)).find((r) =>
-          overlaps(parseSubnet(r), parseSubnet(record.Subnet)),
-        );
-        if (routed && !movable)
-          throw new ForbiddenError(
-            `network ${record.Name}: its subnet ${record.Subnet} overlaps ${routed}, which the host now routes (another engine's network?); remove the network and create it with another subnet`,
-          );
-        if (routed) await this.moveSubnet(record, await this.freeSubnet());
-        await makeBridge(record.Bridge, `${record.Gateway}/${parseSubnet(record.Subnet).prefix}`);
-      } else if (present.length > 0 && !present.includes(own)) {
-        if (!movable)
-          throw new ForbiddenError(
-            `network ${record.Name}: bridge ${record.Bridge} already has the address ${present[0]}, not the network's gateway ${own}; another engine uses this bridge name`,
-          );
-        const adopted = parseSubnet(present[0]);
-        await this.checkFree(adopted, record.Id);
-        await this.moveSubnet(record, adopted, present[0].split('/')[0]);
-      }
-      this.claimedBridges.add(record.Bridge);
-    });
-  }
-
-  /** The network takes another subnet: on disk first, then in the record its callers hold. */
-  private async moveSubnet(record: NetworkRecord, subnet: Subnet, gateway = formatIp(subnet.base + 1)) {
-    const Subnet = formatSubnet(subnet);
-    const moved = { ...record, Subnet, Gateway: gateway, IpamConfig: [{ Subnet, Gateway: gateway }] };
-    await this.save(moved);
-    this.networks.set(record.Id, Object.assign(record, moved));
-    this.deps.log.info('network moved to a free subnet', { network: record.Name, subnet: Subnet });
+  /** Before a bridge network's first endpoint: its bridge, with the network's gateway (network-bridges.ts). */
+  ensureBridge(record: NetworkRecord): Promise<void> {
+    return this.bridges.ensure(record);
   }
 
   /** The network's inter-container rule, when its options turn that traffic off. */
-  async ensureIsolation(record: NetworkRecord): Promise<void> {
-    if (record.Driver === 'bridge' && record.Options[iccOption] === 'false')
-      await isolateBridge(record.Bridge);
+  ensureIsolation(record: NetworkRecord): Promise<void> {
+    return this.bridges.ensureIsolation(record);
   }
 
   /** The network's name server on its gateway (network-resolvers.ts). */
@@ -407,7 +236,7 @@ export class NetworksService {
 
   /** After a restart: the name servers of networks whose containers kept running. */
   resumeResolvers(): Promise<void> {
-    return this.resolvers.resume(this.networks.values());
+    return this.resolvers.resume(this.records.all());
   }
 
   /** Stops every network's name server (svcd is stopping). */
@@ -419,13 +248,9 @@ export class NetworksService {
     await this.resolvers.stop(record.Id);
     // What the network made on the host goes first and its record last: a removal cut short
     // leaves the network listed, to be removed again, never host state nothing names.
-    await releaseBridge(record.Bridge);
-    // Made at the first attach; nothing else uses it now.
-    await deleteBridge(record.Bridge);
-    this.claimedBridges.delete(record.Bridge);
+    await this.bridges.remove(record);
     await rm(join(this.cniDir, 'ipam', record.Id), { recursive: true, force: true });
-    await rm(join(this.dir, `${record.Id}.json`), { force: true });
-    this.networks.delete(record.Id);
+    await this.records.delete(record.Id);
     this.deps.events.publish('network', 'destroy', {
       id: record.Id,
       attributes: { name: record.Name, type: record.Driver },
@@ -433,7 +258,7 @@ export class NetworksService {
   }
 
   async remove(ref: string): Promise<void> {
-    await this.serial(async () => {
+    await this.records.serial(async () => {
       const record = this.get(ref);
       if (record.Builtin)
         throw new ForbiddenError(`${record.Name} is a pre-defined network and cannot be removed`);
@@ -450,8 +275,8 @@ export class NetworksService {
   async prune(filters: NetworkFilters): Promise<NetworkPruneResponse> {
     checkFilterKeys(filters, ['label', 'label!', 'until']);
     const deleted: string[] = [];
-    await this.serial(async () => {
-      for (const n of [...this.networks.values()]) {
+    await this.records.serial(async () => {
+      for (const n of this.records.all()) {
         if (n.Builtin || this.deps.containers.networkMembers(n.Id).length > 0) continue;
         if (!(filters.get('label') ?? []).every((l) => labelMatches(n.Labels, l))) continue;
         if ((filters.get('label!') ?? []).some((l) => labelMatches(n.Labels, l))) continue;
@@ -466,25 +291,7 @@ export class NetworksService {
   /** EndpointSettings at create: each network named must exist; a static address must fit it. */
   checkEndpoint(ref: string, settings: EndpointSettings | null | undefined): NetworkRecord {
     const record = this.get(ref);
-    const ip = settings?.IPAMConfig?.IPv4Address;
-    if (ip) {
-      if (record.Builtin)
-        throw new InvalidParameterError(
-          'user specified IP address is supported on user defined networks only',
-        );
-      if (!overlaps(parseSubnet(record.Subnet), { base: parseIp(ip), prefix: 32 }))
-        throw new InvalidParameterError(`no configured subnet or ip-range contain the IP address ${ip}`);
-    }
-    const ip6 = settings?.IPAMConfig?.IPv6Address;
-    if (ip6) {
-      if (record.Builtin)
-        throw new InvalidParameterError(
-          'user specified IP address is supported on user defined networks only',
-        );
-      // As dockerd: an address for a network without IPv6 is valid but unused.
-      if (record.Subnet6) checkIpv6Address(record as Ipv6Addressing, ip6);
-      else parseIp6(ip6);
-    }
+    checkEndpointSettings(record, settings);
     return record;
   }
 }

@@ -33,6 +33,11 @@ import type { PluginProcesses } from './plugin-process';
 import { activate, VolumeDriverClient, type PluginEndpoint } from './plugin-protocol';
 import { normalPluginName, PluginStore } from './plugin-store';
 
+/** What plugins need of the volumes: how many name a driver. */
+export interface PluginVolumes {
+  countByDriver(driver: string): Promise<number>;
+}
+
 export interface PluginsServiceDeps {
   /** <data root>/plugins */
   root: string;
@@ -42,8 +47,8 @@ export interface PluginsServiceDeps {
   /** Directories of plugins run outside svcd. */
   discoveryDirs: string[];
   callTimeoutMs: number;
-  /** How many volumes name the driver (a plugin is not disabled while some do). */
-  volumesOf: (driver: string) => Promise<number>;
+  /** The volumes on disk, built before the plugins: a plugin is not disabled while some name it. */
+  volumes: PluginVolumes;
   log: { warn: (message: string, fields?: Record<string, unknown>) => void };
 }
 
@@ -255,7 +260,7 @@ export class PluginsService {
     await this.locked(found.Id, async () => {
       const plugin = this.store.get(found.Id);
       if (!plugin.Enabled) throw new ConflictError(`plugin ${plugin.Name} is already disabled`);
-      if (!force && (await this.deps.volumesOf(plugin.Name)) > 0)
+      if (!force && (await this.deps.volumes.countByDriver(plugin.Name)) > 0)
         throw new ConflictError(`plugin ${plugin.Name} is in use`);
       await this.deps.processes.stop(plugin.Id, this.store.paths(plugin.Id));
       await this.store.save({ ...plugin, Enabled: false });

@@ -1,8 +1,8 @@
 // The swarm engine's parts put together: the cluster state, the swarm, its node, services and
 // tasks, secrets and configs, and the orchestrator that runs the tasks' containers.
 import type { Logger } from '../../lib/logger';
-import type { KnownName } from '../../runtime/dns/name-server';
 import type { EventsService } from '../events/events-service';
+import type { SwarmMembership } from '../shared/swarm-membership';
 import { Cluster } from './cluster';
 import { ClusterStateFile } from './cluster-state';
 import { IngressProxy } from './ingress-proxy';
@@ -30,7 +30,8 @@ export interface SwarmNetworksPort extends VipPort {
 }
 
 export interface SwarmEngineDeps {
-  dataRoot: string;
+  /** Read first (openCluster), so that the networks could be given its membership view. */
+  cluster: Cluster;
   events: EventsService;
   host: NodeHost;
   containers: TaskContainerPort;
@@ -44,20 +45,31 @@ export interface SwarmEngine {
   services: ServicesService;
   secrets: SwarmObjects;
   configs: SwarmObjects;
-  /** What a name is on a swarm network (a service's VIP), for that network's name server. */
-  nameOn(networkId: string, name: string): KnownName | undefined;
   /** Stops the orchestrator; the task containers keep running, as every container does. */
   close(): Promise<void>;
 }
 
-export async function createSwarmEngine(deps: SwarmEngineDeps): Promise<SwarmEngine> {
-  const file = new ClusterStateFile(deps.dataRoot);
-  const cluster = new Cluster(file, deps.events);
+/** The cluster state as this engine left it (in a swarm or not, locked or not). */
+export async function openCluster(dataRoot: string, events: EventsService): Promise<Cluster> {
+  const cluster = new Cluster(new ClusterStateFile(dataRoot), events);
   await cluster.init();
+  return cluster;
+}
+
+/** The view of the cluster the networks are given (shared/swarm-membership.ts). */
+export function swarmMembershipOf(cluster: Cluster): SwarmMembership {
+  return {
+    active: () => cluster.active && !cluster.locked,
+    nameOn: (networkId, name) => (cluster.locked ? undefined : vipName(cluster.peek(), networkId, name)),
+  };
+}
+
+export function createSwarmEngine(deps: SwarmEngineDeps): SwarmEngine {
+  const { cluster } = deps;
   const orchestrator = new Orchestrator({
     cluster,
     containers: deps.containers,
-    files: new TaskFiles(file.filesDir()),
+    files: new TaskFiles(cluster.file.filesDir()),
     networkName: (id) => deps.networks.nameOf(id),
     ingress: new IngressProxy(deps.log),
     vips: deps.networks,
@@ -87,7 +99,6 @@ export async function createSwarmEngine(deps: SwarmEngineDeps): Promise<SwarmEng
       resolveNetwork: (ref) => deps.networks.resolve(ref),
       vips: deps.networks,
     }),
-    nameOn: (networkId, name) => (cluster.locked ? undefined : vipName(cluster.peek(), networkId, name)),
     secrets: new SwarmObjects(cluster, 'secret', (state, id) => usersOf(state, 'secret', id)),
     configs: new SwarmObjects(cluster, 'config', (state, id) => usersOf(state, 'config', id)),
     close: () => orchestrator.close(),

@@ -1,19 +1,15 @@
-// Volumes on the local driver: each one a directory <volumes>/<name> holding `_data` (what
-// containers see) and `opts.json` (driver, labels, options, creation time). A volume made with
-// `type`/`device`/`o` options is mounted on `_data` when the first container using it starts and
-// unmounted when the last one stops; as in dockerd, an archive operation on a container that does
-// not run mounts it too, for as long as the operation lasts.
+// Volumes as the API sees them: create, inspect, list, remove, prune, /system/df, and the volumes
+// a container's mounts ask for. The records on disk (volume-records.ts), the plugins' drivers
+// (volume-drivers.ts) and the mounting of mount-type and plugin volumes (volume-mounts.ts) are
+// their own modules.
 //
 // Safety: a volume appears whole or not at all (it is assembled in a temp directory and renamed
 // into place); every change to one name runs under that name's lock, and a container being
 // created holds a reservation on its volumes until its record is registered, so a removal
 // racing a create either wins before the create sees the volume or is refused as in use.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { ConflictError, InvalidParameterError, NotFoundError, SystemError } from '../../api/errors';
+import { rm } from 'node:fs/promises';
+import { ConflictError, NotFoundError, InvalidParameterError } from '../../api/errors';
 import type {
   Volume,
   VolumeCreateBody,
@@ -22,8 +18,6 @@ import type {
   VolumePruneResponse,
   VolumeRemoveOptions,
 } from '../../api/volume-types';
-import { writeFileAtomic } from '../../lib/atomic-file';
-import { KeyedLock } from '../../lib/keyed-lock';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import { validateVolumeName } from '../../runtime/oci-spec/mount-paths';
 import type { VolumeRequest } from '../../runtime/oci-spec/mount-types';
@@ -32,23 +26,25 @@ import { isMounted, unmount } from '../shared/mounts';
 import type { ContainerUsage, VolumeUser } from '../shared/container-usage';
 import type { EventsService } from '../events/events-service';
 import type { VolumeDriverClient } from '../plugins/plugin-protocol';
-import { isMountVolume, mountArgs, validateLocalOptions } from './local-driver-options';
+import { validateLocalOptions } from './local-driver-options';
+import { VolumeDrivers, type VolumePlugins } from './volume-drivers';
+import { VolumeMounts } from './volume-mounts';
+import {
+  directorySize,
+  localDriver,
+  rfc3339Seconds,
+  type VolumeMeta,
+  type VolumeRecords,
+} from './volume-records';
 
-const run = promisify(execFile);
-const localDriver = 'local';
-
-/** A container that uses a volume, as the containers engine reports it. */
 export interface VolumesServiceDeps {
-  /** <data root>/volumes */
-  root: string;
+  /** The volumes on disk, made before the plugins (which ask how many volumes a driver serves). */
+  records: VolumeRecords;
   events: EventsService;
-  /** The containers whose mounts name the volume. */
   /** Which containers use a volume (none may be removed while one does). */
   containers: Pick<ContainerUsage, 'volumeUsers'>;
-  /** A volume plugin by name (managed or discovered), or the NotFoundError dockerd answers. */
-  driver?: (name: string) => Promise<VolumeDriverClient>;
-  /** The enabled plugin volume drivers: a list shows the volumes they list too. */
-  pluginDrivers?: () => VolumeDriverClient[];
+  /** The plugins' volume drivers. */
+  plugins: VolumePlugins;
 }
 
 export interface VolumeResolution {
@@ -58,29 +54,6 @@ export interface VolumeResolution {
   created: boolean;
 }
 
-/** What opts.json holds. */
-interface VolumeMeta {
-  Driver: string;
-  Labels: Record<string, string> | null;
-  Options: Record<string, string> | null;
-  CreatedAt: string;
-}
-
-function rfc3339Seconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
-/** Bytes of the files under `dir`, symbolic links not followed (as `du` counts apparent sizes). */
-async function directorySize(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += await directorySize(path);
-    else total += (await lstat(path).catch(() => ({ size: 0 }))).size;
-  }
-  return total;
-}
-
 function parseBoolFilter(key: string, value: string): boolean {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
@@ -88,96 +61,16 @@ function parseBoolFilter(key: string, value: string): boolean {
 }
 
 export class VolumesService {
-  private readonly lock = new KeyedLock();
   /** Volumes promised to containers still being created. */
   private readonly reserved = new Map<string, number>();
-  /** Mount-type volumes mounted for archive operations still under way, and how many. */
-  private readonly lent = new Map<string, number>();
+  private readonly records: VolumeRecords;
+  private readonly drivers: VolumeDrivers;
+  private readonly mounts: VolumeMounts;
 
-  constructor(private readonly deps: VolumesServiceDeps) {}
-
-  /** The plugin serving `driver`, undefined for the local driver. */
-  private async driverFor(driver: string): Promise<VolumeDriverClient | undefined> {
-    if (driver === localDriver) return undefined;
-    if (!this.deps.driver)
-      throw new NotFoundError(`error looking up volume plugin ${driver}: plugin "${driver}" not found`);
-    return this.deps.driver(driver);
-  }
-
-  /** How many volumes `driver` (a plugin's name) serves: a plugin is not disabled while some are. */
-  async countByDriver(driver: string): Promise<number> {
-    let count = 0;
-    for (const name of await this.names()) if ((await this.meta(name))?.Driver === driver) count++;
-    return count;
-  }
-
-  /** The volume as its plugin sees it: Mountpoint and Status answered by VolumeDriver.Get. */
-  private async withDriverView(volume: Volume): Promise<Volume> {
-    const driver = await this.driverFor(volume.Driver);
-    if (!driver) return volume;
-    const found = await driver.get(volume.Name);
-    return {
-      ...volume,
-      Mountpoint: found.Mountpoint ? driver.hostPath(found.Mountpoint) : '',
-      ...(found.Status ? { Status: found.Status } : {}),
-      Scope: await driver.scope(),
-    };
-  }
-
-  private dir(name: string): string {
-    return join(this.deps.root, name);
-  }
-
-  private data(name: string): string {
-    return join(this.dir(name), '_data');
-  }
-
-  private locked<T>(name: string, work: () => Promise<T>): Promise<T> {
-    return this.lock.run(name, work);
-  }
-
-  private async meta(name: string): Promise<VolumeMeta | undefined> {
-    const data = await stat(this.data(name)).catch(() => undefined);
-    if (!data?.isDirectory()) return undefined;
-    const text = await readFile(join(this.dir(name), 'opts.json'), 'utf8').catch(() => undefined);
-    // Volumes from before opts.json existed: plain local directories.
-    if (text === undefined)
-      return { Driver: localDriver, Labels: null, Options: null, CreatedAt: rfc3339Seconds(data.mtimeMs) };
-    return JSON.parse(text) as VolumeMeta;
-  }
-
-  private view(name: string, meta: VolumeMeta): Volume {
-    return {
-      CreatedAt: meta.CreatedAt,
-      Driver: meta.Driver,
-      Labels: meta.Labels,
-      // A plugin's volume is where its driver says (inspect asks it); svcd binds that on _data for containers.
-      Mountpoint: meta.Driver === localDriver ? this.data(name) : '',
-      Name: name,
-      Options: meta.Options,
-      Scope: 'local',
-    };
-  }
-
-  private async names(): Promise<string[]> {
-    const entries = await readdir(this.deps.root).catch(() => [] as string[]);
-    // Temp directories of creates in progress start with a dot, which no volume name may.
-    return entries.filter((n) => !n.startsWith('.')).sort();
-  }
-
-  /** Makes the volume whole: opts.json and _data assembled aside, then renamed into place. */
-  private async make(name: string, meta: VolumeMeta): Promise<void> {
-    await mkdir(this.deps.root, { recursive: true, mode: 0o701 });
-    const tmp = join(this.deps.root, `.new-${randomBytes(8).toString('hex')}`);
-    try {
-      await mkdir(join(tmp, '_data'), { recursive: true, mode: 0o755 });
-      await writeFileAtomic(join(tmp, 'opts.json'), JSON.stringify(meta));
-      await rename(tmp, this.dir(name));
-    } catch (err) {
-      await rm(tmp, { recursive: true, force: true });
-      throw err;
-    }
-    this.deps.events.publish('volume', 'create', { id: name, attributes: { driver: meta.Driver } });
+  constructor(private readonly deps: VolumesServiceDeps) {
+    this.records = deps.records;
+    this.drivers = new VolumeDrivers(deps.plugins, deps.containers);
+    this.mounts = new VolumeMounts(deps.records, this.drivers, deps.containers);
   }
 
   private async findOrMake(
@@ -185,7 +78,7 @@ export class VolumesService {
     wanted: Omit<VolumeMeta, 'CreatedAt'>,
     driver?: VolumeDriverClient,
   ): Promise<{ meta: VolumeMeta; created: boolean }> {
-    const existing = await this.meta(name);
+    const existing = await this.records.meta(name);
     if (existing) {
       if (existing.Driver !== wanted.Driver) {
         throw new ConflictError(`a volume with name ${name} already exists with driver "${existing.Driver}"`);
@@ -194,7 +87,7 @@ export class VolumesService {
     }
     const meta = { ...wanted, CreatedAt: rfc3339Seconds(Date.now()) };
     await driver?.create(name, wanted.Options ?? {});
-    await this.make(name, meta);
+    await this.records.make(name, meta);
     return { meta, created: true };
   }
 
@@ -202,69 +95,31 @@ export class VolumesService {
   async create(body: VolumeCreateBody): Promise<Volume> {
     const name = body.Name || randomBytes(32).toString('hex');
     validateVolumeName(name);
-    const driver = await this.driverFor(body.Driver || localDriver);
+    const driver = await this.drivers.driverFor(body.Driver || localDriver);
     const options = body.DriverOpts ?? {};
     if (!driver) validateLocalOptions(options);
-    return this.locked(name, async () => {
+    return this.records.locked(name, async () => {
       const { meta } = await this.findOrMake(
         name,
         { Driver: driver?.name ?? localDriver, Labels: body.Labels ?? {}, Options: options },
         driver,
       );
-      return this.withDriverView(this.view(name, meta));
+      return this.drivers.withDriverView(this.records.view(name, meta));
     });
   }
 
   async inspect(name: string): Promise<Volume> {
-    const meta = await this.meta(name);
+    const meta = await this.records.meta(name);
     if (!meta) throw new NotFoundError(`get ${name}: no such volume`);
-    return this.withDriverView(this.view(name, meta));
+    return this.drivers.withDriverView(this.records.view(name, meta));
   }
 
   private async all(): Promise<Array<{ volume: Volume; users: VolumeUser[] }>> {
     const out: Array<{ volume: Volume; users: VolumeUser[] }> = [];
-    for (const name of await this.names()) {
-      const meta = await this.meta(name);
-      if (meta) out.push({ volume: this.view(name, meta), users: this.deps.containers.volumeUsers(name) });
-    }
-    return out;
-  }
-
-  /**
-   * What the plugins list (VolumeDriver.List): the Mountpoint of svcd's volumes of theirs, and
-   * the volumes svcd has no record of, shown as dockerd shows them. A driver that fails to answer
-   * is left out with a warning rather than failing the list.
-   */
-  private async withDriverListed(
-    recorded: Array<{ volume: Volume; users: VolumeUser[] }>,
-    warnings: string[],
-  ): Promise<Array<{ volume: Volume; users: VolumeUser[] }>> {
-    const byName = new Map(recorded.map((r) => [r.volume.Name, r]));
-    const out = [...recorded];
-    for (const driver of this.deps.pluginDrivers?.() ?? []) {
-      const listed = await driver.list().catch((err: Error) => {
-        warnings.push(err.message);
-        return [];
-      });
-      for (const v of listed) {
-        const Mountpoint = v.Mountpoint ? driver.hostPath(v.Mountpoint) : '';
-        const known = byName.get(v.Name);
-        if (known) {
-          if (known.volume.Driver === driver.name) known.volume.Mountpoint = Mountpoint;
-          continue;
-        }
-        const volume: Volume = {
-          CreatedAt: v.CreatedAt ?? '',
-          Driver: driver.name,
-          Labels: null,
-          Mountpoint,
-          Name: v.Name,
-          Options: null,
-          Scope: 'local',
-        };
-        byName.set(v.Name, { volume, users: [] });
-        out.push({ volume, users: this.deps.containers.volumeUsers(v.Name) });
-      }
+    for (const name of await this.records.names()) {
+      const meta = await this.records.meta(name);
+      if (meta)
+        out.push({ volume: this.records.view(name, meta), users: this.deps.containers.volumeUsers(name) });
     }
     return out;
   }
@@ -273,7 +128,7 @@ export class VolumesService {
     checkFilterKeys(filters, ['name', 'driver', 'label', 'dangling']);
     const dangling = filters.get('dangling')?.map((v) => parseBoolFilter('dangling', v));
     const warnings: string[] = [];
-    const Volumes = (await this.withDriverListed(await this.all(), warnings))
+    const Volumes = (await this.drivers.withDriverListed(await this.all(), warnings))
       .filter(({ volume, users }) => {
         const names = filters.get('name');
         if (names && !names.some((n) => volume.Name.includes(n))) return false;
@@ -290,12 +145,12 @@ export class VolumesService {
 
   /** Removes the volume; a plugin's is removed by its driver first, whose refusal stands. */
   private async destroy(name: string): Promise<void> {
-    const driverName = (await this.meta(name))?.Driver ?? localDriver;
-    const driver = await this.driverFor(driverName);
+    const driverName = (await this.records.meta(name))?.Driver ?? localDriver;
+    const driver = await this.drivers.driverFor(driverName);
     await driver?.remove(name);
-    const data = this.data(name);
+    const data = this.records.data(name);
     if (await isMounted(data)) await unmount(data, true);
-    await rm(this.dir(name), { recursive: true, force: true });
+    await rm(this.records.dir(name), { recursive: true, force: true });
     this.deps.events.publish('volume', 'destroy', { id: name, attributes: { driver: driverName } });
   }
 
@@ -305,8 +160,8 @@ export class VolumesService {
   }
 
   async remove(name: string, opts: VolumeRemoveOptions): Promise<void> {
-    await this.locked(name, async () => {
-      if (!(await this.meta(name))) {
+    await this.records.locked(name, async () => {
+      if (!(await this.records.meta(name))) {
         if (opts.force) return;
         throw new NotFoundError(`get ${name}: no such volume`);
       }
@@ -326,8 +181,8 @@ export class VolumesService {
       const labels = volume.Labels ?? {};
       if (!(filters.get('label') ?? []).every((l) => labelMatches(labels, l))) continue;
       if ((filters.get('label!') ?? []).some((l) => labelMatches(labels, l))) continue;
-      await this.locked(volume.Name, async () => {
-        if (this.inUse(volume.Name).length > 0 || !(await this.meta(volume.Name))) return;
+      await this.records.locked(volume.Name, async () => {
+        if (this.inUse(volume.Name).length > 0 || !(await this.records.meta(volume.Name))) return;
         const size = await directorySize(volume.Mountpoint);
         await this.destroy(volume.Name);
         deleted.push(volume.Name);
@@ -363,10 +218,10 @@ export class VolumesService {
     const name = request.Name || randomBytes(32).toString('hex');
     if (request.Name) validateVolumeName(request.Name);
     // Without a driver named, an existing volume is used whatever its driver, as dockerd does.
-    const existing = request.Name && !request.Driver ? await this.meta(name) : undefined;
-    const driver = await this.driverFor(request.Driver || existing?.Driver || localDriver);
+    const existing = request.Name && !request.Driver ? await this.records.meta(name) : undefined;
+    const driver = await this.drivers.driverFor(request.Driver || existing?.Driver || localDriver);
     if (!driver) validateLocalOptions(request.DriverOptions);
-    return this.locked(name, async () => {
+    return this.records.locked(name, async () => {
       const { meta, created } = await this.findOrMake(
         name,
         {
@@ -378,8 +233,8 @@ export class VolumesService {
       );
       this.reserved.set(name, (this.reserved.get(name) ?? 0) + 1);
       if (!request.NoCopy && !driver)
-        await this.copyUp(name, meta, resolveInRootfs(rootfs, request.Destination));
-      return { Name: name, Source: this.data(name), Driver: meta.Driver, created };
+        await this.mounts.copyUp(name, meta, resolveInRootfs(rootfs, request.Destination));
+      return { Name: name, Source: this.records.data(name), Driver: meta.Driver, created };
     });
   }
 
@@ -392,105 +247,30 @@ export class VolumesService {
     }
   }
 
-  private async copyUp(name: string, meta: VolumeMeta, from: string): Promise<void> {
-    const isDir = await stat(from).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    if (!isDir) return;
-    const target = this.data(name);
-    const mounted = await this.mount(name, meta);
-    try {
-      if ((await readdir(target)).length === 0) await run('cp', ['-a', `${from}/.`, target]);
-    } finally {
-      if (mounted && !this.needsMount(name)) await unmount(target, true);
-    }
+  /** Before container `id` starts: its volumes mounted (volume-mounts.ts). */
+  prepare(names: string[], id: string): Promise<void> {
+    return this.mounts.prepare(names, id);
   }
 
-  /** Whether a running container or an archive operation still uses the volume's mount. */
-  private needsMount(name: string): boolean {
-    return this.lent.has(name) || this.deps.containers.volumeUsers(name).some((u) => u.running);
-  }
-
-  /** Mounts a mount-type volume that is not mounted yet; says whether it did. */
-  private async mount(name: string, meta: VolumeMeta): Promise<boolean> {
-    if (!meta.Options || !isMountVolume(meta.Options)) return false;
-    const target = this.data(name);
-    if (await isMounted(target)) return false;
-    try {
-      await run('mount', mountArgs(meta.Options, target));
-    } catch (err) {
-      const reason = (err as { stderr?: string }).stderr?.trim() || (err as Error).message;
-      throw new SystemError(`error while mounting volume '${target}': ${reason}`);
-    }
-    return true;
-  }
-
-  /**
-   * Before container `id` starts: its mount-type volumes mounted, and its plugins' volumes
-   * mounted by their drivers (VolumeDriver.Mount) and bound on _data, where the container's
-   * spec binds them from.
-   */
-  async prepare(names: string[], id: string): Promise<void> {
-    for (const name of names) {
-      await this.locked(name, async () => {
-        const meta = await this.meta(name);
-        if (!meta) return;
-        const driver = await this.driverFor(meta.Driver);
-        if (!driver) {
-          await this.mount(name, meta);
-          return;
-        }
-        const source = await driver.mount(name, id);
-        const target = this.data(name);
-        if (!(await isMounted(target))) await run('mount', ['--rbind', source, target]);
-      });
-    }
-  }
-
-  /** After container `id` stops: mount-type and plugin volumes no running container uses any more unmounted. */
-  async release(names: string[], id: string): Promise<void> {
-    for (const name of names) {
-      await this.locked(name, async () => {
-        const meta = await this.meta(name);
-        if (!meta) return;
-        const driver = await this.driverFor(meta.Driver);
-        if (!driver && (!meta.Options || !isMountVolume(meta.Options))) return;
-        if (!this.needsMount(name)) await unmount(this.data(name));
-        await driver?.unmount(name, id);
-      });
-    }
+  /** After container `id` stops: volumes no running container uses any more unmounted. */
+  release(names: string[], id: string): Promise<void> {
+    return this.mounts.release(names, id);
   }
 
   /** Before an archive operation: the container's mount-type volumes mounted, and counted. */
-  async lend(names: string[]): Promise<void> {
-    for (const name of names) {
-      await this.locked(name, async () => {
-        const meta = await this.meta(name);
-        if (!meta?.Options || !isMountVolume(meta.Options)) return;
-        await this.mount(name, meta);
-        this.lent.set(name, (this.lent.get(name) ?? 0) + 1);
-      });
-    }
+  lend(names: string[]): Promise<void> {
+    return this.mounts.lend(names);
   }
 
   /** After it: those no running container and no other operation uses are unmounted. */
-  async giveBack(names: string[]): Promise<void> {
-    for (const name of names) {
-      await this.locked(name, async () => {
-        const left = (this.lent.get(name) ?? 0) - 1;
-        if (left < 0) return;
-        if (left > 0) this.lent.set(name, left);
-        else this.lent.delete(name);
-        if (!this.needsMount(name)) await unmount(this.data(name));
-      });
-    }
+  giveBack(names: string[]): Promise<void> {
+    return this.mounts.giveBack(names);
   }
 
   /** `rm -v`: an anonymous volume goes with its container unless another container still uses it. */
   async removeAnonymous(name: string, container: string): Promise<void> {
-    await this.locked(name, async () => {
-      if (this.inUse(name, container).length > 0 || !(await this.meta(name))) return;
+    await this.records.locked(name, async () => {
+      if (this.inUse(name, container).length > 0 || !(await this.records.meta(name))) return;
       await this.destroy(name);
     });
   }

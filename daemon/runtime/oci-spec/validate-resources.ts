@@ -1,5 +1,6 @@
-// The resource part of HostConfig (also the update body): dockerd's create-time defaults, its
-// checks, and warnings for what this host cannot enforce (those limits are discarded).
+// The resource part of HostConfig, at create and in POST /containers/{id}/update's body: dockerd's
+// create-time defaults, its checks (the one place they are made), and warnings for what this host
+// cannot enforce (those limits are discarded).
 import { InvalidParameterError } from '../../api/errors';
 import type { HostConfig, Resources } from '../../api/container-types';
 import { checkBlkio } from './blkio-resources';
@@ -30,8 +31,8 @@ export function validateResources<T extends Resources>(
   return { resources: r, warnings };
 }
 
-/** The limits a create or update may ask for; 0, null, empty and -1 (unlimited) ask for none. */
-const limitFields = [
+/** The limits both a create and an update may set, each one value. */
+const scalarLimits = [
   'Memory',
   'MemoryReservation',
   'MemorySwap',
@@ -45,6 +46,11 @@ const limitFields = [
   'CpusetMems',
   'PidsLimit',
   'BlkioWeight',
+] as const;
+
+/** The limits a create or update may ask for; 0, null, empty and -1 (unlimited) ask for none. */
+const limitFields = [
+  ...scalarLimits,
   'BlkioWeightDevice',
   'BlkioDeviceReadBps',
   'BlkioDeviceWriteBps',
@@ -79,4 +85,35 @@ export function validateHostResources(hostConfig: HostConfig, host: HostFacts): 
     throw new InvalidParameterError(`Invalid value ${oomScoreAdj}, range for oom score adj is [-1000, 1000]`);
   }
   return validateResources(adapted, host);
+}
+
+/** The resource fields POST /containers/{id}/update may change, as dockerd's update takes them. */
+const updatableFields = [...scalarLimits, 'KernelMemory'] as const;
+
+/**
+ * An update's resources: the fields it gives (null and absent ones change nothing) over the
+ * container's, checked as at create save for the rules only create applies. `changed` says
+ * whether any limit was given, so that the running task and its spec need updating.
+ */
+export function validateResourceUpdate(
+  current: HostConfig,
+  body: Resources,
+  host: HostFacts,
+): ResourceCheck<HostConfig> & { changed: boolean } {
+  const changes: Resources = {};
+  for (const key of updatableFields)
+    if (body[key] !== undefined && body[key] !== null) (changes as Record<string, unknown>)[key] = body[key];
+  const merged: HostConfig = { ...current, ...changes };
+  // Raising Memory above the old MemorySwap without a new MemorySwap keeps swap in step, as dockerd does.
+  if (
+    changes.Memory &&
+    changes.MemorySwap === undefined &&
+    (merged.MemorySwap ?? 0) > 0 &&
+    merged.MemorySwap! < changes.Memory
+  ) {
+    throw new InvalidParameterError(
+      'Memory limit should be smaller than already set memoryswap limit, update the memoryswap at the same time',
+    );
+  }
+  return { ...validateResources(merged, host, true), changed: Object.keys(changes).length > 0 };
 }

@@ -371,7 +371,9 @@ describe('swarm mode through the Engine API', () => {
       'a pending task',
       (t) => t[0]?.Status.State === 'pending',
     );
-    assert.equal(pending.Status.Message, 'no suitable node (scheduling constraints not satisfied on 1 node)');
+    // As dockerd: the state's message, and why no node took it in Err.
+    assert.equal(pending.Status.Message, 'pending task scheduling');
+    assert.equal(pending.Status.Err, 'no suitable node (scheduling constraints not satisfied on 1 node)');
     expectStatus(
       await svcd.request('POST', '/services/create', {
         body: {

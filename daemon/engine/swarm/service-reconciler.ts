@@ -59,10 +59,19 @@ export class ServiceReconciler {
       const history = tasks.filter((t) => slotKey(t) === slot.key);
       const mine = history.filter((t) => t.DesiredState === 'running');
       const current = mine[mine.length - 1];
+      const job = mode === 'global-job';
+      // A job's update is a new run of it: the last run's task stops, and a new one starts.
+      if (job && current && !sameIteration(service, current)) {
+        this.ops.shutdown(state, current);
+        continue;
+      }
       if (!current) {
         const last = history[history.length - 1];
-        if (mode === 'global-job' && last?.Status.State === 'complete' && sameIteration(service, last))
+        if (job && last && !sameIteration(service, last)) {
+          if (isTerminal(last) && !drained) await this.ops.runTask(state, service, slot);
           continue;
+        }
+        if (job && last?.Status.State === 'complete') continue;
         // A drained node runs no global task: swarmkit shuts them down and makes none.
         if (global && drained) continue;
         // A task still stopping (stop-first update, drain) holds its slot until it has.
@@ -88,7 +97,7 @@ export class ServiceReconciler {
         await this.ops.place(state, service, current);
         continue;
       }
-      if (mine.length === 1 && isOutdated(service, current)) outdated.push(current);
+      if (!job && mine.length === 1 && isOutdated(service, current)) outdated.push(current);
     }
     await this.updates.roll(state, service, outdated, keys);
   }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { SwarmNode, SwarmService, SwarmTask } from '../../api/swarm-types';
-import { useEngine } from '../containers/testing/containers-fixture';
+import { expectStatus, useEngine } from '../containers/testing/containers-fixture';
 import { engineEvents } from '../../testing/svcd-harness';
 import {
   busyboxTask,
@@ -31,10 +31,11 @@ describe('scheduling on the one node', () => {
   const node = () => json<SwarmNode>(suite().svcd, 'GET', `/nodes/${nodeId}`);
   const updateNode = async (spec: Partial<SwarmNode['Spec']>) => {
     const n = await node();
-    await json(suite().svcd, 'POST', `/nodes/${nodeId}/update?version=${n.Version.Index}`, {
-      ...n.Spec,
-      ...spec,
+    const body = { ...n.Spec, ...spec };
+    const res = await suite().svcd.request('POST', `/nodes/${nodeId}/update?version=${n.Version.Index}`, {
+      body,
     });
+    expectStatus(res, 200, 'node update');
   };
   const status = async (name: string) =>
     (await json<SwarmService[]>(suite().svcd, 'GET', '/services?status=true')).find(
@@ -125,7 +126,7 @@ describe('scheduling on the one node', () => {
       (t) => running(t).length === 1,
     );
     for (const name of ['spread', 'capped', 'elsewhere', 'greedy', 'zoned'])
-      await json(svcd, 'DELETE', `/services/${name}`);
+      expectStatus(await svcd.request('DELETE', `/services/${name}`), 200);
   });
 
   test('availability: pause leaves new tasks pending, drain stops every task, active brings them back', async () => {
@@ -204,7 +205,8 @@ describe('scheduling on the one node', () => {
         ['drain', 'active'],
       ],
     );
-    for (const name of ['steady', 'everywhere']) await json(svcd, 'DELETE', `/services/${name}`);
+    for (const name of ['steady', 'everywhere'])
+      expectStatus(await svcd.request('DELETE', `/services/${name}`), 200);
   });
 
   test('jobs: a replicated job runs MaxConcurrent at a time to TotalCompletions; a global job once on the node', async () => {
@@ -272,6 +274,7 @@ describe('scheduling on the one node', () => {
     const after = await json<SwarmService>(svcd, 'GET', '/services/once');
     assert.notEqual(after.JobStatus?.JobIteration.Index, before.JobStatus?.JobIteration.Index);
     assert.ok(again.some((t) => t.JobIteration?.Index === after.JobStatus?.JobIteration.Index));
-    for (const name of ['batch', 'once']) await json(svcd, 'DELETE', `/services/${name}`);
+    for (const name of ['batch', 'once'])
+      expectStatus(await svcd.request('DELETE', `/services/${name}`), 200);
   });
 });

@@ -20,14 +20,13 @@ import {
   busyboxTask,
   createService,
   execIn,
+  hostnameServer,
+  httpFrom,
   initSwarm,
   json,
   running,
   tasksWhen,
 } from './testing/swarm-fixture';
-
-/** Each task answers HTTP with its own hostname. */
-const hostnameServer = 'mkdir -p /www; hostname > /www/index.html; httpd -f -p 80 -h /www';
 
 /** The answer to one datagram sent to 127.0.0.1:port, or undefined after a second without one. */
 function udpExchange(port: number, text: string): Promise<string | undefined> {
@@ -108,12 +107,7 @@ describe('service networks and UDP ports', () => {
         assert.ok(lookup.split('Name:')[1]?.includes(vip), `multi is ${vip} on ${name}: ${lookup}`);
         const tasks = await execIn(svcd, client, 'nslookup tasks.multi');
         assert.ok(tasks.split('Name:')[1]?.includes(ip), `tasks.multi is ${ip} on ${name}: ${tasks}`);
-        const answer = await execIn(
-          svcd,
-          client,
-          `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | timeout 5 nc multi 80 | tail -n 1`,
-        );
-        assert.equal(answer.trim(), hostname, `multi answers on ${name}`);
+        assert.equal(await httpFrom(svcd, client, 'multi'), hostname, `multi answers on ${name}`);
         if (name === 'green') {
           const alias = await execIn(svcd, client, 'nslookup multi-green');
           assert.ok(alias.split('Name:')[1]?.includes(vip), `the alias on green: ${alias}`);

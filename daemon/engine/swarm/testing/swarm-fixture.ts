@@ -46,6 +46,15 @@ export const busyboxTask = (command: string, extra: Record<string, unknown> = {}
   RestartPolicy: { Condition: 'any', Delay: 0 },
 });
 
+/** A task command: an HTTP server answering with the task's own hostname. */
+export const hostnameServer = 'mkdir -p /www; hostname > /www/index.html; httpd -f -p 80 -h /www';
+
+/** The last line of the answer to `GET /` on port 80 of `host`, fetched from the container. */
+export const httpFrom = async (svcd: SvcdInstance, id: string, host: string) =>
+  (
+    await execIn(svcd, id, `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | timeout 5 nc ${host} 80 | tail -n 1`)
+  ).trim();
+
 /** What `cmd` printed (through a TTY) when run in the container. */
 export async function execIn(svcd: SvcdInstance, id: string, cmd: string): Promise<string> {
   const { Id } = await json<{ Id: string }>(

@@ -91,6 +91,15 @@ describe('scheduling on the one node', () => {
       TaskTemplate: { ...busyboxTask('sleep 3600'), Placement: { Constraints: ['node.labels.zone==b'] } },
     });
 
+    const bad = await svcd.request('POST', '/services/create', {
+      body: {
+        Name: 'bad',
+        TaskTemplate: { ...busyboxTask('true'), Placement: { Constraints: ['node.role'] } },
+      },
+    });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text(), /constraint expected one operator from ==, !=/);
+
     // Spread over a label on one node: every task on it.
     await tasksWhen(svcd, 'spread', 'two spread tasks running', (t) => running(t).length === 2);
     const spread = await json<SwarmService>(svcd, 'GET', '/services/spread');
@@ -242,6 +251,15 @@ describe('scheduling on the one node', () => {
     assert.deepEqual(done.map((t) => t.Slot ?? 0).sort(), [0, 1, 2, 3, 4]);
     assert.ok(done.every((t) => t.Status.Message === 'finished'));
     assert.deepEqual(await status('batch'), { RunningTasks: 0, DesiredTasks: 2, CompletedTasks: 5 });
+    const jobs = await json<SwarmService[]>(
+      svcd,
+      'GET',
+      `/services?filters=${encodeURIComponent('{"mode":["replicated-job"]}')}`,
+    );
+    assert.deepEqual(
+      jobs.map((s) => s.Spec.Name),
+      ['batch'],
+    );
 
     const [once] = await tasksWhen(
       svcd,

@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { ServiceSpec, SwarmTask } from '../../api/swarm-types';
-import { useEngine } from '../containers/testing/containers-fixture';
+import { expectStatus, useEngine } from '../containers/testing/containers-fixture';
 import { engineEvents } from '../../testing/svcd-harness';
 import {
   busyboxTask,
   createService,
+  execIn,
   initSwarm,
   running,
   serviceWhen,
@@ -169,6 +170,59 @@ describe('service updates whose tasks fail', () => {
       const late = await serviceWhen(svcd, 'late', 'late seen after the failure', () => true);
       assert.equal(late.UpdateStatus?.State, 'completed', 'no rollback for a failure after Monitor');
       assert.deepEqual(late.Spec.TaskTemplate?.ContainerSpec?.Command, ['sh', '-c', 'sleep 8; exit 1']);
+    },
+  );
+  test(
+    'a rollback whose tasks fail pauses: a rollback is never rolled back',
+    { timeout: 240_000 },
+    async () => {
+      const { svcd } = suite();
+      // The first spec's tasks fail once the gate (a volume every task mounts) is open.
+      const gate = { Mounts: [{ Type: 'volume', Source: 'doomed-gate', Target: '/gate' }] };
+      await createService(svcd, {
+        Name: 'doomed',
+        TaskTemplate: {
+          ...busyboxTask('[ -e /gate/open ] && exit 4; exec sleep 3600', gate),
+          RestartPolicy: { Condition: 'any', Delay: 1e9 },
+        },
+        Mode: { Replicated: { Replicas: 2 } },
+        UpdateConfig: { Parallelism: 1, FailureAction: 'rollback', Monitor: 120e9 },
+        RollbackConfig: { Parallelism: 1, FailureAction: 'pause', Monitor: 120e9 },
+      });
+      await tasksWhen(svcd, 'doomed', 'two running', (t) => running(t).length === 2);
+      await updateService(svcd, 'doomed', (spec) => ({
+        ...spec,
+        TaskTemplate: {
+          ...spec.TaskTemplate,
+          ContainerSpec: { ...spec.TaskTemplate!.ContainerSpec, Command: ['sleep', '3601'] },
+        },
+      }));
+      const updated = await tasksWhen(
+        svcd,
+        'doomed',
+        'both slots updated',
+        (t) => running(t).filter((x) => commandOf(x) === 'sleep 3601').length === 2,
+      );
+      // One new task dies within Monitor: the update rolls back, and the rollback's own new
+      // task fails at the gate, which pauses the rollback.
+      const [victim] = running(updated);
+      const id = victim.Status.ContainerStatus!.ContainerID;
+      await execIn(svcd, id, 'touch /gate/open');
+      expectStatus(await svcd.request('POST', `/containers/${id}/kill`), 204);
+      const service = await serviceWhen(
+        svcd,
+        'doomed',
+        'the rollback paused',
+        (s) => s.UpdateStatus?.State === 'rollback_paused',
+      );
+      const m = /^rollback paused due to failure or early termination of task (\w+)$/.exec(
+        service.UpdateStatus!.Message,
+      );
+      assert.ok(m, service.UpdateStatus!.Message);
+      const failed = (await tasksOf(svcd, 'doomed')).find((t) => t.ID === m[1]);
+      assert.equal(failed?.Status.Err, 'task: non-zero exit (4)');
+      assert.equal(commandOf(failed!), 'sh -c [ -e /gate/open ] && exit 4; exec sleep 3600');
+      assert.deepEqual(service.PreviousSpec?.TaskTemplate?.ContainerSpec?.Command, ['sleep', '3601']);
     },
   );
 });

@@ -6,7 +6,7 @@ import type { SwarmNode, SwarmService, SwarmTask } from '../../api/swarm-types';
 import type { ClusterState } from './cluster-state';
 import { restartDue } from './restart-policy';
 import { sameIteration, type TaskOps } from './service-reconciler';
-import { isTerminal } from './task-states';
+import { isTerminal, meantToRun } from './task-states';
 
 const unplaced = (t: SwarmTask) => t.Status.State === 'pending' || t.Status.State === 'new';
 
@@ -21,7 +21,7 @@ export class JobRunner {
     for (const old of tasks.filter((t) => !sameIteration(service, t) && !isTerminal(t)))
       this.ops.shutdown(state, old);
     const completed = iteration.filter((t) => t.Status.State === 'complete').length;
-    const wanted = iteration.filter((t) => t.DesiredState === 'running');
+    const wanted = iteration.filter(meantToRun);
     let live = wanted.filter((t) => !isTerminal(t)).length;
     for (const t of wanted.filter(unplaced)) await this.ops.place(state, service, t);
     const later = (key: string, ms: number) => this.ops.later(key, ms);

@@ -11,12 +11,13 @@ import type { ClusterState } from './cluster-state';
 import type { IngressProxy } from './ingress-proxy';
 import { placementProblem } from './placement';
 import { ServiceReconciler, type TaskOps } from './service-reconciler';
+import { modeOf } from './service-spec';
 import { usesVip, type VipPort } from './service-vips';
 import { newObjectId, swarmTimestamp } from './swarm-ids';
 import { taskContainerBody, taskContainerName, type TaskContainerPort } from './task-containers';
 import { hostPorts, TaskEndpoints } from './task-endpoints';
 import type { TaskFiles } from './task-files';
-import { active, isTerminal, type Slot } from './task-states';
+import { active, isTerminal, meantToRun, type Slot } from './task-states';
 import { UpdateRunner } from './update-runner';
 
 export interface OrchestratorDeps {
@@ -119,7 +120,12 @@ export class Orchestrator implements TaskOps {
   }
 
   retire(state: ClusterState, task: SwarmTask): void {
-    if (task.DesiredState === 'shutdown') return;
+    // A job's completed task stays desired complete, as swarmkit leaves it.
+    if (
+      task.DesiredState === 'shutdown' ||
+      (task.DesiredState === 'complete' && task.Status.State === 'complete')
+    )
+      return;
     task.DesiredState = 'shutdown';
     this.deps.cluster.touch(state, task);
   }
@@ -194,7 +200,8 @@ export class Orchestrator implements TaskOps {
       ...(slot.slot ? { Slot: slot.slot } : {}),
       NodeID: state.nodes[0].ID,
       Status: { Timestamp: swarmTimestamp(), State: 'new', Message: 'created', PortStatus: {} },
-      DesiredState: 'running',
+      // As swarmkit: a job's task is meant to complete.
+      DesiredState: modeOf(service.Spec).endsWith('job') ? 'complete' : 'running',
       ...(service.JobStatus ? { JobIteration: service.JobStatus.JobIteration } : {}),
     };
     state.tasks.push(task);
@@ -289,7 +296,7 @@ export class Orchestrator implements TaskOps {
       bySlot.set(key, [...(bySlot.get(key) ?? []), t]);
     }
     for (const tasks of bySlot.values()) {
-      const ended = tasks.filter((t) => isTerminal(t) && t.DesiredState !== 'running');
+      const ended = tasks.filter((t) => isTerminal(t) && !meantToRun(t));
       const excess = tasks.length - Math.max(limit, tasks.length - ended.length);
       for (const t of ended.slice(0, Math.max(0, excess))) await this.dropTask(state, t);
     }

@@ -8,7 +8,7 @@ import type { ClusterState } from './cluster-state';
 import { JobRunner } from './job-runner';
 import { restartDue } from './restart-policy';
 import { modeOf } from './service-spec';
-import { isOutdated, isTerminal, slotKey, type Slot } from './task-states';
+import { isOutdated, isTerminal, meantToRun, slotKey, type Slot } from './task-states';
 import type { UpdateOps, UpdateRunner } from './update-runner';
 
 /** What the reconciler asks of the orchestrator. */
@@ -57,14 +57,13 @@ export class ServiceReconciler {
     const outdated: SwarmTask[] = [];
     for (const slot of slots) {
       const history = tasks.filter((t) => slotKey(t) === slot.key);
-      const mine = history.filter((t) => t.DesiredState === 'running');
-      const current = mine[mine.length - 1];
       const job = mode === 'global-job';
       // A job's update is a new run of it: the last run's task stops, and a new one starts.
-      if (job && current && !sameIteration(service, current)) {
-        this.ops.shutdown(state, current);
-        continue;
-      }
+      if (job)
+        for (const old of history.filter((t) => meantToRun(t) && !sameIteration(service, t)))
+          this.ops.shutdown(state, old);
+      const mine = history.filter(meantToRun);
+      const current = mine[mine.length - 1];
       if (!current) {
         const last = history[history.length - 1];
         if (job && last && !sameIteration(service, last)) {

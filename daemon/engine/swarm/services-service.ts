@@ -26,7 +26,7 @@ import { assignVips, releaseVips, type VipPort } from './service-vips';
 import { newObjectId } from './swarm-ids';
 import { findNode } from './swarm-node';
 import type { TaskContainerPort } from './task-containers';
-import { isOutdated, isTerminal } from './task-states';
+import { isOutdated, isTerminal, meantToRun } from './task-states';
 import { rollBack } from './update-runner';
 
 /** swarmkit's range for ingress ports it picks itself. */
@@ -260,6 +260,6 @@ function serviceStatus(state: ClusterState, s: SwarmService): SwarmService['Serv
       ? (s.Spec.Mode?.Replicated?.Replicas ?? 1)
       : mode === 'replicated-job'
         ? (s.Spec.Mode?.ReplicatedJob?.MaxConcurrent ?? 1)
-        : tasks.filter((t) => t.DesiredState === 'running' && !isTerminal(t)).length;
+        : tasks.filter((t) => meantToRun(t) && !isTerminal(t)).length;
   return { RunningTasks: running, DesiredTasks: Math.max(0, desired), CompletedTasks: completed };
 }

@@ -249,7 +249,7 @@ describe('scheduling on the one node', () => {
     );
     assert.equal(done.length, 5, 'no run beyond TotalCompletions');
     assert.deepEqual(done.map((t) => t.Slot ?? 0).sort(), [0, 1, 2, 3, 4]);
-    assert.ok(done.every((t) => t.Status.Message === 'finished'));
+    assert.ok(done.every((t) => t.Status.Message === 'finished' && t.DesiredState === 'complete'));
     assert.deepEqual(await status('batch'), { RunningTasks: 0, DesiredTasks: 2, CompletedTasks: 5 });
     const jobs = await json<SwarmService[]>(
       svcd,
@@ -269,6 +269,7 @@ describe('scheduling on the one node', () => {
     );
     assert.equal(once.NodeID, nodeId);
     assert.equal(once.Slot, undefined);
+    assert.equal(once.DesiredState, 'complete');
     const container = await json<{ Name: string }>(
       svcd,
       'GET',

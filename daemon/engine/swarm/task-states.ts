@@ -7,6 +7,9 @@ export const active = new Set<TaskState>(['preparing', 'ready', 'starting', 'run
 
 export const isTerminal = (t: SwarmTask) => terminal.has(t.Status.State);
 
+/** A task meant to run: desired running, or complete for a job's (its runs end by design). */
+export const meantToRun = (t: SwarmTask) => t.DesiredState === 'running' || t.DesiredState === 'complete';
+
 /** A task whose spec is not the service's current one: an update replaces it. */
 export const isOutdated = (service: SwarmService, task: SwarmTask) =>
   JSON.stringify(task.Spec) !== JSON.stringify(service.Spec.TaskTemplate);

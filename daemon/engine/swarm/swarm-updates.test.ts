@@ -2,7 +2,8 @@
 // within UpdateConfig.Monitor is a failure, and once failures exceed MaxFailureRatio the
 // FailureAction happens (rollback, pause, continue), as Docker Engine 20.10 does them (its
 // UpdateStatus, task states and service events were read from dockerd running the same
-// updates); a task that fails after Monitor does not count.
+// updates); a task that fails after Monitor does not count. And the order and delay of the
+// slots' replacement.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { ServiceSpec, SwarmTask } from '../../api/swarm-types';
@@ -32,7 +33,7 @@ const withCommand =
     } as ServiceSpec['TaskTemplate'],
   });
 
-describe('service updates whose tasks fail', () => {
+describe('rolling updates and their failures', () => {
   after(() => suite().svcd.request('POST', '/swarm/leave?force=true'));
   const suite = useEngine();
 
@@ -223,6 +224,56 @@ describe('service updates whose tasks fail', () => {
       assert.equal(failed?.Status.Err, 'task: non-zero exit (4)');
       assert.equal(commandOf(failed!), 'sh -c [ -e /gate/open ] && exit 4; exec sleep 3600');
       assert.deepEqual(service.PreviousSpec?.TaskTemplate?.ContainerSpec?.Command, ['sleep', '3601']);
+    },
+  );
+  test(
+    'Order start-first starts each new task before its old one stops; stop-first after; Delay rests between slots',
+    { timeout: 240_000 },
+    async () => {
+      const { svcd } = suite();
+      for (const [name, order] of [
+        ['first', 'start-first'],
+        ['second', 'stop-first'],
+      ] as const)
+        await createService(svcd, {
+          Name: name,
+          TaskTemplate: busyboxTask('exec sleep 3600'),
+          Mode: { Replicated: { Replicas: 2 } },
+          UpdateConfig: { Parallelism: 1, Delay: 2e9, Order: order, Monitor: 1e9 },
+        });
+      for (const name of ['first', 'second']) {
+        await tasksWhen(svcd, name, `${name} running`, (t) => running(t).length === 2);
+        await updateService(svcd, name, withCommand('exec sleep 3601'));
+      }
+      for (const name of ['first', 'second']) {
+        await serviceWhen(svcd, name, `${name} updated`, (s) => s.UpdateStatus?.State === 'completed');
+        const tasks = await tasksWhen(svcd, name, `${name}'s old tasks stopped`, (t) =>
+          t
+            .filter((x) => commandOf(x) === 'sh -c exec sleep 3600')
+            .every((x) => x.Status.State === 'shutdown'),
+        );
+        const at = (iso: string) => Date.parse(iso);
+        const fresh = running(tasks).sort((a, b) => at(a.CreatedAt) - at(b.CreatedAt));
+        assert.deepEqual(fresh.map(commandOf), ['sh -c exec sleep 3601', 'sh -c exec sleep 3601']);
+        for (const task of fresh) {
+          const old = tasks.find((t) => t.Slot === task.Slot && t.ID !== task.ID)!;
+          if (name === 'first')
+            assert.ok(
+              at(old.Status.Timestamp) >= at(task.Status.Timestamp),
+              'the old task stopped after the new ran',
+            );
+          else
+            assert.ok(
+              at(task.CreatedAt) >= at(old.Status.Timestamp),
+              'the new task made after the old stopped',
+            );
+        }
+        // The second slot waited the Delay from the moment the first slot's new task ran.
+        assert.ok(
+          at(fresh[1].CreatedAt) - at(fresh[0].Status.Timestamp) >= 1999,
+          `${name}: Delay between slots`,
+        );
+      }
     },
   );
 });

@@ -16,7 +16,7 @@ import type {
 } from '../../api/swarm-types';
 import type { ContainerInspect } from '../../api/container-summary-types';
 import { expectStatus, useEngine } from '../containers/testing/containers-fixture';
-import { busyboxTask, execIn, json, running, tasksWhen } from './testing/swarm-fixture';
+import { busyboxTask, execIn, json, running, tasksOf, tasksWhen } from './testing/swarm-fixture';
 import { served, webCommand } from '../containers/testing/host-http';
 import { engineEvents } from '../../testing/svcd-harness';
 import { pollUntil } from '../../testing/poll';
@@ -307,6 +307,46 @@ describe('swarm mode through the Engine API', () => {
       );
       return left.length === 0 ? true : undefined;
     });
+  });
+
+  test('restart policy: on-failure restarts a failing task MaxAttempts times, a finished one never', async () => {
+    const { svcd } = suite();
+    const onFailure = (attempts?: number) => ({
+      RestartPolicy: { Condition: 'on-failure', Delay: 0, ...(attempts ? { MaxAttempts: attempts } : {}) },
+    });
+    await json(
+      svcd,
+      'POST',
+      '/services/create',
+      { Name: 'flapping', TaskTemplate: { ...busyboxTask('exit 7'), ...onFailure(2) } },
+      201,
+    );
+    await json(
+      svcd,
+      'POST',
+      '/services/create',
+      { Name: 'finishing', TaskTemplate: { ...busyboxTask('echo ok'), ...onFailure() } },
+      201,
+    );
+    // Each ended task is shut down in the pass that decides whether its slot gets another.
+    const flapping = await tasksWhen(
+      svcd,
+      'flapping',
+      'three failed runs, the last one decided',
+      (t) => t.length === 3 && t.every((x) => x.Status.State === 'failed' && x.DesiredState === 'shutdown'),
+    );
+    assert.ok(flapping.every((t) => t.Slot === 1 && t.Status.Err === 'task: non-zero exit (7)'));
+    assert.equal((await tasksOf(svcd, 'flapping')).length, 3, 'one run and two restarts, then none');
+    const [finished] = await tasksWhen(
+      svcd,
+      'finishing',
+      'the finished run decided',
+      (t) => t[0]?.DesiredState === 'shutdown',
+    );
+    assert.equal(finished.Status.State, 'complete');
+    assert.equal((await tasksOf(svcd, 'finishing')).length, 1);
+    for (const name of ['flapping', 'finishing'])
+      expectStatus(await svcd.request('DELETE', `/services/${name}`), 200);
   });
 
   test('secrets and configs reach the task as files; a used secret cannot be removed', async () => {

@@ -16,6 +16,7 @@ const nodeWithoutHttp = [
   'node:buffer',
   'node:child_process',
   'node:crypto',
+  'node:dgram',
   'node:events',
   'node:fs',
   'node:net',

@@ -3,6 +3,7 @@ import { ConflictError, InvalidParameterError } from '../../api/errors';
 import type { Filters } from '../../api/filters';
 import type { NodeSpec, SwarmNode } from '../../api/swarm-types';
 import type { Cluster } from './cluster';
+import { nodeUpdateAttributes } from './swarm-events';
 import { checkNodeSpec, findNode, nodeMatches } from './swarm-node';
 
 /** A version query that does not match the object's: refused, as swarmkit refuses a stale write. */
@@ -28,9 +29,10 @@ export class NodesService {
     return this.cluster.write((state) => {
       const node = findNode(state.nodes, ref);
       checkVersion(`node ${node.ID}`, node.Version.Index, version);
+      const before = structuredClone(node);
       node.Spec = checkNodeSpec(spec, node);
       this.cluster.touch(state, node);
-      this.cluster.publish('node', 'update', node.ID, { name: node.Description.Hostname });
+      this.cluster.publish('node', 'update', node.ID, nodeUpdateAttributes(before, node));
     });
   }
 

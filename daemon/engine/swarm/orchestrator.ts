@@ -1,24 +1,24 @@
 // Makes the tasks and their containers agree with the services: one pass at a time, woken by
 // the task containers' events, by writes to the cluster and by the timers of restart and
-// update delays (never a busy poll). Each pass observes the containers, replaces what died as
-// the restart policy says, rolls updates forward by batches, scales, and drops old history.
+// update delays (never a busy poll). Each pass observes the containers, has each service
+// reconciled (service-reconciler.ts, with its update and job runners), drops old history and
+// routes the published ports and VIPs to the running tasks. The task operations themselves
+// (make, place and start, stop, remove) are here.
 import type { Logger } from '../../lib/logger';
-import type { ContainerInspect } from '../../api/container-summary-types';
-import type { ServiceSpec, SwarmNode, SwarmService, SwarmTask, TaskState } from '../../api/swarm-types';
+import type { SwarmService, SwarmTask, TaskState } from '../../api/swarm-types';
 import type { Cluster } from './cluster';
 import type { ClusterState } from './cluster-state';
-import { constraintsMet, nodeUnavailable, unmetConstraints } from './placement';
-import { modeOf, restartPolicyOf, updateConfigOf } from './service-spec';
+import type { IngressProxy } from './ingress-proxy';
+import { placementProblem } from './placement';
+import { ServiceReconciler, type TaskOps } from './service-reconciler';
+import { modeOf } from './service-spec';
+import { usesVip, type VipPort } from './service-vips';
 import { newObjectId, swarmTimestamp } from './swarm-ids';
-import type { IngressProxy, IngressTable } from './ingress-proxy';
-import type { TaskFiles } from './task-files';
-import { usesVip, type VipPort, type VipTable } from './service-vips';
 import { taskContainerBody, taskContainerName, type TaskContainerPort } from './task-containers';
-
-const terminal = new Set<TaskState>(['complete', 'shutdown', 'failed', 'rejected', 'orphaned', 'remove']);
-const active = new Set<TaskState>(['preparing', 'ready', 'starting', 'running']);
-
-export const isTerminal = (t: SwarmTask) => terminal.has(t.Status.State);
+import { hostPorts, TaskEndpoints } from './task-endpoints';
+import type { TaskFiles } from './task-files';
+import { active, isTerminal, meantToRun, type Slot } from './task-states';
+import { UpdateRunner } from './update-runner';
 
 export interface OrchestratorDeps {
   cluster: Cluster;
@@ -31,25 +31,27 @@ export interface OrchestratorDeps {
   log: Logger;
 }
 
-type Slot = { key: string; slot?: number; nodeId?: string };
+/** Swarmkit's status message of a task the scheduler has not placed (its Err says why). */
+const pendingMessage = 'pending task scheduling';
 
-export class Orchestrator {
+export class Orchestrator implements TaskOps {
   private passing = false;
   private again = false;
   private closed = false;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  /** The address of each running task's container, as the ingress forwards to it. */
-  private readonly addresses = new Map<string, string>();
-  /** Each running task's address on each of its networks, by network ID (its VIPs' backends). */
-  private readonly networkAddresses = new Map<string, Map<string, string>>();
-  /** When each service's last update batch started (its Delay counts from there). */
-  private readonly lastBatch = new Map<string, number>();
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; due: number }>();
+  private readonly endpoints: TaskEndpoints;
+  private readonly updates: UpdateRunner;
+  private readonly services: ServiceReconciler;
   private unwatch?: () => void;
   /** Settles once the pass under way (if any) and those it asked for are done. */
   private idle: Promise<void> = Promise.resolve();
   private settle?: () => void;
 
-  constructor(private readonly deps: OrchestratorDeps) {}
+  constructor(private readonly deps: OrchestratorDeps) {
+    this.endpoints = new TaskEndpoints(deps.networkName);
+    this.updates = new UpdateRunner(deps.cluster, this);
+    this.services = new ServiceReconciler(this, this.updates);
+  }
 
   start(): void {
     this.unwatch = this.deps.containers.watch(() => this.wake());
@@ -59,7 +61,7 @@ export class Orchestrator {
   async close(): Promise<void> {
     this.closed = true;
     this.unwatch?.();
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of this.timers.values()) clearTimeout(t.timer);
     this.timers.clear();
     await this.idle;
     await this.deps.ingress.close();
@@ -90,17 +92,18 @@ export class Orchestrator {
     this.settle?.();
   }
 
-  private later(key: string, ms: number): void {
-    if (this.timers.has(key) || this.closed) return;
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(key);
-        this.wake();
-      },
-      Math.max(ms, 10),
-    );
+  /** A pass in `ms` (or sooner, when another wait for the same key ends first). */
+  later(key: string, ms: number): void {
+    const due = Date.now() + Math.max(ms, 10);
+    const existing = this.timers.get(key);
+    if (this.closed || (existing && existing.due <= due)) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.wake();
+    }, due - Date.now());
     timer.unref();
-    this.timers.set(key, timer);
+    this.timers.set(key, { timer, due });
   }
 
   private setStatus(
@@ -113,69 +116,30 @@ export class Orchestrator {
     task.Status = { ...task.Status, State: to, Message: message, Timestamp: swarmTimestamp(), Err: err };
     if (err === undefined) delete task.Status.Err;
     this.deps.cluster.touch(state, task);
+    if (to === 'running') this.updates.running(task);
+  }
+
+  retire(state: ClusterState, task: SwarmTask): void {
+    // A job's completed task stays desired complete, as swarmkit leaves it.
+    if (
+      task.DesiredState === 'shutdown' ||
+      (task.DesiredState === 'complete' && task.Status.State === 'complete')
+    )
+      return;
+    task.DesiredState = 'shutdown';
+    this.deps.cluster.touch(state, task);
   }
 
   private async pass(state: ClusterState): Promise<void> {
-    const node = state.nodes[0];
+    const [node] = state.nodes;
     await this.adoptOnce(state);
     await this.observe(state);
     for (const task of state.tasks.filter((t) => !state.services.some((s) => s.ID === t.ServiceID)))
       await this.dropTask(state, task);
-    for (const service of state.services) await this.reconcileService(state, service, node);
+    for (const service of state.services) await this.services.reconcile(state, service, node);
     await this.pruneHistory(state);
-    await this.deps.ingress.sync(this.ingressTable(state));
-    await this.deps.vips.route(this.vipTable(state));
-  }
-
-  private vipTable(state: ClusterState): VipTable {
-    return state.services.flatMap((service) =>
-      (service.Endpoint.VirtualIPs ?? []).map((v) => ({
-        networkId: v.NetworkID,
-        vip: v.Addr.split('/')[0],
-        backends: state.tasks.flatMap((t) => {
-          const ip =
-            t.ServiceID === service.ID && t.Status.State === 'running'
-              ? this.networkAddresses.get(t.ID)?.get(v.NetworkID)
-              : undefined;
-          return ip ? [ip] : [];
-        }),
-      })),
-    );
-  }
-
-  private ingressTable(state: ClusterState): IngressTable {
-    const table: IngressTable = new Map();
-    for (const service of state.services) {
-      const running = state.tasks.filter((t) => t.ServiceID === service.ID && t.Status.State === 'running');
-      for (const p of service.Endpoint.Ports ?? []) {
-        if (p.PublishMode !== 'ingress' || (p.Protocol ?? 'tcp') !== 'tcp' || !p.PublishedPort) continue;
-        const backends = running.flatMap((t) => {
-          const ip = this.addresses.get(t.ID);
-          return ip ? [`${ip}:${p.TargetPort}`] : [];
-        });
-        table.set(p.PublishedPort, backends);
-      }
-    }
-    return table;
-  }
-
-  private remember(task: SwarmTask, info: ContainerInspect): void {
-    const settings = info.NetworkSettings;
-    const ip =
-      settings.IPAddress || Object.values(settings.Networks ?? {}).find((n) => n?.IPAddress)?.IPAddress;
-    if (ip) this.addresses.set(task.ID, ip);
-    const byNetwork = new Map<string, string>();
-    for (const networkId of (task.Spec.Networks ?? []).map((n) => n.Target)) {
-      const name = this.deps.networkName(networkId);
-      const at = name ? settings.Networks?.[name]?.IPAddress : undefined;
-      if (at) byNetwork.set(networkId, at);
-    }
-    this.networkAddresses.set(task.ID, byNetwork);
-  }
-
-  private forget(taskId: string): void {
-    this.addresses.delete(taskId);
-    this.networkAddresses.delete(taskId);
+    await this.deps.ingress.sync(this.endpoints.ingressTable(state));
+    await this.deps.vips.route(this.endpoints.vipTable(state));
   }
 
   private adopted = false;
@@ -213,273 +177,42 @@ export class Orchestrator {
       const s = info.State;
       task.Status.ContainerStatus = { ContainerID: id, PID: s.Pid, ExitCode: s.ExitCode };
       if (s.Running) {
-        this.remember(task, info);
+        this.endpoints.remember(task, info);
         if (task.Status.State !== 'running') this.setStatus(state, task, 'running', 'started');
         continue;
       }
-      this.forget(task.ID);
+      this.endpoints.forget(task.ID);
       if (s.Status === 'created') continue;
       if (task.DesiredState === 'shutdown') this.setStatus(state, task, 'shutdown', 'shutdown');
       else if (s.ExitCode === 0) this.setStatus(state, task, 'complete', 'finished');
-      else
-        this.setStatus(
-          state,
-          task,
-          'failed',
-          'task: non-zero exit (' + s.ExitCode + ')',
-          `task: non-zero exit (${s.ExitCode})`,
-        );
+      // dockerd keeps the message of the state it left ("started") and says why in Err.
+      else this.setStatus(state, task, 'failed', task.Status.Message, `task: non-zero exit (${s.ExitCode})`);
     }
-  }
-
-  private slotsOf(service: SwarmService, node: SwarmNode): Slot[] {
-    const mode = modeOf(service.Spec);
-    if (mode === 'global' || mode === 'global-job') return [{ key: node.ID, nodeId: node.ID }];
-    if (mode === 'replicated') {
-      const n = service.Spec.Mode?.Replicated?.Replicas ?? 1;
-      return Array.from({ length: n }, (_, i) => ({ key: String(i + 1), slot: i + 1 }));
-    }
-    return [];
-  }
-
-  private tasksOf(state: ClusterState, service: SwarmService): SwarmTask[] {
-    return state.tasks.filter((t) => t.ServiceID === service.ID);
-  }
-
-  private async reconcileService(state: ClusterState, service: SwarmService, node: SwarmNode): Promise<void> {
-    const mode = modeOf(service.Spec);
-    const tasks = this.tasksOf(state, service);
-    if (mode === 'replicated-job') return this.reconcileJob(state, service, node, tasks);
-    const slots = this.slotsOf(service, node);
-    const keyOf = (t: SwarmTask) => (t.Slot ? String(t.Slot) : (t.NodeID ?? ''));
-    // Scaled down: the slots beyond the count go, containers and all.
-    for (const t of tasks.filter((t) => !slots.some((s) => s.key === keyOf(t))))
-      await this.dropTask(state, t);
-    const outdated: SwarmTask[] = [];
-    for (const slot of slots) {
-      const mine = tasks.filter((t) => keyOf(t) === slot.key && t.DesiredState === 'running');
-      const current = mine[mine.length - 1];
-      if (!current) {
-        const history = tasks.filter((t) => keyOf(t) === slot.key);
-        const last = history[history.length - 1];
-        if (mode === 'global-job' && last?.Status.State === 'complete' && this.sameIteration(service, last))
-          continue;
-        // A task still stopping (stop-first update, drain) holds its slot until it has.
-        if (!last || (isTerminal(last) && this.restartDue(state, service, last, history))) {
-          await this.runTask(state, service, node, slot);
-        }
-        continue;
-      }
-      // start-first: the older tasks of a slot stop once its newest runs.
-      if (current.Status.State === 'running')
-        for (const older of mine.slice(0, -1)) this.shutdown(state, older);
-      if (isTerminal(current)) {
-        if (this.failedDuringUpdate(state, service, current)) return;
-        current.DesiredState = 'shutdown';
-        this.deps.cluster.touch(state, current);
-        if (
-          this.restartDue(
-            state,
-            service,
-            current,
-            tasks.filter((t) => keyOf(t) === slot.key),
-          )
-        )
-          await this.runTask(state, service, node, slot);
-        continue;
-      }
-      if (current.Status.State === 'pending' || current.Status.State === 'new') {
-        await this.place(state, service, node, current);
-        continue;
-      }
-      if (node.Spec.Availability === 'drain') {
-        this.shutdown(state, current);
-        continue;
-      }
-      if (mine.length === 1 && this.isOutdated(service, current)) outdated.push(current);
-    }
-    await this.rollUpdate(state, service, node, outdated, tasks);
-  }
-
-  private sameIteration(service: SwarmService, task: SwarmTask): boolean {
-    return (task.JobIteration?.Index ?? 0) === (service.JobStatus?.JobIteration.Index ?? 0);
-  }
-
-  private async reconcileJob(
-    state: ClusterState,
-    service: SwarmService,
-    node: SwarmNode,
-    tasks: SwarmTask[],
-  ): Promise<void> {
-    const job = service.Spec.Mode?.ReplicatedJob ?? {};
-    const maxConcurrent = job.MaxConcurrent ?? 1;
-    const total = job.TotalCompletions ?? maxConcurrent;
-    const iteration = tasks.filter((t) => this.sameIteration(service, t));
-    for (const old of tasks.filter((t) => !this.sameIteration(service, t) && !isTerminal(t)))
-      this.shutdown(state, old);
-    const completed = iteration.filter((t) => t.Status.State === 'complete').length;
-    let live = iteration.filter((t) => t.DesiredState === 'running' && !isTerminal(t)).length;
-    for (const t of iteration.filter(
-      (t) => t.DesiredState === 'running' && (t.Status.State === 'pending' || t.Status.State === 'new'),
-    ))
-      await this.place(state, service, node, t);
-    // A failed run is started again in its slot, as the restart policy allows.
-    for (const failed of iteration.filter(
-      (t) => t.DesiredState === 'running' && isTerminal(t) && t.Status.State !== 'complete',
-    )) {
-      failed.DesiredState = 'shutdown';
-      this.deps.cluster.touch(state, failed);
-      const history = iteration.filter((t) => t.Slot === failed.Slot);
-      if (this.restartDue(state, service, failed, history)) {
-        await this.runTask(state, service, node, { key: String(failed.Slot), slot: failed.Slot });
-        live++;
-      }
-    }
-    let nextSlot = Math.max(0, ...iteration.map((t) => t.Slot ?? 0)) + 1;
-    while (live < maxConcurrent && completed + live < total) {
-      await this.runTask(state, service, node, { key: String(nextSlot), slot: nextSlot });
-      nextSlot++;
-      live++;
-    }
-  }
-
-  private isOutdated(service: SwarmService, task: SwarmTask): boolean {
-    return JSON.stringify(task.Spec) !== JSON.stringify(service.Spec.TaskTemplate);
-  }
-
-  /** A new task of the update failed: the update pauses, rolls back or goes on, as configured. */
-  private failedDuringUpdate(state: ClusterState, service: SwarmService, task: SwarmTask): boolean {
-    const status = service.UpdateStatus;
-    if (!status || (status.State !== 'updating' && status.State !== 'rollback_started')) return false;
-    if (this.isOutdated(service, task) || task.CreatedAt < (status.StartedAt ?? '')) return false;
-    const rollingBack = status.State === 'rollback_started';
-    const action = updateConfigOf(service.Spec, rollingBack).FailureAction;
-    if (action === 'continue') return false;
-    const why = `due to failure or early termination of task ${task.ID}`;
-    if (action === 'rollback' && !rollingBack && service.PreviousSpec) {
-      rollBack(state, service, `update rolled back ${why}`);
-    } else {
-      service.UpdateStatus = {
-        ...status,
-        State: rollingBack ? 'rollback_paused' : 'paused',
-        Message: `${rollingBack ? 'rollback' : 'update'} paused ${why}`,
-      };
-    }
-    this.deps.cluster.touch(state, service);
-    this.deps.cluster.publish('service', 'update', service.ID, { name: service.Spec.Name ?? '' });
-    this.again = true;
-    return true;
-  }
-
-  private async rollUpdate(
-    state: ClusterState,
-    service: SwarmService,
-    node: SwarmNode,
-    outdated: SwarmTask[],
-    tasks: SwarmTask[],
-  ): Promise<void> {
-    const status = service.UpdateStatus;
-    const rollingBack = status?.State === 'rollback_started';
-    if (status && (status.State === 'paused' || status.State === 'rollback_paused')) return;
-    // A batch is done once its new tasks run and its old ones have stopped.
-    const settling = tasks.some(
-      (t) =>
-        !isTerminal(t) &&
-        (t.DesiredState === 'shutdown' || (t.Status.State !== 'running' && t.Status.State !== 'pending')),
-    );
-    if (!outdated.length) {
-      if (!settling && (status?.State === 'updating' || rollingBack)) {
-        service.UpdateStatus = {
-          ...status,
-          State: rollingBack ? 'rollback_completed' : 'completed',
-          CompletedAt: swarmTimestamp(),
-          Message: rollingBack ? 'rollback completed' : 'update completed',
-        };
-        this.deps.cluster.touch(state, service);
-      }
-      return;
-    }
-    if (settling) return;
-    const config = updateConfigOf(service.Spec, rollingBack);
-    const since = Date.now() - (this.lastBatch.get(service.ID) ?? 0);
-    const delayMs = config.Delay / 1e6;
-    if (since < delayMs) return this.later(`update:${service.ID}`, delayMs - since);
-    this.lastBatch.set(service.ID, Date.now());
-    const batch = config.Parallelism > 0 ? outdated.slice(0, config.Parallelism) : outdated;
-    for (const old of batch) {
-      const slot = { key: '', slot: old.Slot, nodeId: old.Slot ? undefined : old.NodeID };
-      // stop-first: the slot gets its new task once the old one has stopped (next passes).
-      if (config.Order === 'start-first') await this.runTask(state, service, node, slot);
-      else this.shutdown(state, old);
-    }
-    if (outdated.length > batch.length) this.again = true;
-  }
-
-  /** The restart policy's verdict on a slot whose task ended; a later wake when it must wait. */
-  private restartDue(
-    state: ClusterState,
-    service: SwarmService,
-    last: SwarmTask,
-    history: SwarmTask[],
-  ): boolean {
-    if (
-      last.DesiredState === 'shutdown' &&
-      last.Status.State === 'shutdown' &&
-      this.isOutdated(service, last)
-    )
-      return true;
-    const job = modeOf(service.Spec).endsWith('job');
-    const policy = restartPolicyOf(service.Spec, job);
-    if (policy.Condition === 'none') return false;
-    if (policy.Condition === 'on-failure' && last.Status.State === 'complete') return false;
-    if (policy.MaxAttempts > 0) {
-      const windowStart = policy.Window > 0 ? Date.now() - policy.Window / 1e6 : 0;
-      const restarts = history.filter((t) => Date.parse(t.CreatedAt) >= windowStart).length - 1;
-      if (restarts >= policy.MaxAttempts) return false;
-    }
-    const wait = Date.parse(last.Status.Timestamp) + policy.Delay / 1e6 - Date.now();
-    if (wait > 0) {
-      this.later(`restart:${last.ID}`, wait);
-      return false;
-    }
-    void state;
-    return true;
   }
 
   /** A new task for the slot, placed and started at once when the node can take it. */
-  private async runTask(
-    state: ClusterState,
-    service: SwarmService,
-    node: SwarmNode,
-    slot: Slot,
-  ): Promise<void> {
+  async runTask(state: ClusterState, service: SwarmService, slot: Slot): Promise<void> {
     const task: SwarmTask = {
       ...this.deps.cluster.newMeta(state, newObjectId()),
       Labels: {},
       Spec: structuredClone(service.Spec.TaskTemplate ?? {}),
       ServiceID: service.ID,
       ...(slot.slot ? { Slot: slot.slot } : {}),
-      NodeID: node.ID,
+      NodeID: state.nodes[0].ID,
       Status: { Timestamp: swarmTimestamp(), State: 'new', Message: 'created', PortStatus: {} },
-      DesiredState: 'running',
+      // As swarmkit: a job's task is meant to complete.
+      DesiredState: modeOf(service.Spec).endsWith('job') ? 'complete' : 'running',
       ...(service.JobStatus ? { JobIteration: service.JobStatus.JobIteration } : {}),
     };
     state.tasks.push(task);
-    await this.place(state, service, node, task);
+    this.updates.created(service, task);
+    await this.place(state, service, task);
   }
 
-  private async place(
-    state: ClusterState,
-    service: SwarmService,
-    node: SwarmNode,
-    task: SwarmTask,
-  ): Promise<void> {
-    if (node.Spec.Availability !== 'active') {
-      if (task.Status.Message !== nodeUnavailable) this.setStatus(state, task, 'pending', nodeUnavailable);
-      return;
-    }
-    if (!constraintsMet(node, task.Spec.Placement?.Constraints)) {
-      if (task.Status.Message !== unmetConstraints) this.setStatus(state, task, 'pending', unmetConstraints);
+  async place(state: ClusterState, service: SwarmService, task: SwarmTask): Promise<void> {
+    const problem = placementProblem(state, state.nodes[0], task);
+    if (problem) {
+      if (task.Status.Err !== problem) this.setStatus(state, task, 'pending', pendingMessage, problem);
       return;
     }
     this.setStatus(state, task, 'preparing', 'preparing');
@@ -491,30 +224,26 @@ export class Orchestrator {
         state.registryAuth?.[service.ID]?.spec,
       );
       const files = await this.deps.files.prepare(state, task);
-      const netId = task.Spec.Networks?.[0]?.Target;
-      const netName = netId ? this.deps.networkName(netId) : undefined;
       // A vip service's name and aliases are its VIP's (the swarm's name lookup); a dnsrr
       // one's are every task's.
-      const aliases = [
-        `tasks.${service.Spec.Name}`,
-        ...(usesVip(service) ? [] : [service.Spec.Name ?? '', ...(task.Spec.Networks?.[0]?.Aliases ?? [])]),
-      ];
+      const networks = (task.Spec.Networks ?? []).flatMap((n) => {
+        const name = this.deps.networkName(n.Target);
+        const own = usesVip(service) ? [] : [service.Spec.Name ?? '', ...(n.Aliases ?? [])];
+        return name ? [{ name, aliases: [`tasks.${service.Spec.Name}`, ...own] }] : [];
+      });
       const id = await this.deps.containers.create(
         taskContainerName(service, task),
-        taskContainerBody({
-          service,
-          task,
-          files,
-          network: netName ? { name: netName, aliases } : undefined,
-        }),
+        taskContainerBody({ service, task, files, network: networks[0] }),
       );
       task.Status.ContainerStatus = { ContainerID: id, PID: 0, ExitCode: 0 };
+      // The task's other networks are joined before it starts, as dockerd attaches them.
+      for (const n of networks.slice(1)) await this.deps.containers.connect(id, n.name, n.aliases);
       this.setStatus(state, task, 'starting', 'starting');
       await this.deps.cluster.file.save(state);
       await this.deps.containers.start(id);
       const info = await this.deps.containers.inspect(id);
       if (info?.State.Running) {
-        this.remember(task, info);
+        this.endpoints.remember(task, info);
         task.Status.ContainerStatus = { ContainerID: id, PID: info.State.Pid, ExitCode: 0 };
         task.Status.PortStatus = hostPorts(service, info);
         this.setStatus(state, task, 'running', 'started');
@@ -536,7 +265,7 @@ export class Orchestrator {
    * Asks the task to stop: its container is stopped in the background (its grace period can be
    * long) and the task is shut down once the container's exit is seen.
    */
-  private shutdown(state: ClusterState, task: SwarmTask): void {
+  shutdown(state: ClusterState, task: SwarmTask): void {
     task.DesiredState = 'shutdown';
     this.deps.cluster.touch(state, task);
     if (isTerminal(task)) return;
@@ -550,11 +279,11 @@ export class Orchestrator {
   }
 
   /** A task removed for good: its container and files go with it. */
-  private async dropTask(state: ClusterState, task: SwarmTask): Promise<void> {
+  async dropTask(state: ClusterState, task: SwarmTask): Promise<void> {
     const id = task.Status.ContainerStatus?.ContainerID;
     if (id) await this.deps.containers.remove(id).catch(() => undefined);
     await this.deps.files.release(task.ID);
-    this.forget(task.ID);
+    this.endpoints.forget(task.ID);
     state.tasks.splice(state.tasks.indexOf(task), 1);
   }
 
@@ -567,7 +296,7 @@ export class Orchestrator {
       bySlot.set(key, [...(bySlot.get(key) ?? []), t]);
     }
     for (const tasks of bySlot.values()) {
-      const ended = tasks.filter((t) => isTerminal(t) && t.DesiredState !== 'running');
+      const ended = tasks.filter((t) => isTerminal(t) && !meantToRun(t));
       const excess = tasks.length - Math.max(limit, tasks.length - ended.length);
       for (const t of ended.slice(0, Math.max(0, excess))) await this.dropTask(state, t);
     }
@@ -579,29 +308,4 @@ export class Orchestrator {
     await this.deps.ingress.close();
     await this.deps.vips.route([]);
   }
-}
-
-/** Host-mode ports as a task's PortStatus shows them (the port the engine bound). */
-function hostPorts(service: SwarmService, info: ContainerInspect): SwarmTask['Status']['PortStatus'] {
-  const host = (service.Endpoint.Ports ?? []).filter((p) => p.PublishMode === 'host');
-  if (!host.length) return {};
-  const bound = (info.NetworkSettings.Ports ?? {}) as Record<string, Array<{ HostPort: string }> | null>;
-  return {
-    Ports: host.map((p) => ({
-      ...p,
-      PublishedPort: Number(
-        bound[`${p.TargetPort}/${p.Protocol ?? 'tcp'}`]?.[0]?.HostPort ?? p.PublishedPort ?? 0,
-      ),
-    })),
-  };
-}
-
-/** Swaps the spec with the previous one (and their registry auths) and starts rolling back. */
-export function rollBack(state: ClusterState, service: SwarmService, message: string): void {
-  const auth = state.registryAuth?.[service.ID];
-  if (auth) state.registryAuth![service.ID] = { spec: auth.previous, previous: auth.spec };
-  const previous = service.PreviousSpec as ServiceSpec;
-  service.PreviousSpec = service.Spec;
-  service.Spec = previous;
-  service.UpdateStatus = { State: 'rollback_started', StartedAt: swarmTimestamp(), Message: message };
 }

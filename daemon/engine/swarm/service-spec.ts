@@ -3,6 +3,7 @@
 import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
 import type { FileReference, ServiceSpec, SwarmService, UpdateConfig } from '../../api/swarm-types';
 import type { ClusterState } from './cluster-state';
+import { normalPlacement } from './placement';
 import { findObject, type ObjectKind } from './swarm-objects';
 
 const validName = /^[a-zA-Z0-9](?:[-_]*[A-Za-z0-9]+)*$/;
@@ -148,6 +149,7 @@ export function checkServiceSpec(
         Secrets: container.Secrets && resolveFiles(state, 'secret', container.Secrets),
         Configs: container.Configs && resolveFiles(state, 'config', container.Configs),
       },
+      ...(template.Placement ? { Placement: normalPlacement(template.Placement) } : {}),
       ForceUpdate: template.ForceUpdate ?? 0,
       Runtime: template.Runtime ?? 'container',
       ...(networks.length ? { Networks: networks } : {}),

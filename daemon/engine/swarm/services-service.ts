@@ -18,14 +18,16 @@ import { randomName } from '../containers/random-name';
 import type { Cluster } from './cluster';
 import type { ClusterState } from './cluster-state';
 import { checkVersion } from './nodes-service';
-import { isTerminal, rollBack } from './orchestrator';
 import { checkConstraints } from './placement';
 import { checkServiceSpec, modeOf, withDefaults } from './service-spec';
 import { serviceLogs } from './service-logs';
+import { serviceUpdateAttributes, serviceView } from './swarm-events';
 import { assignVips, releaseVips, type VipPort } from './service-vips';
-import { newObjectId, swarmTimestamp } from './swarm-ids';
+import { newObjectId } from './swarm-ids';
 import { findNode } from './swarm-node';
 import type { TaskContainerPort } from './task-containers';
+import { isOutdated, isTerminal, meantToRun } from './task-states';
+import { rollBack } from './update-runner';
 
 /** swarmkit's range for ingress ports it picks itself. */
 const autoPorts = { first: 30000, last: 32767 };
@@ -100,6 +102,7 @@ export class ServicesService {
     return this.cluster.write(async (state) => {
       const service = findService(state, req.ref);
       checkVersion(`service ${service.ID}`, service.Version.Index, req.version);
+      const before = serviceView(service);
       if (req.rollback) {
         if (!service.PreviousSpec)
           throw new InvalidParameterError(
@@ -113,11 +116,8 @@ export class ServicesService {
         (state.registryAuth ??= {})[service.ID] = { spec: auth, previous: held.spec };
         service.PreviousSpec = service.Spec;
         service.Spec = spec;
-        service.UpdateStatus = {
-          State: 'updating',
-          StartedAt: swarmTimestamp(),
-          Message: 'update in progress',
-        };
+        // As swarmkit: the update runner starts a new one if any task is out of date.
+        delete service.UpdateStatus;
       }
       const previous = service.Endpoint;
       service.Endpoint = { Spec: service.Spec.EndpointSpec ?? {} };
@@ -131,7 +131,12 @@ export class ServicesService {
           JobIteration: { Index: service.Version.Index },
           LastExecution: service.UpdatedAt,
         };
-      this.cluster.publish('service', 'update', service.ID, { name: service.Spec.Name ?? '' });
+      this.cluster.publish(
+        'service',
+        'update',
+        service.ID,
+        serviceUpdateAttributes(before, serviceView(service)),
+      );
       return { Warnings: null };
     });
   }
@@ -183,7 +188,7 @@ export class ServicesService {
     ]);
     const upToDate = (t: SwarmTask) => {
       const service = state.services.find((s) => s.ID === t.ServiceID);
-      return !!service && JSON.stringify(t.Spec) === JSON.stringify(service.Spec.TaskTemplate);
+      return !!service && !isOutdated(service, t);
     };
     const any = (key: string, test: (v: string) => boolean) =>
       !filters.get(key)?.length || filters.get(key)!.some(test);
@@ -254,11 +259,7 @@ function serviceStatus(state: ClusterState, s: SwarmService): SwarmService['Serv
     mode === 'replicated'
       ? (s.Spec.Mode?.Replicated?.Replicas ?? 1)
       : mode === 'replicated-job'
-        ? Math.min(
-            s.Spec.Mode?.ReplicatedJob?.MaxConcurrent ?? 1,
-            (s.Spec.Mode?.ReplicatedJob?.TotalCompletions ?? 1) - completed,
-          )
-        : tasks.filter((t) => t.DesiredState === 'running' && !isTerminal(t)).length ||
-          (mode === 'global' ? state.nodes.length : 0);
+        ? (s.Spec.Mode?.ReplicatedJob?.MaxConcurrent ?? 1)
+        : tasks.filter((t) => meantToRun(t) && !isTerminal(t)).length;
   return { RunningTasks: running, DesiredTasks: Math.max(0, desired), CompletedTasks: completed };
 }

@@ -10,12 +10,17 @@ import type { NetworkResource } from '../../api/network-types';
 import { contains, parseIp, parseSubnet } from '../../runtime/cni/ipv4';
 import { expectStatus, inspect, run, useEngine } from '../containers/testing/containers-fixture';
 import { pollUntil } from '../../testing/poll';
-import { busyboxTask, execIn, json, running, tasksWhen } from './testing/swarm-fixture';
+import {
+  busyboxTask,
+  execIn,
+  hostnameServer,
+  httpFrom,
+  json,
+  running,
+  tasksWhen,
+} from './testing/swarm-fixture';
 
 const exec = promisify(execFile);
-
-/** Each task answers HTTP with its own hostname. */
-const hostnameServer = 'mkdir -p /www; hostname > /www/index.html; httpd -f -p 80 -h /www';
 
 /** The addresses busybox nslookup printed for the name (after the server's own lines). */
 const resolved = (out: string) =>
@@ -117,21 +122,12 @@ describe('service endpoints on an overlay network', () => {
       );
       const answers = new Set<string>();
       for (let i = 0; i < 24 && answers.size < 2; i++) {
-        const out = await execIn(
-          svcd,
-          client,
-          `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | timeout 5 nc api 80 | tail -n 1`,
-        );
-        answers.add(out.trim());
+        answers.add(await httpFrom(svcd, client, 'api'));
       }
       assert.deepEqual([...answers].sort(), [...hostnames].sort());
       // A task reaches its own service through the VIP too.
-      const own = await execIn(
-        svcd,
-        apiTasks[0].Status.ContainerStatus!.ContainerID,
-        `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | timeout 5 nc ${vipIp} 80 | tail -n 1`,
-      );
-      assert.ok(hostnames.has(own.trim()), own);
+      const own = await httpFrom(svcd, apiTasks[0].Status.ContainerStatus!.ContainerID, vipIp);
+      assert.ok(hostnames.has(own), own);
 
       // Removed: the VIP's rules and address go with the service.
       expectStatus(await svcd.request('DELETE', '/services/api'), 200);

@@ -42,6 +42,7 @@ export function taskContainersOf(
     },
     create: async (name, body) =>
       (await containers.create({ name, swarmTask: true, body, behaviours: currentCreateBehaviours })).Id,
+    connect: (id, network, aliases) => containers.connectNetwork(network, id, { Aliases: aliases }),
     start: (id) => containers.start(id),
     stop: (id, timeoutSec) => containers.stop(id, timeoutSec),
     remove: (id) => containers.remove(id, { force: true, volumes: false }),

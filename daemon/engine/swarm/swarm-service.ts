@@ -146,7 +146,15 @@ export class SwarmService {
       nodeId = state.nodes[0].ID;
       return state;
     });
-    if (!req.ForceNewCluster) await this.deps.setUp();
+    if (req.ForceNewCluster) return nodeId;
+    // dockerd's events as the new node becomes the manager and is ready (its name unset at first).
+    this.cluster.publish('node', 'update', nodeId, { name: '', 'role.old': 'worker', 'role.new': 'manager' });
+    this.cluster.publish('node', 'update', nodeId, {
+      name: this.deps.host.hostname,
+      'state.old': 'unknown',
+      'state.new': 'ready',
+    });
+    await this.deps.setUp();
     return nodeId;
   }
 

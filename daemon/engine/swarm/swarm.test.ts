@@ -1,7 +1,7 @@
 // Swarm mode on a real svcd, through the Engine API: the swarm's lifecycle (init, update,
-// tokens, autolock across a restart, leave), the one node, secrets and configs, and services
-// whose tasks are real containers (ingress answering on loopback, restart, scaling, placement,
-// jobs, secrets and configs as files), and a kill -9 with a service running.
+// tokens), the one node, secrets and configs, and services whose tasks are real containers
+// (ingress answering on loopback, restart, scaling, secrets and configs as files). Restarts
+// are in swarm-restarts.test.ts, scheduling and job modes in swarm-scheduling.test.ts.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, describe, test } from 'node:test';
@@ -13,11 +13,10 @@ import type {
   SwarmNode,
   SwarmSecret,
   SwarmService,
-  SwarmTask,
 } from '../../api/swarm-types';
 import type { ContainerInspect } from '../../api/container-summary-types';
 import { expectStatus, useEngine } from '../containers/testing/containers-fixture';
-import { busyboxTask, execIn, json, running, tasksWhen } from './testing/swarm-fixture';
+import { busyboxTask, execIn, json, running, tasksOf, tasksWhen } from './testing/swarm-fixture';
 import { served, webCommand } from '../containers/testing/host-http';
 import { engineEvents } from '../../testing/svcd-harness';
 import { pollUntil } from '../../testing/poll';
@@ -310,6 +309,46 @@ describe('swarm mode through the Engine API', () => {
     });
   });
 
+  test('restart policy: on-failure restarts a failing task MaxAttempts times, a finished one never', async () => {
+    const { svcd } = suite();
+    const onFailure = (attempts?: number) => ({
+      RestartPolicy: { Condition: 'on-failure', Delay: 0, ...(attempts ? { MaxAttempts: attempts } : {}) },
+    });
+    await json(
+      svcd,
+      'POST',
+      '/services/create',
+      { Name: 'flapping', TaskTemplate: { ...busyboxTask('exit 7'), ...onFailure(2) } },
+      201,
+    );
+    await json(
+      svcd,
+      'POST',
+      '/services/create',
+      { Name: 'finishing', TaskTemplate: { ...busyboxTask('echo ok'), ...onFailure() } },
+      201,
+    );
+    // Each ended task is shut down in the pass that decides whether its slot gets another.
+    const flapping = await tasksWhen(
+      svcd,
+      'flapping',
+      'three failed runs, the last one decided',
+      (t) => t.length === 3 && t.every((x) => x.Status.State === 'failed' && x.DesiredState === 'shutdown'),
+    );
+    assert.ok(flapping.every((t) => t.Slot === 1 && t.Status.Err === 'task: non-zero exit (7)'));
+    assert.equal((await tasksOf(svcd, 'flapping')).length, 3, 'one run and two restarts, then none');
+    const [finished] = await tasksWhen(
+      svcd,
+      'finishing',
+      'the finished run decided',
+      (t) => t[0]?.DesiredState === 'shutdown',
+    );
+    assert.equal(finished.Status.State, 'complete');
+    assert.equal((await tasksOf(svcd, 'finishing')).length, 1);
+    for (const name of ['flapping', 'finishing'])
+      expectStatus(await svcd.request('DELETE', `/services/${name}`), 200);
+  });
+
   test('secrets and configs reach the task as files; a used secret cannot be removed', async () => {
     const { svcd } = suite();
     await json(
@@ -351,126 +390,5 @@ describe('swarm mode through the Engine API', () => {
     await pollUntil('the secret free', async () =>
       (await svcd.request('DELETE', '/secrets/db-pass')).status === 204 ? true : undefined,
     );
-  });
-
-  test('placement constraints no node meets leave the task pending; a replicated job runs to completion', async () => {
-    const { svcd } = suite();
-    await json(
-      svcd,
-      'POST',
-      '/services/create',
-      {
-        Name: 'nowhere',
-        TaskTemplate: { ...busyboxTask('sleep 3600'), Placement: { Constraints: ['node.labels.zone==b'] } },
-      },
-      201,
-    );
-    const [pending] = await tasksWhen(
-      svcd,
-      'nowhere',
-      'a pending task',
-      (t) => t[0]?.Status.State === 'pending',
-    );
-    assert.equal(pending.Status.Message, 'no suitable node (scheduling constraints not satisfied on 1 node)');
-    expectStatus(
-      await svcd.request('POST', '/services/create', {
-        body: {
-          Name: 'bad',
-          TaskTemplate: { ...busyboxTask('true'), Placement: { Constraints: ['node.role'] } },
-        },
-      }),
-      400,
-    );
-    expectStatus(await svcd.request('DELETE', '/services/nowhere'), 200);
-
-    await json(
-      svcd,
-      'POST',
-      '/services/create',
-      {
-        Name: 'batch',
-        TaskTemplate: busyboxTask('echo done'),
-        Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 2 } },
-      },
-      201,
-    );
-    const done = await tasksWhen(
-      svcd,
-      'batch',
-      'two completions',
-      (t) => t.filter((x) => x.Status.State === 'complete').length === 2,
-    );
-    assert.equal(done.length, 2);
-    const [job] = await json<SwarmService[]>(
-      svcd,
-      'GET',
-      `/services?status=true&filters=${encodeURIComponent('{"mode":["replicated-job"]}')}`,
-    );
-    assert.equal(job.ServiceStatus?.CompletedTasks, 2);
-    assert.ok(job.JobStatus?.JobIteration.Index);
-    expectStatus(await svcd.request('DELETE', '/services/batch'), 200);
-  });
-
-  test('kill -9 of svcd with a service running: the same tasks and containers after the restart', async () => {
-    const { svcd } = suite();
-    await json(
-      svcd,
-      'POST',
-      '/services/create',
-      { Name: 'steady', TaskTemplate: busyboxTask('sleep 3600'), Mode: { Replicated: { Replicas: 2 } } },
-      201,
-    );
-    const before = await tasksWhen(svcd, 'steady', 'two running', (t) => running(t).length === 2);
-    await svcd.kill9();
-    await svcd.start();
-    const after = await tasksWhen(svcd, 'steady', 'the tasks seen again', (t) => running(t).length === 2);
-    const ids = (ts: SwarmTask[]) => ts.map((t) => `${t.ID} ${t.Status.ContainerStatus?.ContainerID}`).sort();
-    assert.deepEqual(ids(after), ids(before));
-    const containers = await json<unknown[]>(
-      svcd,
-      'GET',
-      `/containers/json?all=1&filters=${encodeURIComponent('{"label":["com.docker.swarm.service.name=steady"]}')}`,
-    );
-    assert.equal(containers.length, 2);
-  });
-
-  test('autolock: after a restart the swarm is locked until the unlock key is given; leave needs force', async () => {
-    const { svcd } = suite();
-    const swarm = await json<SwarmInspect>(svcd, 'GET', '/swarm');
-    expectStatus(
-      await svcd.request('POST', `/swarm/update?version=${swarm.Version.Index}`, {
-        body: { ...swarm.Spec, EncryptionConfig: { AutoLockManagers: true } },
-      }),
-      200,
-    );
-    const { UnlockKey } = await json<{ UnlockKey: string }>(svcd, 'GET', '/swarm/unlockkey');
-    assert.match(UnlockKey, /^SWMKEY-1-/);
-    await svcd.stop();
-    await svcd.start();
-    const locked = await svcd.request('GET', '/services');
-    assert.equal(locked.status, 503);
-    assert.match(locked.text(), /Swarm is encrypted and needs to be unlocked/);
-    const info = await json<{ Swarm: { LocalNodeState: string } }>(svcd, 'GET', '/info');
-    assert.equal(info.Swarm.LocalNodeState, 'locked');
-    expectStatus(await svcd.request('POST', '/swarm/unlock', { body: { UnlockKey: 'SWMKEY-1-wrong' } }), 400);
-    expectStatus(await svcd.request('POST', '/swarm/unlock', { body: { UnlockKey } }), 200);
-    assert.equal((await json<SwarmService[]>(svcd, 'GET', '/services')).length, 1);
-
-    const leave = await svcd.request('POST', '/swarm/leave');
-    assert.equal(leave.status, 503);
-    assert.match(leave.text(), /Use `--force`/);
-    expectStatus(await svcd.request('POST', '/swarm/leave?force=true'), 200);
-    expectStatus(await svcd.request('GET', '/swarm'), 406);
-    const left = await json<unknown[]>(
-      svcd,
-      'GET',
-      `/containers/json?all=1&filters=${encodeURIComponent('{"label":["com.docker.swarm.task.id"]}')}`,
-    );
-    assert.deepEqual(left, []);
-    const join = await svcd.request('POST', '/swarm/join', {
-      body: { RemoteAddrs: ['127.0.0.1:1'], JoinToken: 'x' },
-    });
-    assert.equal(join.status, 501);
-    assert.match(join.text(), /swarm of one machine.*Docker Swarm or Kubernetes/);
   });
 });

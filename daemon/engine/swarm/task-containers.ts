@@ -9,6 +9,8 @@ import type { SwarmService, SwarmTask } from '../../api/swarm-types';
 /** The narrow view of the containers engine the swarm is given when it is made. */
 export interface TaskContainerPort {
   create(name: string, body: ContainerCreateBody): Promise<string>;
+  /** Joins a created container to one more network, with its aliases there. */
+  connect(id: string, network: string, aliases: string[]): Promise<void>;
   /** Pulls the image, with the registry auth given, unless this engine has it. */
   ensureImage(ref: string, auth?: string): Promise<void>;
   start(id: string): Promise<void>;

@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { App } from './app/app';
+import { App } from './app/shell/app';
 import { ApiError } from './api/gateway';
 import './app/styles.css';
 import './app/ui/ui.css';

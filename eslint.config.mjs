@@ -85,6 +85,28 @@ const engineFolders = engineOrder.map((name, i) => ({
   ],
   tests: [...testing, ...testTools, 'daemon/engine/**'],
 }));
+// What any renderer folder may import: type definitions from daemon/api and its npm packages.
+const rendererCommon = [
+  'type:daemon/api/**',
+  // A wire fact, not a type: the Accept header for manifests.
+  'daemon/api/manifest-accept',
+  'react',
+  'react-dom',
+  '@tanstack/*',
+  'zustand',
+  '@xterm/*',
+  'lucide-react',
+  'vite',
+];
+// The renderer's folders, lowest first: the clients over the gateway, the app's shared state
+// (route, servers' states, engine events), the kit (components and the design system), the
+// terminal, the features, and the shell that puts the features on screen. Each may import the
+// folders before it, never one after it: features import the kit, the shell imports features.
+const rendererOrder = ['api', 'app/state', 'app/ui', 'terminals', 'features', 'app/shell'];
+const rendererFolders = rendererOrder.map((name, i) => ({
+  files: [`renderer/src/${name}/**`],
+  allow: [...rendererOrder.slice(0, i + 1).map((below) => `renderer/src/${below}/**`), ...rendererCommon],
+}));
 const layers = [
   { files: ['daemon/api/**'], allow: [api, 'type:node:stream'] },
   { files: ['daemon/lib/**'], allow: [api, lib, 'node:*'], tests: testing },
@@ -150,22 +172,9 @@ const layers = [
     // The gateway's added-engine tests run a real svcd (with a busybox image and a TLS PKI).
     tests: [lib, ...testing, ...testTools],
   },
-  {
-    files: ['renderer/**'],
-    allow: [
-      'renderer/**',
-      'type:daemon/api/**',
-      // A wire fact, not a type: the Accept header for manifests.
-      'daemon/api/manifest-accept',
-      'react',
-      'react-dom',
-      '@tanstack/*',
-      'zustand',
-      '@xterm/*',
-      'lucide-react',
-      'vite',
-    ],
-  },
+  ...rendererFolders,
+  // main.tsx (the entry) and Vite's config.
+  { files: ['renderer/**'], allow: ['renderer/**', ...rendererCommon] },
   {
     files: ['scripts/**', '*.mjs'],
     allow: ['scripts/**', 'node:*', 'eslint', '@eslint/js', 'typescript-eslint'],

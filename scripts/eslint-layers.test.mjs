@@ -92,6 +92,15 @@ const forbidden = [
     'renderer: types only',
   ],
   ['tools/probe.ts', "import 'node:fs';", 'every folder belongs to a layer'],
+  ['renderer/src/app/ui/probe.ts', "import '../../features/containers/queries';", 'the kit knows no feature'],
+  ['renderer/src/app/ui/probe.ts', "import '../shell/sidebar';", 'the kit is below the shell'],
+  ['renderer/src/app/state/probe.ts', "import '../ui/dialog';", 'shared state draws nothing'],
+  [
+    'renderer/src/features/images/probe.ts',
+    "import '../../app/shell/app';",
+    'features never import the shell',
+  ],
+  ['renderer/src/api/probe.ts', "import '../app/state/router';", 'the clients know no screen'],
 ];
 
 const allowed = [
@@ -111,6 +120,12 @@ const allowed = [
   ['daemon/server/routers/events/probe.ts', "import '../../streams/stdcopy'; import '../../router';"],
   ['daemon/bin/probe.ts', "import '../engine/events/events-service'; import '../server/server';"],
   ['renderer/src/probe.ts', "import type { EngineEvent } from '../../daemon/api/event-types';"],
+  [
+    'renderer/src/features/images/probe.ts',
+    "import '../../app/ui/dialog'; import '../../app/state/router'; import '../containers/queries';",
+  ],
+  ['renderer/src/app/shell/probe.ts', "import '../../features/images/commands'; import '../ui/dialog';"],
+  ['renderer/src/features/images/components/probe.tsx', "import './images.css';"],
 ];
 
 describe('layering lint', () => {

@@ -1,10 +1,10 @@
+// The design system first: every screen's own sheet comes after it and refines it.
+import './app/ui/ui.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './app/shell/app';
 import { ApiError } from './api/gateway';
-import './app/styles.css';
-import './app/ui/ui.css';
 
 // Server state is refreshed by engine events, not by focus or intervals.
 const client = new QueryClient({

@@ -11,6 +11,7 @@ import { applyTheme, useTheme } from '../state/theme';
 import { Toaster } from '../ui/toasts';
 import { useDesktopStateStream } from '../state/use-desktop-state';
 import { useEngineEvents } from '../state/use-engine-events';
+import './shell.css';
 
 /**
  * A screen in a chunk of its own, loaded when first shown: the first paint loads the shell and

@@ -16,6 +16,7 @@ import { Play, RotateCw, Square, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { Breadcrumb, DetailTabs } from '../../../app/ui/detail';
 import { FileBrowser } from '../../../app/ui/file-browser';
+import './containers.css';
 
 // xterm.js is a third of the bundle: it loads when a terminal is first opened.
 const TerminalView = lazy(() =>

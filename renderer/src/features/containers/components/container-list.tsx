@@ -22,6 +22,7 @@ import { ComposeDialog } from '../../compose/components/compose-dialog';
 import { ProjectRow } from '../../compose/components/project-row';
 import { groupedRows } from '../../compose/projects';
 import { useFoldedProjects } from '../../compose/store';
+import './containers.css';
 
 const ROW = 44;
 

@@ -9,6 +9,7 @@ import { ErrorMessage } from '../../../app/ui/error-message';
 import { plural } from '../../../app/ui/format';
 import { VirtualList } from '../../../app/ui/virtual-list';
 import { apiTime, LogStore, MatchIndex, MS, shownText } from '../log-store';
+import './containers.css';
 
 const ROW = 18;
 const TAILS = ['1000', '10000', '100000', 'all'];

@@ -25,6 +25,7 @@ import {
   type RunForm,
 } from '../create-body';
 import { useHostPortProblems, usePortPublishing, useRunContainer } from '../queries';
+import './containers.css';
 
 /** The local names an image field may mean: `busybox` is `busybox:latest`. */
 const withTag = (ref: string) => (/[:@][^/]*$/.test(ref) ? ref : `${ref}:latest`);

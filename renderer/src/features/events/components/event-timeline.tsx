@@ -11,6 +11,7 @@ import { useTimeline } from '../queries';
 import { EVENT_TYPES, useEventsUi } from '../store';
 import { Activity } from 'lucide-react';
 import { EmptyState } from '../../../app/ui/empty-state';
+import './events.css';
 
 /**
  * The engine names an untagged or deleted image by its ID, as dockerd does; the timeline says

@@ -21,6 +21,7 @@ import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { rowKeys } from '../../../app/ui/row-keys';
+import './images.css';
 
 export function ImageList() {
   const ui = useImagesUi();

@@ -10,6 +10,7 @@ import { SearchBox } from '../../../app/ui/search-box';
 import { Segmented, type Choice } from '../../../app/ui/segmented';
 import { useImageLayerFiles } from '../queries';
 import { isDir, layerHistory, layerTotals, layerTree, type TreeNode } from '../layer-tree';
+import './images.css';
 
 const KINDS: Choice<LayerChangeKind | 'all'>[] = [
   { value: 'all', label: 'All' },

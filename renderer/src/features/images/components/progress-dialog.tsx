@@ -10,6 +10,7 @@ import { bytes } from '../../../app/ui/format';
 import { useDebounced } from '../../../app/ui/use-debounced';
 import { useRegistryReferences, useRegistrySearch } from '../../registry/queries';
 import { fold, type Progress } from '../progress';
+import './images.css';
 
 export function ProgressDialog({
   mode,

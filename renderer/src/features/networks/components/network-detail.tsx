@@ -16,7 +16,7 @@ import { useEngineUp } from '../../../app/state/use-desktop-state';
 import { aliasList } from '../../containers/create-body';
 import { useContainers } from '../../containers/queries';
 import { builtinNetworks, useNetworkMutations } from '../queries';
-import '../networks.css';
+import './networks.css';
 
 const pairs = (o: Record<string, string> | null | undefined) =>
   Object.entries(o ?? {})

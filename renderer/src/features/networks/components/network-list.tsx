@@ -18,7 +18,7 @@ import { useContainers } from '../../containers/queries';
 import { builtinNetworks, useNetworkMutations, useNetworks } from '../queries';
 import { CreateNetworkDialog } from './create-network-dialog';
 import { Topology } from './topology';
-import '../networks.css';
+import './networks.css';
 
 type Pending = { kind: 'remove'; name: string } | { kind: 'prune'; names: string[] };
 

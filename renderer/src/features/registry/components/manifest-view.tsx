@@ -17,6 +17,7 @@ import { useIntentHandler } from '../../../app/state/intent';
 import { RunDialog } from '../../containers/components/run-dialog';
 import { useDeleteManifest, useDeleteTag, useImageConfig, useManifest } from '../queries';
 import { CopyDialog, PullDialog } from './registry-dialogs';
+import './registry.css';
 
 export const isDigest = (ref: string) => /^[a-z0-9]+:[a-f0-9]+$/.test(ref);
 

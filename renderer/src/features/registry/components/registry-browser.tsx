@@ -24,6 +24,7 @@ import {
 } from '../queries';
 import { ManifestView } from './manifest-view';
 import { AddRegistryDialog, PushDialog } from './registry-dialogs';
+import './registry.css';
 
 export function RegistryBrowser() {
   const rest = useRoute((r) => r.rest);

@@ -15,6 +15,7 @@ import { EngineSelect } from '../../engines/components/engine-select';
 import { ProgressView, splitTag } from '../../images/components/progress-dialog';
 import { fold, type Progress } from '../../images/progress';
 import { transfers, useAddRegistry, useEngineImages, useRegistries } from '../queries';
+import './registry.css';
 
 /** Runs one progress stream: its state, and start/cancel. Ends in a toast either way. */
 function useTransfer(done: string, failed: string, after?: () => void) {

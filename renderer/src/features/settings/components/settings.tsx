@@ -10,6 +10,7 @@ import { useService } from '../../../app/state/use-desktop-state';
 import { EngineSettings } from '../../engines/components/engine-settings';
 import { useDesktopSettings, useEngineInfo, useServiceLog, useUsage } from '../queries';
 import { EngineModeSettings } from './engine-mode';
+import './settings.css';
 
 export function Settings() {
   const { theme, setTheme } = useTheme();

@@ -4,7 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './app/shell/app';
-import { ApiError } from './api/gateway';
+import { ApiError, connectGateway } from './api/gateway';
 
 // Server state is refreshed by engine events, not by focus or intervals.
 const client = new QueryClient({
@@ -18,10 +18,16 @@ const client = new QueryClient({
   },
 });
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <QueryClientProvider client={client}>
-      <App />
-    </QueryClientProvider>
-  </StrictMode>,
-);
+// The gateway's address and token first: every request carries them. Without them the shell
+// says how to open the app.
+void connectGateway()
+  .catch(() => undefined)
+  .then(() =>
+    createRoot(document.getElementById('root')!).render(
+      <StrictMode>
+        <QueryClientProvider client={client}>
+          <App />
+        </QueryClientProvider>
+      </StrictMode>,
+    ),
+  );

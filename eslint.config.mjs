@@ -113,9 +113,7 @@ const engineFolders = [
   })),
   ...engineOrder.map(engineLayer),
 ];
-// The renderer's folders, lowest first, as the engine's: the typed clients (api), the kit
-// screens are made of (app/ui), the terminal, the feature screens, then the shell (the rest of
-// app/ and main.tsx), which may import everything.
+// What any renderer folder may import: type definitions from daemon/api and its npm packages.
 const rendererPackages = [
   'type:daemon/api/**',
   // A wire fact, not a type: the Accept header for manifests.
@@ -127,41 +125,15 @@ const rendererPackages = [
   '@xterm/*',
   'lucide-react',
 ];
-export const rendererOrder = ['api', 'app/ui', 'terminals', 'features'];
-// Kit modules still in the shell's folder: screens and the kit use them until the kit split
-// (issue #35) moves them under app/ui/; each entry goes when its module moves.
-const kitNotYetInUi = [
-  'confirm-dialog',
-  'dialog',
-  'error-message',
-  'files/**',
-  'form-problems',
-  'format',
-  'palette/command',
-  'router',
-  'save-file',
-  'search-box',
-  'segmented',
-  'theme',
-  'time-chart',
-  'toasts',
-  'use-debounced',
-  'use-desktop-state',
-  'use-engine-events',
-  'use-now',
-  'virtual-list',
-].map((m) => `renderer/src/app/${m}`);
-const rendererLayers = [
-  ...rendererOrder.map((name, i) => ({
-    files: [`renderer/src/${name}/**`],
-    allow: [
-      ...rendererOrder.slice(0, i + 1).map((below) => `renderer/src/${below}/**`),
-      ...(name === 'api' ? [] : kitNotYetInUi),
-      ...rendererPackages,
-    ],
-  })),
-  { files: ['renderer/src/**'], allow: ['renderer/src/**', ...rendererPackages] },
-];
+// The renderer's folders, lowest first: the clients over the gateway, the app's shared state
+// (route, servers' states, engine events), the kit (components and the design system), the
+// terminal, the features, and the shell that puts the features on screen. Each may import the
+// folders before it, never one after it: features import the kit, the shell imports features.
+export const rendererOrder = ['api', 'app/state', 'app/ui', 'terminals', 'features', 'app/shell'];
+const rendererLayers = rendererOrder.map((name, i) => ({
+  files: [`renderer/src/${name}/**`],
+  allow: [...rendererOrder.slice(0, i + 1).map((below) => `renderer/src/${below}/**`), ...rendererPackages],
+}));
 const layers = [
   { files: ['daemon/api/**'], allow: [api, 'type:node:stream'] },
   { files: ['daemon/lib/**'], allow: [api, lib, 'node:*'], tests: testing },
@@ -232,11 +204,8 @@ const layers = [
     ...(i === 0 ? { deny: [ownRegistryHttp] } : {}),
   })),
   ...rendererLayers,
-  {
-    // The renderer's build files (vite.config.mts, index.html's entry).
-    files: ['renderer/**'],
-    allow: ['renderer/**', ...rendererPackages, 'vite'],
-  },
+  // main.tsx (the entry) and Vite's config.
+  { files: ['renderer/**'], allow: ['renderer/**', ...rendererPackages, 'vite'] },
   {
     files: ['scripts/**', '*.mjs'],
     // The lint's own test reads the orders it checks from this file.

@@ -29,10 +29,10 @@ import {
   scrollScale,
   scrollTopFor,
   wheelDelta,
-} from '../renderer/src/app/scroll-scale';
+} from '../renderer/src/app/ui/scroll-scale';
 import type { ImageHistoryItem } from '../renderer/src/api/engine-types';
-import { scaleTop } from '../renderer/src/app/chart-scale';
-import { statusAt, statusSince } from '../renderer/src/app/format';
+import { scaleTop } from '../renderer/src/app/ui/chart-scale';
+import { statusAt, statusSince } from '../renderer/src/app/ui/format';
 import { networkBody, emptyNetworkForm } from '../renderer/src/features/networks/network-form';
 import { inUseMessage, volumeBody, emptyVolumeForm } from '../renderer/src/features/volumes/volume-form';
 

@@ -110,6 +110,15 @@ const forbidden = [
     'renderer: types only',
   ],
   ['tools/probe.ts', "import 'node:fs';", 'every folder belongs to a layer'],
+  ['renderer/src/app/ui/probe.ts', "import '../../features/containers/queries';", 'the kit knows no feature'],
+  ['renderer/src/app/ui/probe.ts', "import '../shell/sidebar';", 'the kit is below the shell'],
+  ['renderer/src/app/state/probe.ts', "import '../ui/dialog';", 'shared state draws nothing'],
+  [
+    'renderer/src/features/images/probe.ts',
+    "import '../../app/shell/app';",
+    'features never import the shell',
+  ],
+  ['renderer/src/api/probe.ts', "import '../app/state/router';", 'the clients know no screen'],
 ];
 
 const allowed = [
@@ -129,6 +138,12 @@ const allowed = [
   ['daemon/server/routers/events/probe.ts', "import '../../streams/stdcopy'; import '../../router';"],
   ['daemon/bin/probe.ts', "import '../engine/events/events-service'; import '../server/server';"],
   ['renderer/src/probe.ts', "import type { EngineEvent } from '../../daemon/api/event-types';"],
+  [
+    'renderer/src/features/images/probe.ts',
+    "import '../../app/ui/dialog'; import '../../app/state/router'; import '../containers/queries';",
+  ],
+  ['renderer/src/app/shell/probe.ts', "import '../../features/images/commands'; import '../ui/dialog';"],
+  ['renderer/src/features/images/components/probe.tsx', "import './images.css';"],
 ];
 
 describe('layering lint', () => {
@@ -167,10 +182,11 @@ describe('layering lint', () => {
     ]);
     for (const name of rendererOrder) assert.ok(present.has(name), `renderer/src/${name} is missing`);
   });
-  // The shell (the rest of renderer/src) comes last: no folder of the order may import it.
-  const shell = 'app/sidebar';
+  // A folder of app/ outside the order is refused to every folder of it: the shell's modules live
+  // in app/shell, the last of the order, not loose in app/.
+  const shell = 'app/loose';
   for (const [i, name] of rendererOrder.entries()) {
-    test(`renderer/src/${name}: no import of a folder after it, nor of the shell`, async () => {
+    test(`renderer/src/${name}: no import of a folder after it, nor of one outside the order`, async () => {
       const up = `../`.repeat(name.split('/').length);
       const code = [...rendererOrder.filter((other) => other !== name), shell]
         .map((other) => `import '${up}${other}/x';`)
@@ -182,7 +198,7 @@ describe('layering lint', () => {
       assert.deepEqual(refused, [...rendererOrder.slice(i + 1), shell].sort());
     });
   }
-  test('renderer/src shell: imports every folder', async () => {
+  test('renderer/src entry (main.tsx): imports every folder', async () => {
     const code = rendererOrder.map((name) => `import './${name}/x';`).join('\n');
     assert.deepEqual(await layerErrors('renderer/src/probe.ts', code), []);
   });

@@ -4,6 +4,7 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, shell, Tray } f
 import { join } from 'node:path';
 import { desktopOptionsFrom, startDesktop, type Desktop } from './desktop';
 import { readFolderFiles } from './folder-files';
+import { servePreload } from './preload-api';
 import { findRepoRoot } from './supervisor/default-services';
 import type { ServiceState } from './supervisor/service-state';
 import { opensInBrowser, permissionAllowed, staysInApp } from './window-policy';
@@ -94,16 +95,15 @@ if (!app.requestSingleInstanceLock()) {
   app.whenReady().then(async () => {
     desktop = await startDesktop(desktopOptionsFrom(process.argv, process.env));
     const d = desktop;
-    // The preload asks for exactly these two values, nothing more crosses into the page.
-    ipcMain.on('svc:gateway', (e) => {
-      e.returnValue = { gatewayUrl: d.gateway.url, token: d.gateway.token };
-    });
-    // The Build screen's folder: chosen in the system's dialog, read here.
-    ipcMain.handle('svc:choose-folder', async () => {
-      const chosen = win
-        ? await dialog.showOpenDialog(win, { properties: ['openDirectory'] })
-        : await dialog.showOpenDialog({ properties: ['openDirectory'] });
-      return chosen.canceled || !chosen.filePaths[0] ? undefined : readFolderFiles(chosen.filePaths[0]);
+    servePreload(ipcMain, {
+      gateway: d.gateway,
+      // The Build screen's folder: chosen in the system's dialog, read here.
+      chooseFolder: async () => {
+        const chosen = win
+          ? await dialog.showOpenDialog(win, { properties: ['openDirectory'] })
+          : await dialog.showOpenDialog({ properties: ['openDirectory'] });
+        return chosen.canceled || !chosen.filePaths[0] ? undefined : readFolderFiles(chosen.filePaths[0]);
+      },
     });
     buildMenu();
     tray = new Tray(nativeImage.createFromPath(join(findRepoRoot(__dirname), 'assets', 'tray.png')));

@@ -1,10 +1,10 @@
+// The design system first: every screen's own sheet comes after it and refines it.
+import './app/ui/ui.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { App } from './app/app';
-import { ApiError } from './api/gateway';
-import './app/styles.css';
-import './app/ui/ui.css';
+import { App } from './app/shell/app';
+import { ApiError, connectGateway } from './api/gateway';
 
 // Server state is refreshed by engine events, not by focus or intervals.
 const client = new QueryClient({
@@ -18,10 +18,16 @@ const client = new QueryClient({
   },
 });
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <QueryClientProvider client={client}>
-      <App />
-    </QueryClientProvider>
-  </StrictMode>,
-);
+// The gateway's address and token first: every request carries them. Without them the shell
+// says how to open the app.
+void connectGateway()
+  .catch(() => undefined)
+  .then(() =>
+    createRoot(document.getElementById('root')!).render(
+      <StrictMode>
+        <QueryClientProvider client={client}>
+          <App />
+        </QueryClientProvider>
+      </StrictMode>,
+    ),
+  );

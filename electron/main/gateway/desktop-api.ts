@@ -44,39 +44,131 @@ export interface DesktopApiParts extends Upstreams {
   registries?: AddedRegistries;
 }
 
-export function handleDesktopApi(req: IncomingMessage, res: ServerResponse, api: DesktopApiParts): void {
-  const { services, settings, engines, engineMode, registries } = api;
-  const url = new URL(req.url ?? '/', 'http://gateway');
-  const parts = url.pathname.split('/').filter(Boolean); // ['api', ...]
-  if (engines && parts[1] === 'engines') return void handleEnginesApi(req, res, parts.slice(2), engines);
-  if (registries && parts[1] === 'registries')
-    return void handleRegistriesApi(req, res, parts.slice(2), registries, api);
-  if (parts[1] === 'compose' && parts.length <= 3) return void handleComposeApi(req, res, parts[2], api);
-  const route = `${req.method} /${parts.slice(1, 2).join('/')}`;
-  if (route === 'GET /state' && parts.length === 2) return sendJson(res, 200, snapshot(services));
-  if (settings && route === 'GET /settings') return sendJson(res, 200, settings.read());
-  if (settings && route === 'PUT /settings') return void updateSettings(req, res, settings);
-  if (engineMode && route === 'GET /engine-mode') return sendJson(res, 200, engineMode.current());
-  if (engineMode && route === 'PUT /engine-mode') return void selectEngineMode(req, res, engineMode);
-  if (route === 'GET /state' && parts[2] === 'stream') return streamState(req, res, services);
-  if (route === 'GET /host-ports' && parts.length === 3) {
-    const port = Number(parts[2]);
-    if (!Number.isInteger(port) || port < 1 || port > 65535)
-      return sendError(res, 400, `port must be a number from 1 to 65535, not ${parts[2]}`);
-    return void checkHostPort(port).then((answer) => sendJson(res, 200, answer));
+/** One call of an /api route: the request, the parts it serves, the path's `:name` segments. */
+interface ApiCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  api: DesktopApiParts;
+  url: URL;
+  params: string[];
+  /** What a `*` at the pattern's end took: the sub-API's own path. */
+  rest: string[];
+}
+
+/**
+ * A route under /api. `path` is matched segment by segment: a word itself, `:name` any one
+ * segment (into params), `*` at the end any rest. `needs` names an optional part of the app:
+ * absent, the route does not exist. No method: the sub-API dispatches on it itself.
+ */
+interface ApiRoute {
+  method?: 'GET' | 'PUT' | 'POST';
+  path: string;
+  needs?: 'engines' | 'registries' | 'settings' | 'engineMode';
+  handle(call: ApiCall): void | Promise<void>;
+}
+
+const API_ROUTES: ApiRoute[] = [
+  {
+    path: 'engines/*',
+    needs: 'engines',
+    handle: ({ req, res, rest, api }) => handleEnginesApi(req, res, rest, api.engines!),
+  },
+  {
+    path: 'registries/*',
+    needs: 'registries',
+    handle: ({ req, res, rest, api }) => handleRegistriesApi(req, res, rest, api.registries!, api),
+  },
+  { path: 'compose', handle: ({ req, res, api }) => handleComposeApi(req, res, undefined, api) },
+  {
+    path: 'compose/:action',
+    handle: ({ req, res, params, api }) => handleComposeApi(req, res, params[0], api),
+  },
+  { method: 'GET', path: 'state', handle: ({ res, api }) => sendJson(res, 200, snapshot(api.services)) },
+  { method: 'GET', path: 'state/stream', handle: ({ req, res, api }) => streamState(req, res, api.services) },
+  {
+    method: 'GET',
+    path: 'settings',
+    needs: 'settings',
+    handle: ({ res, api }) => sendJson(res, 200, api.settings!.read()),
+  },
+  {
+    method: 'PUT',
+    path: 'settings',
+    needs: 'settings',
+    handle: ({ req, res, api }) => updateSettings(req, res, api.settings!),
+  },
+  {
+    method: 'GET',
+    path: 'engine-mode',
+    needs: 'engineMode',
+    handle: ({ res, api }) => sendJson(res, 200, api.engineMode!.current()),
+  },
+  {
+    method: 'PUT',
+    path: 'engine-mode',
+    needs: 'engineMode',
+    handle: ({ req, res, api }) => selectEngineMode(req, res, api.engineMode!),
+  },
+  { method: 'GET', path: 'host-ports/:port', handle: ({ res, params }) => hostPort(res, params[0]) },
+  {
+    method: 'GET',
+    path: 'services/:name/log',
+    handle: ({ res, params, api, url }) =>
+      withService(res, api.services, params[0], (s) => sendLog(res, s, url.searchParams.get('tail'))),
+  },
+  {
+    method: 'POST',
+    path: 'services/:name/restart',
+    handle: ({ res, params, api }) =>
+      withService(res, api.services, params[0], (s) => {
+        void api.services.restart(s.name);
+        sendJson(res, 202, { message: `restarting ${s.name}` });
+      }),
+  },
+];
+
+/** The path's segments against a route's pattern: its params and rest, or undefined. */
+function matchPath(pattern: string, parts: string[]): { params: string[]; rest: string[] } | undefined {
+  const segments = pattern.split('/');
+  const params: string[] = [];
+  for (const [i, segment] of segments.entries()) {
+    if (segment === '*') return { params, rest: parts.slice(i) };
+    if (parts[i] === undefined) return undefined;
+    if (segment.startsWith(':')) params.push(parts[i]);
+    else if (segment !== parts[i]) return undefined;
   }
-  if (parts[1] === 'services' && parts.length === 4) {
-    const name = decodeURIComponent(parts[2]);
-    const service = services.state(name);
-    if (!service) return sendError(res, 404, `no such service: ${name}`);
-    if (req.method === 'GET' && parts[3] === 'log')
-      return sendLog(res, service, url.searchParams.get('tail'));
-    if (req.method === 'POST' && parts[3] === 'restart') {
-      void services.restart(name);
-      return sendJson(res, 202, { message: `restarting ${name}` });
-    }
+  return parts.length === segments.length ? { params, rest: [] } : undefined;
+}
+
+export function handleDesktopApi(req: IncomingMessage, res: ServerResponse, api: DesktopApiParts): void {
+  const url = new URL(req.url ?? '/', 'http://gateway');
+  const parts = url.pathname.split('/').filter(Boolean).slice(1); // after 'api'
+  for (const route of API_ROUTES) {
+    if (route.method && route.method !== req.method) continue;
+    if (route.needs && !api[route.needs]) continue;
+    const matched = matchPath(route.path, parts);
+    if (matched) return void route.handle({ req, res, api, url, ...matched });
   }
   sendError(res, 404, `no such endpoint: ${req.method} ${url.pathname}`);
+}
+
+function hostPort(res: ServerResponse, text: string): void {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    return sendError(res, 400, `port must be a number from 1 to 65535, not ${text}`);
+  void checkHostPort(port).then((answer) => sendJson(res, 200, answer));
+}
+
+function withService(
+  res: ServerResponse,
+  services: ServiceControl,
+  encoded: string,
+  then: (service: ServiceState) => void,
+): void {
+  const name = decodeURIComponent(encoded);
+  const service = services.state(name);
+  if (!service) return sendError(res, 404, `no such service: ${name}`);
+  then(service);
 }
 
 function snapshot(services: ServiceControl): DesktopState {

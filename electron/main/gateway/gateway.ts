@@ -3,7 +3,7 @@
 // the registry, /registries/{id}/v2/* to a registry of the registry browser (with its stored
 // credentials), /api/* is the supervisor's state, the added engines and registries; everything
 // else is the built renderer.
-import http from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -48,6 +48,66 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/**
+ * One of the gateway's routes: `take` answers how it serves a request, or undefined when the
+ * request is not its own; `access` is the check the request passes first (the token, or for the
+ * renderer's files only the Host).
+ */
+interface GatewayRoute {
+  access: 'token' | 'host';
+  take(req: IncomingMessage, pathname: string): ((res: ServerResponse) => void) | undefined;
+}
+
+/** The gateway's own views of an engine, computed from its standard answers (GET only). */
+const ENGINE_VIEWS = [
+  { path: LOG_FILE_PATH, send: sendLogFile },
+  { path: LAYER_FILES_PATH, send: sendLayerFiles },
+];
+
+/** The routes in the order they are tried; the last takes every request left. */
+function gatewayRoutes(options: GatewayOptions, agent: http.Agent, origin: () => string): GatewayRoute[] {
+  return [
+    {
+      access: 'token',
+      take: (req, pathname) => {
+        const registry = REGISTRY_PROXY.exec(pathname);
+        const registries = options.registries;
+        if (!registry || !registries) return undefined;
+        return (res) => void proxyRegistry(req, res, registries, decodeURIComponent(registry[1]));
+      },
+    },
+    {
+      access: 'token',
+      take: (req, pathname) =>
+        pathname === '/api' || pathname.startsWith('/api/')
+          ? (res) => handleDesktopApi(req, res, options)
+          : undefined,
+    },
+    {
+      access: 'token',
+      take: (req, pathname) => {
+        const route = routeOf(pathname);
+        if (!route) return undefined;
+        return (res) => {
+          if (route.target === 'added' && !engineTarget(route, options))
+            return sendError(res, 404, `no such engine: ${route.engineId}`);
+          const own =
+            req.method === 'GET' && route.target !== 'registry' ? pathname.slice(route.prefix.length) : '';
+          for (const view of ENGINE_VIEWS) {
+            const match = view.path.exec(own);
+            if (match) return void view.send(req, res, route, options, decodeURIComponent(match[1]));
+          }
+          proxyHttp(req, res, route, options, agent);
+        };
+      },
+    },
+    {
+      access: 'host',
+      take: (req) => (res) => serveStatic(req, res, options.rendererDir ?? '', origin()),
+    },
+  ];
+}
+
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const token = options.token ?? randomBytes(32).toString('base64url');
   const allowed: Allowed = { origins: new Set(), hosts: new Set() };
@@ -55,34 +115,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // Our own pool of upstream connections, so closing the gateway leaves none behind.
   const agent = new http.Agent({ keepAlive: true });
 
+  const routes = gatewayRoutes(options, agent, () => origin);
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
-    const route = routeOf(pathname);
-    const isApi = pathname === '/api' || pathname.startsWith('/api/');
-    const registry = REGISTRY_PROXY.exec(pathname);
-    if (registry && options.registries) {
-      const verdict = checkAccess(req, token, allowed);
+    for (const route of routes) {
+      const handle = route.take(req, pathname);
+      if (!handle) continue;
+      const verdict =
+        route.access === 'token' ? checkAccess(req, token, allowed) : checkHost(req, allowed.hosts);
       if (!verdict.ok) return sendError(res, verdict.status, verdict.message);
-      return void proxyRegistry(req, res, options.registries, decodeURIComponent(registry[1]));
+      return handle(res);
     }
-    if (!route && !isApi) {
-      const host = checkHost(req, allowed.hosts);
-      if (!host.ok) return sendError(res, host.status, host.message);
-      return serveStatic(req, res, options.rendererDir ?? '', origin);
-    }
-    const verdict = checkAccess(req, token, allowed);
-    if (!verdict.ok) return sendError(res, verdict.status, verdict.message);
-    if (isApi) return handleDesktopApi(req, res, options);
-    if (route!.target === 'added' && !engineTarget(route!, options))
-      return sendError(res, 404, `no such engine: ${route!.engineId}`);
-    // The gateway's own views of an engine, computed from its standard answers.
-    const own =
-      req.method === 'GET' && route!.target !== 'registry' ? pathname.slice(route!.prefix.length) : '';
-    const logFile = LOG_FILE_PATH.exec(own);
-    if (logFile) return void sendLogFile(req, res, route!, options, decodeURIComponent(logFile[1]));
-    const layerFiles = LAYER_FILES_PATH.exec(own);
-    if (layerFiles) return void sendLayerFiles(req, res, route!, options, decodeURIComponent(layerFiles[1]));
-    proxyHttp(req, res, route!, options, agent);
   });
 
   // Upgraded connections leave the server's own tracking; closing the gateway ends them too.

@@ -11,16 +11,16 @@ export interface ChosenFolder {
 declare global {
   interface Window {
     svcDesktop?: {
-      gatewayUrl: string;
-      token: string;
+      /** Electron only: where the gateway is and this launch's token, asked of the main process. */
+      connection: () => Promise<{ gatewayUrl: string; token: string }>;
       /** Electron only: the system's folder dialog, and the files under the folder chosen. */
       chooseFolder?: () => Promise<ChosenFolder | undefined>;
     };
   }
 }
 
-function resolveGateway(): { base: string; token: string } {
-  if (window.svcDesktop) return { base: window.svcDesktop.gatewayUrl, token: window.svcDesktop.token };
+/** Web mode: the page's own origin, and the token its address carried (then kept out of it). */
+function fromAddress(): { base: string; token: string } {
   const url = new URL(window.location.href);
   const fromUrl = url.searchParams.get('token');
   if (fromUrl) {
@@ -32,7 +32,14 @@ function resolveGateway(): { base: string; token: string } {
   return { base: window.location.origin, token: fromUrl ?? sessionStorage.getItem('svc-token') ?? '' };
 }
 
-export const gateway = resolveGateway();
+/** Where the gateway is and this launch's token; connectGateway() fills it before the first render. */
+export const gateway = { base: '', token: '' };
+
+export async function connectGateway(): Promise<void> {
+  if (!window.svcDesktop) return void Object.assign(gateway, fromAddress());
+  const { gatewayUrl, token } = await window.svcDesktop.connection();
+  Object.assign(gateway, { base: gatewayUrl, token });
+}
 
 /** An error the user can read: the server's own message, with what we were doing. */
 export class ApiError extends Error {

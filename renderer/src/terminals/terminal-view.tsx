@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
+import './terminal.css';
 import '@xterm/xterm/css/xterm.css';
 import { engine } from '../api/engine-client';
 import { errorText } from '../api/gateway';

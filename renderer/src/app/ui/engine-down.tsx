@@ -1,7 +1,7 @@
 // The empty state of a screen whose engine is not up: why (the supervisor's reason) and what to do.
 import { ServerCrash } from 'lucide-react';
-import { navigate } from '../router';
-import { useService } from '../use-desktop-state';
+import { navigate } from '../state/router';
+import { useService } from '../state/use-desktop-state';
 import { Button } from './button';
 import { EmptyState } from './empty-state';
 

@@ -5,7 +5,7 @@ import { create } from 'zustand';
 import { engine, type BuildOptions } from '../../api/engine-client';
 import { enginePrefix, useEngineTarget } from '../../api/engine-target';
 import { errorText, jsonLines } from '../../api/gateway';
-import { toast } from '../../app/toasts';
+import { toast } from '../../app/ui/toasts';
 import { addMessage, emptyOutput, finish, type BuildMessage, type BuildOutput } from './build-output';
 import { contextArchive, type FolderContext } from './build-context';
 

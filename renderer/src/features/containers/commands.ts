@@ -18,11 +18,11 @@ import {
 } from 'lucide-react';
 import { engine } from '../../api/engine-client';
 import type { ContainerSummary } from '../../api/engine-types';
-import { containerName, plural } from '../../app/format';
-import { cached, command, type Command } from '../../app/palette/command';
-import { navigate } from '../../app/router';
-import { downloadUrl } from '../../app/save-file';
-import { requestIntent } from '../../app/ui/intent';
+import { containerName, plural } from '../../app/ui/format';
+import { cached, command, type Command } from '../../app/ui/command';
+import { navigate } from '../../app/state/router';
+import { downloadUrl } from '../../app/ui/save-file';
+import { requestIntent } from '../../app/state/intent';
 import type { useBulkAction } from './queries';
 import { useContainersUi } from './store';
 

@@ -2,12 +2,12 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine, type ContainerAction } from '../../api/engine-client';
 import { ApiError, getJson, jsonLines } from '../../api/gateway';
-import { containerName } from '../../app/format';
+import { containerName } from '../../app/ui/format';
 import type { ContainerCreateBody, JsonMessage } from '../../api/engine-types';
 import { fold, type Progress } from '../images/progress';
 import { splitTag } from '../images/components/progress-dialog';
 import { usePending } from './store';
-import { useEngineUp } from '../../app/use-desktop-state';
+import { useEngineUp } from '../../app/state/use-desktop-state';
 
 export function useContainers(all: boolean) {
   const up = useEngineUp();

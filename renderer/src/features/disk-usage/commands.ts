@@ -1,7 +1,7 @@
 // The disk usage screen's palette entries: each prune, and cleaning up everything.
 import { Eraser, Trash2 } from 'lucide-react';
-import { command, type Command } from '../../app/palette/command';
-import { requestIntent } from '../../app/ui/intent';
+import { command, type Command } from '../../app/ui/command';
+import { requestIntent } from '../../app/state/intent';
 import { PRUNE_LABELS } from './components/disk-usage';
 import type { Kind } from './queries';
 

@@ -5,9 +5,9 @@ import { engine } from '../../api/engine-client';
 import type { ImageSummary, SystemDfResponse } from '../../api/engine-types';
 import { errorText } from '../../api/gateway';
 import { withoutHelpers } from '../../api/helper-containers';
-import { bytes } from '../../app/format';
-import { toast } from '../../app/toasts';
-import { useEngineUp } from '../../app/use-desktop-state';
+import { bytes } from '../../app/ui/format';
+import { toast } from '../../app/ui/toasts';
+import { useEngineUp } from '../../app/state/use-desktop-state';
 import type { EngineProduct } from '../engines/engine-product';
 
 export type Kind = 'containers' | 'images' | 'volumes' | 'build cache';

@@ -3,8 +3,8 @@ import type { QueryClient } from '@tanstack/react-query';
 import { ArrowRightLeft, Plus, Stethoscope, Trash2 } from 'lucide-react';
 import type { EngineSummary } from '../../../../daemon/api/desktop-types';
 import { useEngineTarget } from '../../api/engine-target';
-import { command, type Command } from '../../app/palette/command';
-import { requestIntent } from '../../app/ui/intent';
+import { command, type Command } from '../../app/ui/command';
+import { requestIntent } from '../../app/state/intent';
 import { embeddedEngine, enginesKey, selectEngine } from './queries';
 
 export function engineCommands(qc: QueryClient): Command[] {

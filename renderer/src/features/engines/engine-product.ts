@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import { useEngineTarget } from '../../api/engine-target';
 import type { VersionResponse } from '../../api/engine-types';
-import { useEngineUp } from '../../app/use-desktop-state';
+import { useEngineUp } from '../../app/state/use-desktop-state';
 import { useEngines } from './queries';
 
 export interface EngineProduct {

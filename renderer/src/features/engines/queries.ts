@@ -6,9 +6,9 @@ import type { ContainerSummary, VersionResponse } from '../../api/engine-types';
 import { EMBEDDED_ENGINE, enginePrefix, useEngineTarget } from '../../api/engine-target';
 import { getJson, request, sendJson } from '../../api/gateway';
 import { withoutHelpers } from '../../api/helper-containers';
-import { navigate, useRoute } from '../../app/router';
-import { useTimeline } from '../../app/use-engine-events';
-import { useEngineUp } from '../../app/use-desktop-state';
+import { navigate, useRoute } from '../../app/state/router';
+import { useTimeline } from '../../app/state/use-engine-events';
+import { useEngineUp } from '../../app/state/use-desktop-state';
 
 /** The embedded engine, listed first beside the added ones. */
 export const embeddedEngine: EngineSummary = {

@@ -1,7 +1,7 @@
 // The events timeline's palette entries: show one type of event, or all.
 import { ListFilter } from 'lucide-react';
-import { command, type Command } from '../../app/palette/command';
-import { navigate } from '../../app/router';
+import { command, type Command } from '../../app/ui/command';
+import { navigate } from '../../app/state/router';
 import { EVENT_TYPES, useEventsUi } from './store';
 
 export function eventCommands(): Command[] {

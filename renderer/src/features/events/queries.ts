@@ -1,2 +1,2 @@
 // The timeline is filled by the one events subscription (app/use-engine-events); this reads it.
-export { useTimeline } from '../../app/use-engine-events';
+export { useTimeline } from '../../app/state/use-engine-events';

@@ -17,9 +17,9 @@ import {
 } from 'lucide-react';
 import { engine } from '../../api/engine-client';
 import type { ContainerSummary, ImageSummary } from '../../api/engine-types';
-import { cached, command, type Command } from '../../app/palette/command';
-import { navigate } from '../../app/router';
-import { downloadUrl } from '../../app/save-file';
+import { cached, command, type Command } from '../../app/ui/command';
+import { navigate } from '../../app/state/router';
+import { downloadUrl } from '../../app/ui/save-file';
 import { archiveName } from './names';
 import { useImagesUi, type ImageDialog } from './store';
 

@@ -1,5 +1,5 @@
 // What an image is called on screen and on disk.
-import { shortId } from '../../app/format';
+import { shortId } from '../../app/ui/format';
 
 /** The image's first name, or its ID when it has none ("<none>:<none>" is no name). */
 export function imageRef(repoTags: string[] | null | undefined, id: string): string {

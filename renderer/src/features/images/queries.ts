@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import { ApiError } from '../../api/gateway';
-import { useEngineUp } from '../../app/use-desktop-state';
+import { useEngineUp } from '../../app/state/use-desktop-state';
 import { asOwnSave } from '../events/own-actions';
 
 export function useImages() {

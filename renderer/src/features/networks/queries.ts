@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import type { NetworkConnectBody, NetworkCreateBody } from '../../api/engine-types';
-import { useEngineUp } from '../../app/use-desktop-state';
+import { useEngineUp } from '../../app/state/use-desktop-state';
 
 export function useNetworks() {
   const up = useEngineUp();

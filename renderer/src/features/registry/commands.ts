@@ -3,9 +3,9 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { Copy, Download, FolderGit2, Library, Play, Plus, Send, Tag, Trash2, Upload } from 'lucide-react';
 import type { RegistrySummary } from '../../../../daemon/api/desktop-types';
-import { command, type Command } from '../../app/palette/command';
-import { navigate, useRoute } from '../../app/router';
-import { requestIntent } from '../../app/ui/intent';
+import { command, type Command } from '../../app/ui/command';
+import { navigate, useRoute } from '../../app/state/router';
+import { requestIntent } from '../../app/state/intent';
 import { isDigest } from './components/manifest-view';
 import { registriesKey, useSelectedRegistry } from './queries';
 

@@ -15,7 +15,7 @@ import type { ImageSummary } from '../../api/engine-types';
 import { enginePrefix } from '../../api/engine-target';
 import { getJson, request, sendJson } from '../../api/gateway';
 import { registry, registryAt } from '../../api/registry-client';
-import { useService } from '../../app/use-desktop-state';
+import { useService } from '../../app/state/use-desktop-state';
 
 export const EMBEDDED_REGISTRY = 'embedded';
 /** Entries per page of the catalog and of a repository's tags. */

@@ -4,11 +4,11 @@ import type { QueryClient } from '@tanstack/react-query';
 import { Copy, FileDown, Monitor, Moon, Power, RotateCw, Server, Sun } from 'lucide-react';
 import type { DesktopSettings, EngineChoice } from '../../../../daemon/api/desktop-types';
 import { desktop } from '../../api/desktop-client';
-import { command, type Command } from '../../app/palette/command';
-import { navigate } from '../../app/router';
-import { downloadUrl } from '../../app/save-file';
-import { useTheme } from '../../app/theme';
-import { requestIntent } from '../../app/ui/intent';
+import { command, type Command } from '../../app/ui/command';
+import { navigate } from '../../app/state/router';
+import { downloadUrl } from '../../app/ui/save-file';
+import { useTheme } from '../../app/state/theme';
+import { requestIntent } from '../../app/state/intent';
 import { ENGINE_MODE_LABELS } from './components/engine-mode';
 
 const SERVICES: [string, string][] = [

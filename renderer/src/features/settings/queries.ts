@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { desktop, desktopSettings, engineMode } from '../../api/desktop-client';
 import { engine } from '../../api/engine-client';
-import { useEngineUp } from '../../app/use-desktop-state';
+import { useEngineUp } from '../../app/state/use-desktop-state';
 import { dropEngineAnswers } from '../engines/queries';
 
 export function useUsage() {

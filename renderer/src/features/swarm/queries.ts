@@ -2,7 +2,7 @@
 // an event for each: while the screen is open its lists are read again every two seconds.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
-import { useEngineUp } from '../../app/use-desktop-state';
+import { useEngineUp } from '../../app/state/use-desktop-state';
 import { swarm, type ObjectKind } from './swarm-api';
 
 const every = 2000;

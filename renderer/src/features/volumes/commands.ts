@@ -2,9 +2,9 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { Eraser, FolderOpen, Plus, Trash2 } from 'lucide-react';
 import type { Volume } from '../../api/engine-types';
-import { command, type Command } from '../../app/palette/command';
-import { navigate } from '../../app/router';
-import { requestIntent } from '../../app/ui/intent';
+import { command, type Command } from '../../app/ui/command';
+import { navigate } from '../../app/state/router';
+import { requestIntent } from '../../app/state/intent';
 
 export function volumeCommands(qc: QueryClient): Command[] {
   const volumes = qc.getQueryData<{ Volumes: Volume[] | null }>(['volumes', {}])?.Volumes ?? [];

@@ -2,8 +2,8 @@
 // refreshed by volume and container events.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
-import { useEngineUp } from '../../app/use-desktop-state';
-import { containerName } from '../../app/format';
+import { useEngineUp } from '../../app/state/use-desktop-state';
+import { containerName } from '../../app/ui/format';
 import { useContainers } from '../containers/queries';
 import { reapHelpers } from './volume-helper';
 

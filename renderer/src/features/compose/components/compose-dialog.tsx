@@ -6,7 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ComposeRequest, ComposeResult, ComposeTool } from '../../../../../daemon/api/desktop-types';
 import { useEngineTarget } from '../../../api/engine-target';
 import { errorText, getJson, sendJson } from '../../../api/gateway';
-import { Dialog } from '../../../app/dialog';
+import { Dialog } from '../../../app/ui/dialog';
 
 export function ComposeDialog({ onClose }: { onClose: () => void }) {
   const tool = useQuery({

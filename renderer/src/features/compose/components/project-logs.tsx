@@ -3,9 +3,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { engine } from '../../../api/engine-client';
 import { errorText } from '../../../api/gateway';
-import { containerName } from '../../../app/format';
+import { containerName } from '../../../app/ui/format';
 import { Breadcrumb } from '../../../app/ui/detail';
-import { VirtualList } from '../../../app/virtual-list';
+import { VirtualList } from '../../../app/ui/virtual-list';
 import { readChunks, type Stream } from '../../containers/components/logs-tab';
 import { projectContainers } from '../project-actions';
 import { serviceLabel } from '../projects';

@@ -4,11 +4,11 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ChevronDown, ChevronRight, Play, RotateCw, ScrollText, Square, Trash2 } from 'lucide-react';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
 import { errorText } from '../../../api/gateway';
-import { navigate } from '../../../app/router';
-import { toast } from '../../../app/toasts';
-import { plural } from '../../../app/format';
+import { navigate } from '../../../app/state/router';
+import { toast } from '../../../app/ui/toasts';
+import { plural } from '../../../app/ui/format';
 import { Button } from '../../../app/ui/button';
 import { actOnProject, removeProject, type ProjectAction, type RemovedProject } from '../project-actions';
 import { publishedPorts, stateSummary, type Project } from '../projects';

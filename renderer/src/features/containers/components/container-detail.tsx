@@ -1,11 +1,11 @@
 // One container: Summary, Logs, Terminal, Stats, Files, as tabs in the route.
 import { lazy, Suspense, useState } from 'react';
 import { ApiError } from '../../../api/gateway';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { ErrorMessage } from '../../../app/error-message';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
 import { fixableText, unpublishedPort } from '../../../api/fixable-errors';
-import { containerName } from '../../../app/format';
-import { navigate } from '../../../app/router';
+import { containerName } from '../../../app/ui/format';
+import { navigate } from '../../../app/state/router';
 import { useBulkAction, useContainer } from '../queries';
 import { useStatsStream } from '../stats-feed';
 import { usePending } from '../store';
@@ -15,7 +15,8 @@ import { SummaryTab } from './summary-tab';
 import { Play, RotateCw, Square, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { Breadcrumb, DetailTabs } from '../../../app/ui/detail';
-import { FileBrowser } from '../../../app/files/file-browser';
+import { FileBrowser } from '../../../app/ui/file-browser';
+import './containers.css';
 
 // xterm.js is a third of the bundle: it loads when a terminal is first opened.
 const TerminalView = lazy(() =>

@@ -2,26 +2,27 @@
 // actions, per-row actions, and the run dialog.
 import { useCallback, useMemo, useState } from 'react';
 import type { ContainerSummary } from '../../../api/engine-types';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { ErrorMessage } from '../../../app/error-message';
-import { containerName, shortId } from '../../../app/format';
-import { useEngineUp } from '../../../app/use-desktop-state';
-import { VirtualList } from '../../../app/virtual-list';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { containerName, shortId } from '../../../app/ui/format';
+import { useEngineUp } from '../../../app/state/use-desktop-state';
+import { VirtualList } from '../../../app/ui/virtual-list';
 import { useBulkAction, useContainers } from '../queries';
 import { useContainersUi, usePending } from '../store';
 import { useStatsPolling } from '../stats-feed';
 import { RunDialog } from './run-dialog';
 import { ContainerRow } from './container-row';
-import { SearchBox } from '../../../app/search-box';
+import { SearchBox } from '../../../app/ui/search-box';
 import { Boxes, FileCode, Play, RotateCw, Square, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
-import { useIntentHandler } from '../../../app/ui/intent';
+import { useIntentHandler } from '../../../app/state/intent';
 import { ComposeDialog } from '../../compose/components/compose-dialog';
 import { ProjectRow } from '../../compose/components/project-row';
 import { groupedRows } from '../../compose/projects';
 import { useFoldedProjects } from '../../compose/store';
+import './containers.css';
 
 const ROW = 44;
 

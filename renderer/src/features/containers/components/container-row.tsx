@@ -3,9 +3,9 @@
 // follow the clock in their own cells.
 import { memo } from 'react';
 import type { ContainerSummary } from '../../../api/engine-types';
-import { ago, containerName, shortId, statusAt, statusSince } from '../../../app/format';
-import { navigate } from '../../../app/router';
-import { useClockText } from '../../../app/use-now';
+import { ago, containerName, shortId, statusAt, statusSince } from '../../../app/ui/format';
+import { navigate } from '../../../app/state/router';
+import { useClockText } from '../../../app/ui/use-now';
 import { Button } from '../../../app/ui/button';
 import { PortLinks } from '../../../app/ui/port-links';
 import { rowKeys } from '../../../app/ui/row-keys';

@@ -5,10 +5,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { engine } from '../../../api/engine-client';
 import { demuxer } from '../../../api/stdcopy';
-import { ErrorMessage } from '../../../app/error-message';
-import { plural } from '../../../app/format';
-import { VirtualList } from '../../../app/virtual-list';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { plural } from '../../../app/ui/format';
+import { VirtualList } from '../../../app/ui/virtual-list';
 import { apiTime, LogStore, MatchIndex, MS, shownText } from '../log-store';
+import './containers.css';
 
 const ROW = 18;
 const TAILS = ['1000', '10000', '100000', 'all'];

@@ -6,10 +6,10 @@ import { useMemo, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { engine } from '../../../api/engine-client';
 import { useEngineTarget } from '../../../api/engine-target';
-import { Dialog } from '../../../app/dialog';
-import { FormFooter } from '../../../app/form-problems';
-import { navigate } from '../../../app/router';
-import { useDebounced } from '../../../app/use-debounced';
+import { Dialog } from '../../../app/ui/dialog';
+import { FormFooter } from '../../../app/ui/form-problems';
+import { navigate } from '../../../app/state/router';
+import { useDebounced } from '../../../app/ui/use-debounced';
 import { useEngines } from '../../engines/queries';
 import { ProgressView } from '../../images/components/progress-dialog';
 import type { Progress } from '../../images/progress';
@@ -25,6 +25,7 @@ import {
   type RunForm,
 } from '../create-body';
 import { useHostPortProblems, usePortPublishing, useRunContainer } from '../queries';
+import './containers.css';
 
 /** The local names an image field may mean: `busybox` is `busybox:latest`. */
 const withTag = (ref: string) => (/[:@][^/]*$/.test(ref) ? ref : `${ref}:latest`);

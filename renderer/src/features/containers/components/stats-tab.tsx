@@ -1,10 +1,10 @@
 // Live CPU, memory, network and block I/O charts over the history stats-feed keeps (fed by the
 // detail screen's stream while any of its tabs is open), over a time window the user picks.
 import { useState } from 'react';
-import { ErrorMessage } from '../../../app/error-message';
-import { bytes } from '../../../app/format';
-import { Segmented, type Choice } from '../../../app/segmented';
-import { TimeChart, type TimePoint } from '../../../app/time-chart';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { bytes } from '../../../app/ui/format';
+import { Segmented, type Choice } from '../../../app/ui/segmented';
+import { TimeChart, type TimePoint } from '../../../app/ui/time-chart';
 import { HISTORY_MS, useStatsHistory, type StatsPoint } from '../stats-feed';
 
 const WINDOWS: Choice<number>[] = [

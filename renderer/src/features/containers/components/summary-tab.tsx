@@ -1,7 +1,7 @@
 // Inspect as readable fields, then the raw JSON; networks, volumes and published ports are links.
 import type { ReactNode } from 'react';
 import type { ContainerInspect } from '../../../api/engine-types';
-import { plural, when } from '../../../app/format';
+import { plural, when } from '../../../app/ui/format';
 import { Fields } from '../../../app/ui/detail';
 import { PortLinks } from '../../../app/ui/port-links';
 

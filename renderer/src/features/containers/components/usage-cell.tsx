@@ -2,7 +2,7 @@
 // minutes, read from the history the list's shared stats timer fills (stats-feed.ts) while the
 // cell is in view.
 import { useRef } from 'react';
-import { bytes } from '../../../app/format';
+import { bytes } from '../../../app/ui/format';
 import { useStatsHistory, useStatsInView } from '../stats-feed';
 
 const W = 48;

@@ -4,12 +4,12 @@ import { useState } from 'react';
 import { Eraser, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { EngineDown } from '../../../app/ui/engine-down';
-import { useIntentHandler } from '../../../app/ui/intent';
-import { toast } from '../../../app/toasts';
-import { useEngineUp } from '../../../app/use-desktop-state';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { ErrorMessage } from '../../../app/error-message';
-import { bytes, plural } from '../../../app/format';
+import { useIntentHandler } from '../../../app/state/intent';
+import { toast } from '../../../app/ui/toasts';
+import { useEngineUp } from '../../../app/state/use-desktop-state';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { bytes, plural } from '../../../app/ui/format';
 import { useEngineProduct } from '../../engines/engine-product';
 import { diskUsageGaps, sections, useDiskUsage, usePrune, type Kind, type Section } from '../queries';
 

@@ -2,8 +2,8 @@
 // engine. An engine that does not answer is named with its reason; the others still show.
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { ErrorMessage } from '../../../app/error-message';
-import { navigate } from '../../../app/router';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { navigate } from '../../../app/state/router';
 import { selectEngine, useContainersOfAllEngines } from '../queries';
 
 export function AllContainers() {

@@ -4,9 +4,9 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { EngineSummary } from '../../../../../daemon/api/desktop-types';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { ErrorMessage } from '../../../app/error-message';
-import { useIntentHandler } from '../../../app/ui/intent';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { useIntentHandler } from '../../../app/state/intent';
 import { rowKeys } from '../../../app/ui/row-keys';
 import { useAddEngine, useEngines, useEngineStatus, useRemoveEngine } from '../queries';
 

@@ -4,9 +4,9 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../../api/engine-client';
 import { errorText, parseJsonLines } from '../../../api/gateway';
-import { Dialog } from '../../../app/dialog';
-import { toast } from '../../../app/toasts';
-import { bytes } from '../../../app/format';
+import { Dialog } from '../../../app/ui/dialog';
+import { toast } from '../../../app/ui/toasts';
+import { bytes } from '../../../app/ui/format';
 import { splitCommand } from '../../containers/create-body';
 
 interface Answer {

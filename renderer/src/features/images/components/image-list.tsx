@@ -2,25 +2,26 @@
 // history.
 import { useState, type FormEvent } from 'react';
 import { engine } from '../../../api/engine-client';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { ErrorMessage } from '../../../app/error-message';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
 import { RunDialog } from '../../containers/components/run-dialog';
 import { useContainers } from '../../containers/queries';
-import { Dialog } from '../../../app/dialog';
-import { ago, bytes, shortId } from '../../../app/format';
-import { useEngineUp } from '../../../app/use-desktop-state';
+import { Dialog } from '../../../app/ui/dialog';
+import { ago, bytes, shortId } from '../../../app/ui/format';
+import { useEngineUp } from '../../../app/state/use-desktop-state';
 import { explainRemoveError, useImageMutations, useImages } from '../queries';
 import { archiveName } from '../names';
-import { navigate } from '../../../app/router';
+import { navigate } from '../../../app/state/router';
 import { useImagesUi } from '../store';
 import { ArchiveDialog } from './archive-dialog';
 import { ProgressDialog, splitTag } from './progress-dialog';
-import { SearchBox } from '../../../app/search-box';
+import { SearchBox } from '../../../app/ui/search-box';
 import { Download, FileArchive, FileInput, History, Layers, Play, Tag, Trash2, Upload } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { rowKeys } from '../../../app/ui/row-keys';
+import './images.css';
 
 export function ImageList() {
   const ui = useImagesUi();

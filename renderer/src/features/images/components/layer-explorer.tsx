@@ -4,12 +4,13 @@ import { useMemo, useState, type KeyboardEvent } from 'react';
 import { ChevronDown, ChevronRight, File, Folder, FolderX, Link } from 'lucide-react';
 import type { ImageHistoryItem, ImageInspect } from '../../../api/engine-types';
 import type { LayerChangeKind } from '../../../../../daemon/api/image-layer-types';
-import { ErrorMessage } from '../../../app/error-message';
-import { bytes, plural, shortId } from '../../../app/format';
-import { SearchBox } from '../../../app/search-box';
-import { Segmented, type Choice } from '../../../app/segmented';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { bytes, plural, shortId } from '../../../app/ui/format';
+import { SearchBox } from '../../../app/ui/search-box';
+import { Segmented, type Choice } from '../../../app/ui/segmented';
 import { useImageLayerFiles } from '../queries';
 import { isDir, layerHistory, layerTotals, layerTree, type TreeNode } from '../layer-tree';
+import './images.css';
 
 const KINDS: Choice<LayerChangeKind | 'all'>[] = [
   { value: 'all', label: 'All' },

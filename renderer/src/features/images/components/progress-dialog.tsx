@@ -4,12 +4,13 @@ import { useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../../api/engine-client';
 import { errorText, jsonLines } from '../../../api/gateway';
 import type { JsonMessage } from '../../../api/engine-types';
-import { Dialog } from '../../../app/dialog';
-import { toast } from '../../../app/toasts';
-import { bytes } from '../../../app/format';
-import { useDebounced } from '../../../app/use-debounced';
+import { Dialog } from '../../../app/ui/dialog';
+import { toast } from '../../../app/ui/toasts';
+import { bytes } from '../../../app/ui/format';
+import { useDebounced } from '../../../app/ui/use-debounced';
 import { useRegistryReferences, useRegistrySearch } from '../../registry/queries';
 import { fold, type Progress } from '../progress';
+import './images.css';
 
 export function ProgressDialog({
   mode,

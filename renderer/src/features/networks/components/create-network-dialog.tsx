@@ -2,8 +2,8 @@
 // config, the flags, labels and driver options. The engine's refusal (IPv6 without a subnet, say) is
 // shown as it says it, in the dialog.
 import { useState, type FormEvent } from 'react';
-import { Dialog } from '../../../app/dialog';
-import { FormFooter } from '../../../app/form-problems';
+import { Dialog } from '../../../app/ui/dialog';
+import { FormFooter } from '../../../app/ui/form-problems';
 import { FormErrors } from '../../containers/create-body';
 import { emptyNetworkForm, networkBody, type NetworkForm } from '../network-form';
 import { useNetworkMutations, useSwarmManager } from '../queries';

@@ -5,18 +5,18 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link2, Trash2, Unlink } from 'lucide-react';
 import { engine } from '../../../api/engine-client';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { ErrorMessage } from '../../../app/error-message';
-import { containerName, plural, when } from '../../../app/format';
-import { navigate } from '../../../app/router';
-import { toast } from '../../../app/toasts';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { containerName, plural, when } from '../../../app/ui/format';
+import { navigate } from '../../../app/state/router';
+import { toast } from '../../../app/ui/toasts';
 import { Button } from '../../../app/ui/button';
 import { Breadcrumb, Fields } from '../../../app/ui/detail';
-import { useEngineUp } from '../../../app/use-desktop-state';
+import { useEngineUp } from '../../../app/state/use-desktop-state';
 import { aliasList } from '../../containers/create-body';
 import { useContainers } from '../../containers/queries';
 import { builtinNetworks, useNetworkMutations } from '../queries';
-import '../networks.css';
+import './networks.css';
 
 const pairs = (o: Record<string, string> | null | undefined) =>
   Object.entries(o ?? {})

@@ -2,23 +2,23 @@
 // containers each has; create, remove and prune, each destructive action confirmed naming what goes.
 import { useState } from 'react';
 import { Eraser, Network, Plus, Trash2 } from 'lucide-react';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { ErrorMessage } from '../../../app/error-message';
-import { plural } from '../../../app/format';
-import { navigate } from '../../../app/router';
-import { Segmented } from '../../../app/segmented';
-import { toast } from '../../../app/toasts';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { plural } from '../../../app/ui/format';
+import { navigate } from '../../../app/state/router';
+import { Segmented } from '../../../app/ui/segmented';
+import { toast } from '../../../app/ui/toasts';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
-import { useIntentHandler } from '../../../app/ui/intent';
+import { useIntentHandler } from '../../../app/state/intent';
 import { rowKeys } from '../../../app/ui/row-keys';
-import { useEngineUp } from '../../../app/use-desktop-state';
+import { useEngineUp } from '../../../app/state/use-desktop-state';
 import { useContainers } from '../../containers/queries';
 import { builtinNetworks, useNetworkMutations, useNetworks } from '../queries';
 import { CreateNetworkDialog } from './create-network-dialog';
 import { Topology } from './topology';
-import '../networks.css';
+import './networks.css';
 
 type Pending = { kind: 'remove'; name: string } | { kind: 'prune'; names: string[] };
 

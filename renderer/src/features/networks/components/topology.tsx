@@ -2,7 +2,7 @@
 // container on several networks shows in each. Chips wrap in a grid, so fifty containers stay a
 // few rows per network rather than one long line.
 import type { ContainerSummary, NetworkResource } from '../../../api/engine-types';
-import { containerName } from '../../../app/format';
+import { containerName } from '../../../app/ui/format';
 import { PortLinks } from '../../../app/ui/port-links';
 
 export function Topology({

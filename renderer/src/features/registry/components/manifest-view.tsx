@@ -8,15 +8,16 @@ import { Fragment, useState } from 'react';
 import { Copy, Download, Play, Send, Tag, Trash2 } from 'lucide-react';
 import type { RegistrySummary } from '../../../../../daemon/api/desktop-types';
 import type { Descriptor, ImageConfigBlob, Manifest } from '../../../api/registry-client';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { ErrorMessage } from '../../../app/error-message';
-import { bytes, plural, shortId, when } from '../../../app/format';
-import { navigate } from '../../../app/router';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { bytes, plural, shortId, when } from '../../../app/ui/format';
+import { navigate } from '../../../app/state/router';
 import { Button } from '../../../app/ui/button';
-import { useIntentHandler } from '../../../app/ui/intent';
+import { useIntentHandler } from '../../../app/state/intent';
 import { RunDialog } from '../../containers/components/run-dialog';
 import { useDeleteManifest, useDeleteTag, useImageConfig, useManifest } from '../queries';
 import { CopyDialog, PullDialog } from './registry-dialogs';
+import './registry.css';
 
 export const isDigest = (ref: string) => /^[a-z0-9]+:[a-f0-9]+$/.test(ref);
 

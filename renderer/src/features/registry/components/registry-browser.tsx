@@ -4,15 +4,15 @@
 import { useState } from 'react';
 import { Library, Plus, Trash2, Upload } from 'lucide-react';
 import type { RegistrySummary } from '../../../../../daemon/api/desktop-types';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { ErrorMessage } from '../../../app/error-message';
-import { plural } from '../../../app/format';
-import { navigate, useRoute } from '../../../app/router';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { plural } from '../../../app/ui/format';
+import { navigate, useRoute } from '../../../app/state/router';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
-import { useIntentHandler } from '../../../app/ui/intent';
-import { useService } from '../../../app/use-desktop-state';
-import { useDebounced } from '../../../app/use-debounced';
+import { useIntentHandler } from '../../../app/state/intent';
+import { useService } from '../../../app/state/use-desktop-state';
+import { useDebounced } from '../../../app/ui/use-debounced';
 import {
   useCatalog,
   useCatalogSearch,
@@ -24,6 +24,7 @@ import {
 } from '../queries';
 import { ManifestView } from './manifest-view';
 import { AddRegistryDialog, PushDialog } from './registry-dialogs';
+import './registry.css';
 
 export function RegistryBrowser() {
   const rest = useRoute((r) => r.rest);

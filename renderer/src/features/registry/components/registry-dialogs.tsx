@@ -8,13 +8,14 @@ import type { RegistryAuthKind, RegistrySummary } from '../../../../../daemon/ap
 import { errorText, jsonLines } from '../../../api/gateway';
 import type { JsonMessage } from '../../../api/engine-types';
 import { EMBEDDED_ENGINE } from '../../../api/engine-target';
-import { Dialog } from '../../../app/dialog';
-import { ErrorMessage } from '../../../app/error-message';
-import { toast } from '../../../app/toasts';
+import { Dialog } from '../../../app/ui/dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { toast } from '../../../app/ui/toasts';
 import { EngineSelect } from '../../engines/components/engine-select';
 import { ProgressView, splitTag } from '../../images/components/progress-dialog';
 import { fold, type Progress } from '../../images/progress';
 import { transfers, useAddRegistry, useEngineImages, useRegistries } from '../queries';
+import './registry.css';
 
 /** Runs one progress stream: its state, and start/cancel. Ends in a toast either way. */
 function useTransfer(done: string, failed: string, after?: () => void) {

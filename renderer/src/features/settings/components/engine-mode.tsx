@@ -2,8 +2,8 @@
 // or rootful one), why, and the pick, kept by the app and applied at once.
 import { useState } from 'react';
 import type { EngineMode, EngineModePreference } from '../../../../../daemon/api/desktop-types';
-import { ErrorMessage } from '../../../app/error-message';
-import { useIntentHandler } from '../../../app/ui/intent';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { useIntentHandler } from '../../../app/state/intent';
 import { useEngineMode } from '../queries';
 
 export const ENGINE_MODE_LABELS: Record<EngineModePreference, string> = {

@@ -2,14 +2,15 @@
 // and the servers' own CPU and memory; the engine's version and info.
 import { useRef, useState } from 'react';
 import { desktop, type ProcUsage, type ServiceState } from '../../../api/desktop-client';
-import { ErrorMessage } from '../../../app/error-message';
-import { bytes } from '../../../app/format';
-import { useTheme, type ThemeChoice } from '../../../app/theme';
-import { useIntentHandler } from '../../../app/ui/intent';
-import { useService } from '../../../app/use-desktop-state';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { bytes } from '../../../app/ui/format';
+import { useTheme, type ThemeChoice } from '../../../app/state/theme';
+import { useIntentHandler } from '../../../app/state/intent';
+import { useService } from '../../../app/state/use-desktop-state';
 import { EngineSettings } from '../../engines/components/engine-settings';
 import { useDesktopSettings, useEngineInfo, useServiceLog, useUsage } from '../queries';
 import { EngineModeSettings } from './engine-mode';
+import './settings.css';
 
 export function Settings() {
   const { theme, setTheme } = useTheme();

@@ -3,11 +3,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ArrowUpDown, Layers, ListTree, Plus, ScrollText, Trash2, Undo2 } from 'lucide-react';
 import { errorText } from '../../../api/gateway';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { Dialog } from '../../../app/dialog';
-import { ErrorMessage } from '../../../app/error-message';
-import { shortId, when } from '../../../app/format';
-import { toast } from '../../../app/toasts';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { Dialog } from '../../../app/ui/dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { shortId, when } from '../../../app/ui/format';
+import { toast } from '../../../app/ui/toasts';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
 import { readChunks } from '../../containers/components/logs-tab';

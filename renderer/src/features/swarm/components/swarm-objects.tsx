@@ -3,9 +3,9 @@
 import { useState, type FormEvent } from 'react';
 import { Plus, Trash2 } from 'lucide-react';
 import { errorText } from '../../../api/gateway';
-import { ConfirmDialog } from '../../../app/confirm-dialog';
-import { ErrorMessage } from '../../../app/error-message';
-import { shortId, when } from '../../../app/format';
+import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { shortId, when } from '../../../app/ui/format';
 import { Button } from '../../../app/ui/button';
 import { useNodes, useSwarmChange, useSwarmObjects } from '../queries';
 import { swarm, type ObjectKind, type SwarmObject } from '../swarm-api';

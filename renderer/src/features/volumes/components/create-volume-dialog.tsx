@@ -1,9 +1,9 @@
 // `docker volume create` as a dialog: name, driver, what the local driver mounts (a plain
 // directory, a tmpfs of a given size, or a bind of a host folder), further options and labels.
 import { useState, type FormEvent } from 'react';
-import { Dialog } from '../../../app/dialog';
-import { FormFooter } from '../../../app/form-problems';
-import { toast } from '../../../app/toasts';
+import { Dialog } from '../../../app/ui/dialog';
+import { FormFooter } from '../../../app/ui/form-problems';
+import { toast } from '../../../app/ui/toasts';
 import { FormErrors } from '../../containers/create-body';
 import { useVolumeMutations } from '../queries';
 import { emptyVolumeForm, volumeBody, type VolumeForm } from '../volume-form';

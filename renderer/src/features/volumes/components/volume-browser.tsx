@@ -1,9 +1,9 @@
 // One volume's files, in the file browser the containers' Files tab uses, through a helper
 // container that mounts the volume (volume-helper.ts); it goes when this screen does.
 import { Download, FileArchive, FileInput, Layers, X } from 'lucide-react';
-import { FileBrowser } from '../../../app/files/file-browser';
-import { ErrorMessage } from '../../../app/error-message';
-import { navigate } from '../../../app/router';
+import { FileBrowser } from '../../../app/ui/file-browser';
+import { ErrorMessage } from '../../../app/ui/error-message';
+import { navigate } from '../../../app/state/router';
 import { Button } from '../../../app/ui/button';
 import { Breadcrumb } from '../../../app/ui/detail';
 import { EmptyState } from '../../../app/ui/empty-state';

@@ -6,12 +6,12 @@ import { useEffect, useState, type DragEvent } from 'react';
 import { engine } from '../../api/engine-client';
 import { firstFileOf, tarReader, type TarEntry } from '../../api/tar-reader';
 import { tarOf } from '../../api/tar-writer';
-import { ErrorMessage } from '../error-message';
-import { bytes, plural } from '../format';
-import { ConfirmDialog } from '../confirm-dialog';
-import { Dialog } from '../dialog';
-import { saveFile } from '../save-file';
-import { rowKeys } from '../ui/row-keys';
+import { ErrorMessage } from './error-message';
+import { bytes, plural } from './format';
+import { ConfirmDialog } from './confirm-dialog';
+import { Dialog } from './dialog';
+import { saveFile } from './save-file';
+import { rowKeys } from './row-keys';
 
 function join(dir: string, name: string): string {
   return `${dir.replace(/\/$/, '')}/${name}`;

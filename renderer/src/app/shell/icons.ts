@@ -13,7 +13,7 @@ import {
   Settings,
   type LucideIcon,
 } from 'lucide-react';
-import type { Section } from '../router';
+import type { Section } from '../state/router';
 
 export const SECTION_ICONS: Record<Section, LucideIcon> = {
   containers: Boxes,

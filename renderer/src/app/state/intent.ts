@@ -3,7 +3,7 @@
 // runs once, when the screen has what it needs (`ready`).
 import { useEffect } from 'react';
 import { create } from 'zustand';
-import { navigate, type Section } from '../router';
+import { navigate, type Section } from './router';
 
 interface Intent {
   name: string;

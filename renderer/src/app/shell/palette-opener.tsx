@@ -2,7 +2,7 @@
 // at its first opening, not with the first screen.
 import { lazy, Suspense, useEffect, useState } from 'react';
 
-const Palette = lazy(async () => ({ default: (await import('../command-palette')).Palette }));
+const Palette = lazy(async () => ({ default: (await import('./command-palette')).Palette }));
 
 export function CommandPalette() {
   const [open, setOpen] = useState(false);

@@ -1,5 +1,5 @@
 // Errors are shown, never swallowed: the engine's own message, readable, in place.
-import { errorText } from '../api/gateway';
+import { errorText } from '../../api/gateway';
 
 export function ErrorMessage({ error, context }: { error: unknown; context?: string }) {
   if (!error) return null;

@@ -1,9 +1,9 @@
 // The engine indicator in the sidebar: up (with version), starting, restarting, down or failed
 // with the supervisor's reason.
 import { useQuery } from '@tanstack/react-query';
-import { engine } from '../api/engine-client';
-import { useEngineUp, useService } from './use-desktop-state';
-import { navigate } from './router';
+import { engine } from '../../api/engine-client';
+import { useEngineUp, useService } from '../state/use-desktop-state';
+import { navigate } from '../state/router';
 
 export function EngineStatus() {
   const svcd = useService('svcd');

@@ -3,10 +3,10 @@
 import { useEffect, useRef } from 'react';
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { create } from 'zustand';
-import { engine } from '../api/engine-client';
-import { useEngineTarget } from '../api/engine-target';
-import { jsonLines } from '../api/gateway';
-import type { EngineEvent } from '../api/engine-types';
+import { engine } from '../../api/engine-client';
+import { useEngineTarget } from '../../api/engine-target';
+import { jsonLines } from '../../api/gateway';
+import type { EngineEvent } from '../../api/engine-types';
 import { useEngineUp } from './use-desktop-state';
 
 /** The timeline keeps this many; the screen says so when more have been seen. */

@@ -3,21 +3,21 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { PanelLeftClose, PanelLeftOpen, Search } from 'lucide-react';
-import { containerCommands } from '../features/containers/commands';
-import { useBulkAction } from '../features/containers/queries';
-import { diskCommands } from '../features/disk-usage/commands';
-import { engineCommands } from '../features/engines/commands';
-import { eventCommands } from '../features/events/commands';
-import { imageCommands } from '../features/images/commands';
-import { registryCommands } from '../features/registry/commands';
-import { settingsCommands } from '../features/settings/commands';
-import { volumeCommands } from '../features/volumes/commands';
-import { Dialog } from './dialog';
-import { command, type Command } from './palette/command';
-import { navigate, SECTIONS } from './router';
-import { focusSearch } from './search-box';
+import { containerCommands } from '../../features/containers/commands';
+import { useBulkAction } from '../../features/containers/queries';
+import { diskCommands } from '../../features/disk-usage/commands';
+import { engineCommands } from '../../features/engines/commands';
+import { eventCommands } from '../../features/events/commands';
+import { imageCommands } from '../../features/images/commands';
+import { registryCommands } from '../../features/registry/commands';
+import { settingsCommands } from '../../features/settings/commands';
+import { volumeCommands } from '../../features/volumes/commands';
+import { Dialog } from '../ui/dialog';
+import { command, type Command } from '../ui/command';
+import { navigate, SECTIONS } from '../state/router';
+import { focusSearch } from '../ui/search-box';
 import { useSidebar } from './sidebar-store';
-import { SECTION_ICONS } from './ui/icons';
+import { SECTION_ICONS } from './icons';
 
 function shellCommands(): Command[] {
   const sidebar = useSidebar.getState();

@@ -1,9 +1,9 @@
 // Sections, reachable by Tab and by Alt+1…8.
 import { useEffect } from 'react';
-import { navigate, SECTIONS, useRoute } from './router';
-import { EngineSwitcher } from '../features/engines/components/engine-switcher';
+import { navigate, SECTIONS, useRoute } from '../state/router';
+import { EngineSwitcher } from '../../features/engines/components/engine-switcher';
 import { EngineStatus } from './engine-status';
-import { SECTION_ICONS } from './ui/icons';
+import { SECTION_ICONS } from './icons';
 import { PanelLeftClose, PanelLeftOpen } from 'lucide-react';
 import { useSidebar } from './sidebar-store';
 

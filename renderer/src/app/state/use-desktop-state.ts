@@ -2,7 +2,7 @@
 // kept in the react-query cache so every screen reads the same state.
 import { useEffect } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { desktop, type ServiceState } from '../api/desktop-client';
+import { desktop, type ServiceState } from '../../api/desktop-client';
 
 export const servicesKey = ['services', {}] as const;
 

@@ -1,16 +1,17 @@
 // The shell: sidebar, engine status, the current screen; one events subscription for all.
 import { lazy, Suspense, useEffect, type ComponentType } from 'react';
-import { gateway } from '../api/gateway';
-import { ContainerList } from '../features/containers/components/container-list';
-import { CommandPalette } from './palette/palette-opener';
-import { useRoute } from './router';
-import { focusSearch } from './search-box';
-import { useFocusKeeper } from './screen-focus';
+import { gateway } from '../../api/gateway';
+import { ContainerList } from '../../features/containers/components/container-list';
+import { CommandPalette } from './palette-opener';
+import { useRoute } from '../state/router';
+import { focusSearch } from '../ui/search-box';
+import { useFocusKeeper } from '../ui/screen-focus';
 import { Sidebar } from './sidebar';
-import { applyTheme, useTheme } from './theme';
-import { Toaster } from './toasts';
-import { useDesktopStateStream } from './use-desktop-state';
-import { useEngineEvents } from './use-engine-events';
+import { applyTheme, useTheme } from '../state/theme';
+import { Toaster } from '../ui/toasts';
+import { useDesktopStateStream } from '../state/use-desktop-state';
+import { useEngineEvents } from '../state/use-engine-events';
+import './shell.css';
 
 /**
  * A screen in a chunk of its own, loaded when first shown: the first paint loads the shell and
@@ -21,46 +22,48 @@ function screen<P>(load: () => Promise<ComponentType<P>>) {
 }
 
 const ProjectLogs = screen(() =>
-  import('../features/compose/components/project-logs').then((m) => m.ProjectLogs),
+  import('../../features/compose/components/project-logs').then((m) => m.ProjectLogs),
 );
 const ContainerDetail = screen(() =>
-  import('../features/containers/components/container-detail').then((m) => m.ContainerDetail),
+  import('../../features/containers/components/container-detail').then((m) => m.ContainerDetail),
 );
 const AllContainers = screen(() =>
-  import('../features/engines/components/all-containers').then((m) => m.AllContainers),
+  import('../../features/engines/components/all-containers').then((m) => m.AllContainers),
 );
 const ImageDetail = screen(() =>
-  import('../features/images/components/image-detail').then((m) => m.ImageDetail),
+  import('../../features/images/components/image-detail').then((m) => m.ImageDetail),
 );
-const ImageList = screen(() => import('../features/images/components/image-list').then((m) => m.ImageList));
+const ImageList = screen(() =>
+  import('../../features/images/components/image-list').then((m) => m.ImageList),
+);
 const BuildScreen = screen(() =>
-  import('../features/build/components/build-screen').then((m) => m.BuildScreen),
+  import('../../features/build/components/build-screen').then((m) => m.BuildScreen),
 );
 const VolumeBrowser = screen(() =>
-  import('../features/volumes/components/volume-browser').then((m) => m.VolumeBrowser),
+  import('../../features/volumes/components/volume-browser').then((m) => m.VolumeBrowser),
 );
 const VolumeList = screen(() =>
-  import('../features/volumes/components/volume-list').then((m) => m.VolumeList),
+  import('../../features/volumes/components/volume-list').then((m) => m.VolumeList),
 );
 const NetworkDetail = screen(() =>
-  import('../features/networks/components/network-detail').then((m) => m.NetworkDetail),
+  import('../../features/networks/components/network-detail').then((m) => m.NetworkDetail),
 );
 const NetworkList = screen(() =>
-  import('../features/networks/components/network-list').then((m) => m.NetworkList),
+  import('../../features/networks/components/network-list').then((m) => m.NetworkList),
 );
 const SwarmScreen = screen(() =>
-  import('../features/swarm/components/swarm-screen').then((m) => m.SwarmScreen),
+  import('../../features/swarm/components/swarm-screen').then((m) => m.SwarmScreen),
 );
 const RegistryBrowser = screen(() =>
-  import('../features/registry/components/registry-browser').then((m) => m.RegistryBrowser),
+  import('../../features/registry/components/registry-browser').then((m) => m.RegistryBrowser),
 );
 const EventTimeline = screen(() =>
-  import('../features/events/components/event-timeline').then((m) => m.EventTimeline),
+  import('../../features/events/components/event-timeline').then((m) => m.EventTimeline),
 );
 const DiskUsage = screen(() =>
-  import('../features/disk-usage/components/disk-usage').then((m) => m.DiskUsage),
+  import('../../features/disk-usage/components/disk-usage').then((m) => m.DiskUsage),
 );
-const Settings = screen(() => import('../features/settings/components/settings').then((m) => m.Settings));
+const Settings = screen(() => import('../../features/settings/components/settings').then((m) => m.Settings));
 
 function Screen() {
   const { section, rest } = useRoute();

@@ -279,12 +279,13 @@ describe('logs, terminals and stats at scale in web mode', { skip: missingPrereq
     // could still be the old session: a reconnected one no longer shows what was typed before.
     const sessions = page.locator('.terminal-session');
     await until('both reconnected', async () => {
-      const fresh = await sessions.evaluateAll((all) =>
-        all.filter(
-          (s) =>
-            s.querySelector('.badge.term-connected') &&
-            !/one-2|\/bin\/ash/.test(s.querySelector('.xterm-rows')?.textContent ?? ''),
-        ).length,
+      const fresh = await sessions.evaluateAll(
+        (all) =>
+          all.filter(
+            (s) =>
+              s.querySelector('.badge.term-connected') &&
+              !/one-2|\/bin\/ash/.test(s.querySelector('.xterm-rows')?.textContent ?? ''),
+          ).length,
       );
       return fresh === 2 ? true : undefined;
     });

@@ -1,7 +1,6 @@
 // The containers engine: what the containers router's backend needs, over containerd and runc.
 // Creation, the lifecycle and the filesystem operations each live in their own module; this
 // class holds them together and restores the engine's view when svcd starts.
-import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type {
   ContainerChange,
@@ -23,13 +22,14 @@ import type {
   Resources,
   RestartPolicy,
 } from '../../api/container-types';
-import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
+import { ConflictError, InvalidParameterError } from '../../api/errors';
 import { validateContainerName } from '../../runtime/oci-spec/container-name';
 import { Container } from './container';
 import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 
-import { applyLegacyHostConfig, createContainer, initShared } from './container-create';
+import { applyLegacyHostConfig, createContainer } from './container-create';
 import { ContainerLifecycle } from './container-lifecycle';
+import { ContainerReaper } from './container-reaper';
 import type { ContainerIOFeed } from './container-io-feed';
 import type { ContainerLogs } from './container-logs';
 import { listContainers } from './container-list';
@@ -68,6 +68,7 @@ export class ContainersService {
   private readonly execIdsOf: (containerId: string) => string[];
   private readonly monitor: TaskEventMonitor;
   private readonly keeper: ShimKeeper;
+  private readonly reaper: ContainerReaper;
   private readonly commitImage: ContainersServiceDeps['commit'];
 
   constructor(deps: ContainersServiceDeps) {
@@ -85,6 +86,9 @@ export class ContainersService {
         }
       },
     });
+    this.reaper = new ContainerReaper(this.ctx, (c, alongside) =>
+      this.lifecycle.deleteStaleTask(c, alongside),
+    );
     this.monitor = new TaskEventMonitor(
       this.ctx.client,
       {
@@ -125,7 +129,9 @@ export class ContainersService {
         if (ids.length) this.ctx.log.info('network namespaces swept', { containers: ids });
       })
       .catch((err: Error) => this.ctx.log.warn('network sweep failed', { error: err.message }));
-    await sweepUnrecorded(this.ctx, new Set(this.ctx.registry.all().map((c) => c.id)))
+    const { reaped, failed } = await this.reaper.reapRetired();
+    if (reaped.length) this.ctx.log.info('interrupted removals finished', { containers: reaped });
+    await sweepUnrecorded(this.ctx, new Set([...this.ctx.registry.all().map((c) => c.id), ...failed]))
       .then((ids) => {
         if (ids.length) this.ctx.log.info('interrupted creates undone', { containers: ids });
       })
@@ -241,6 +247,7 @@ export class ContainersService {
   }
 
   async close(): Promise<void> {
+    await this.reaper.drain();
     await this.monitor.stop();
     await this.keeper.release();
     for (const c of this.ctx.registry.all()) {
@@ -377,33 +384,33 @@ export class ContainersService {
     });
   }
 
+  /**
+   * Answers once the record is retired on disk; the reaper takes the rest apart (see
+   * container-reaper.ts). Anonymous volumes to remove wait for that first, under a record saved
+   * as removing: a removal cut short there leaves the container dead, as dockerd does.
+   */
   private async destroy(container: Container, removeVolumes: boolean): Promise<void> {
-    const { client, rootfs, store, registry } = this.ctx;
     const r = container.record;
     markRemoving(r.State);
-    await saveRecord(this.ctx, container);
-    await container.networkTeardown;
+    const volumes = removeVolumes ? r.AnonymousVolumes : [];
     try {
-      const shared = initShared(this.ctx, r.InitSnapshotKey, container.id);
-      await this.lifecycle.deleteStaleTask(container, () =>
-        rootfs.remove(container.id, r.Rootfs, r.InitSnapshotKey, shared),
-      );
-      await client.containers.delete(container.id).catch((err: unknown) => {
-        if (!(err instanceof NotFoundError)) throw err;
-      });
-      if (removeVolumes)
-        for (const v of r.AnonymousVolumes) await this.ctx.volumes.removeAnonymous(v, container.id);
-      await store.delete(container.id);
-      await rm(this.ctx.paths.dir(container.id), { recursive: true, force: true });
+      if (volumes.length) {
+        await saveRecord(this.ctx, container);
+        await this.reaper.takeApart(container);
+        for (const v of volumes) await this.ctx.volumes.removeAnonymous(v, container.id);
+      }
+      await container.networkTeardown;
+      await this.ctx.store.retire(container.id);
     } catch (err) {
       markDead(r.State, `removal failed: ${(err as Error).message}`);
       await saveRecord(this.ctx, container).catch(() => undefined);
       throw err;
     }
-    registry.remove(container);
+    this.ctx.registry.remove(container);
     this.logs.forget(container);
     publishContainerEvent(this.ctx, container, 'destroy');
     container.notifyRemoved();
+    this.reaper.reap(container);
   }
 
   async sizes(container: Container): Promise<Sizes> {

@@ -35,14 +35,6 @@ typedef struct call {
   napi_async_work work;
 } call;
 
-#define CHECK(expr)                                                                                \
-  do {                                                                                             \
-    if ((expr) != napi_ok) {                                                                       \
-      napi_throw_error(env, NULL, "host-calls: " #expr " failed");                                 \
-      return NULL;                                                                                 \
-    }                                                                                              \
-  } while (0)
-
 static void free_call(call *c) {
   for (int i = 0; i < 4; i++) free(c->strings[i]);
   for (size_t i = 0; i < c->path_count; i++) free(c->paths[i]);
@@ -118,77 +110,88 @@ static napi_value queue(napi_env env, call *c, napi_value done) {
   return NULL;
 }
 
-static napi_value do_mount(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  call *c = calloc(1, sizeof *c);
-  if (!c) return NULL;
-  c->op = OP_MOUNT;
-  double flags;
-  if (argc < 6 || c_string(env, argv[0], &c->strings[0]) != napi_ok ||
-      c_string(env, argv[1], &c->strings[1]) != napi_ok || c_string(env, argv[2], &c->strings[2]) != napi_ok ||
-      napi_get_value_double(env, argv[3], &flags) != napi_ok ||
-      c_string(env, argv[4], &c->strings[3]) != napi_ok || !c->strings[1]) {
-    free_call(c);
-    napi_throw_type_error(env, NULL, "mount(source, target, fstype, flags, data, done)");
+/* The call's arguments and a zeroed call, or NULL with `usage` thrown when there are too few. */
+static call *begin(napi_env env, napi_callback_info info, enum op op, size_t want, napi_value *argv,
+                   const char *usage) {
+  size_t argc = want;
+  call *c = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < want ||
+      !(c = calloc(1, sizeof *c))) {
+    napi_throw_type_error(env, NULL, usage);
     return NULL;
   }
-  c->flags = (unsigned long)flags;
-  return queue(env, c, argv[5]);
+  c->op = op;
+  return c;
 }
 
-static napi_value do_umount(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  call *c = calloc(1, sizeof *c);
-  if (!c) return NULL;
-  c->op = OP_UMOUNT;
-  double flags;
-  if (argc < 3 || c_string(env, argv[0], &c->strings[0]) != napi_ok || !c->strings[0] ||
-      napi_get_value_double(env, argv[1], &flags) != napi_ok) {
-    free_call(c);
-    napi_throw_type_error(env, NULL, "umount(target, flags, done)");
-    return NULL;
+/* Frees the call and throws `usage`: its arguments were not what it takes. */
+static napi_value refuse(napi_env env, call *c, const char *usage) {
+  free_call(c);
+  napi_throw_type_error(env, NULL, usage);
+  return NULL;
+}
+
+/* Decodes argv by `shape`: 's' a string or null into the next of c->strings, 'n' into c->flags. */
+static int decode(napi_env env, call *c, napi_value *argv, const char *shape) {
+  int next = 0;
+  for (int i = 0; shape[i]; i++) {
+    double n;
+    if (shape[i] == 's' && c_string(env, argv[i], &c->strings[next++]) != napi_ok) return 0;
+    if (shape[i] == 'n' && napi_get_value_double(env, argv[i], &n) != napi_ok) return 0;
+    if (shape[i] == 'n') c->flags = (unsigned long)n;
   }
-  c->flags = (unsigned long)flags;
-  return queue(env, c, argv[2]);
+  return 1;
+}
+
+/* mount and umount: strings and flags, told apart by their signature (the function's data). */
+typedef struct signature {
+  enum op op;
+  const char *shape;
+  int required; /* index in strings of the one that may not be null: the target */
+  const char *usage;
+} signature;
+
+static const signature mount_signature = {OP_MOUNT, "sssns", 1, "mount(source, target, fstype, flags, data, done)"};
+static const signature umount_signature = {OP_UMOUNT, "sn", 0, "umount(target, flags, done)"};
+
+static napi_value do_strings_call(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  size_t argc = 6;
+  void *data;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, &data) != napi_ok) return NULL;
+  const signature *sig = data;
+  size_t want = strlen(sig->shape) + 1;
+  call *c = begin(env, info, sig->op, want, argv, sig->usage);
+  if (!c) return NULL;
+  if (!decode(env, c, argv, sig->shape) || !c->strings[sig->required]) return refuse(env, c, sig->usage);
+  return queue(env, c, argv[want - 1]);
 }
 
 static napi_value do_mkfifo(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
+  static const char usage[] = "mkfifo(paths, mode, done)";
   napi_value argv[3];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  call *c = calloc(1, sizeof *c);
+  call *c = begin(env, info, OP_MKFIFO, 3, argv, usage);
   if (!c) return NULL;
-  c->op = OP_MKFIFO;
   uint32_t count, mode;
-  if (argc < 3 || napi_get_array_length(env, argv[0], &count) != napi_ok ||
-      napi_get_value_uint32(env, argv[1], &mode) != napi_ok || !(c->paths = calloc(count ? count : 1, sizeof(char *)))) {
-    free_call(c);
-    napi_throw_type_error(env, NULL, "mkfifo(paths, mode, done)");
-    return NULL;
-  }
+  if (napi_get_array_length(env, argv[0], &count) != napi_ok ||
+      napi_get_value_uint32(env, argv[1], &mode) != napi_ok ||
+      !(c->paths = calloc(count ? count : 1, sizeof(char *))))
+    return refuse(env, c, usage);
   c->mode = (mode_t)mode;
   for (uint32_t i = 0; i < count; i++) {
     napi_value item;
-    if (napi_get_element(env, argv[0], i, &item) != napi_ok || c_string(env, item, &c->paths[i]) != napi_ok ||
-        !c->paths[i]) {
-      c->path_count = i;
-      free_call(c);
-      napi_throw_type_error(env, NULL, "mkfifo: paths must be strings");
-      return NULL;
-    }
-    c->path_count = i + 1;
+    if (napi_get_element(env, argv[0], i, &item) != napi_ok ||
+        c_string(env, item, &c->paths[c->path_count]) != napi_ok || !c->paths[c->path_count])
+      return refuse(env, c, usage);
+    c->path_count++;
   }
   return queue(env, c, argv[2]);
 }
 
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
-      {"mount", NULL, do_mount, NULL, NULL, NULL, napi_default, NULL},
-      {"umount", NULL, do_umount, NULL, NULL, NULL, napi_default, NULL},
+      {"mount", NULL, do_strings_call, NULL, NULL, NULL, napi_default, (void *)&mount_signature},
+      {"umount", NULL, do_strings_call, NULL, NULL, NULL, napi_default, (void *)&umount_signature},
       {"mkfifo", NULL, do_mkfifo, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof *props, props) != napi_ok) return NULL;

@@ -2,10 +2,12 @@
 // rename and a directory fsync): from then on no restart of svcd shows the container again. What
 // the container held (its task and shim, runc's state, its rootfs mount and writable snapshot,
 // containerd's container, its directory) is taken apart here, off the request's path, which
-// spared the answer the shim's shutdown, a umount(8) and three containerd round trips. svcd
-// killed in between leaves the retired record in its directory: the next start takes the
-// container apart from it the same way, before anything runs, so nothing leaks.
+// spared the answer the shim's shutdown, a umount(8) and three containerd round trips; with
+// containerd away it is tried again until it comes back. svcd killed in between leaves the
+// retired record in its directory: the next start takes the container apart from it the same
+// way, before anything runs, so nothing leaks.
 import { readdir, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NotFoundError } from '../../api/errors';
 import { Container } from './container';
 import { initShared } from './container-create';
@@ -14,9 +16,15 @@ import type { EngineContext } from './engine-context';
 /** Deletes the container's task (shim, runc state), running `alongside` once its processes are gone. */
 export type DeleteTask = (container: Container, alongside: () => Promise<void>) => Promise<void>;
 
+/** The first wait before a teardown is tried again, doubled up to the last. */
+const firstRetryMs = 200;
+const lastRetryMs = 3_000;
+
 export class ContainerReaper {
   /** Removals under way, by container ID. */
   private readonly pending = new Map<string, Promise<void>>();
+  /** Aborted when svcd stops: the waits between tries end, and so do the tries. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly ctx: EngineContext,
@@ -40,13 +48,29 @@ export class ContainerReaper {
   /** In the background: takes apart the container whose record was just retired, then its directory. */
   reap(container: Container): void {
     const id = container.id;
-    const work = this.reapNow(container)
-      .catch((err: Error) =>
-        // Its retired record stays: the next start of svcd tries again.
-        this.ctx.log.warn('removed container not taken apart', { id, error: err.message }),
-      )
-      .finally(() => this.pending.delete(id));
+    const work = this.reapUntilDone(container).finally(() => this.pending.delete(id));
     this.pending.set(id, work);
+  }
+
+  /**
+   * Tries again while svcd runs: containerd may be away for a while (killed, being restarted).
+   * Once svcd stops, the rootfs is unmounted and the rest left to the next start.
+   */
+  private async reapUntilDone(container: Container): Promise<void> {
+    const id = container.id;
+    for (let delay = firstRetryMs; ; delay = Math.min(2 * delay, lastRetryMs)) {
+      try {
+        return await this.reapNow(container);
+      } catch (err) {
+        const error = (err as Error).message;
+        if (this.stopping.signal.aborted) {
+          this.ctx.log.warn('removed container left for the next start', { id, error });
+          return this.ctx.rootfs.release(container.record.Rootfs);
+        }
+        this.ctx.log.warn('removed container not taken apart yet', { id, error, retryMs: delay });
+        await sleep(delay, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+      }
+    }
   }
 
   private async reapNow(container: Container): Promise<void> {
@@ -79,8 +103,9 @@ export class ContainerReaper {
     return { reaped, failed };
   }
 
-  /** Waits for the removals under way, so a stopping svcd leaves none half done. */
+  /** Waits for the removals under way (each tried once more), so a stopping svcd leaves none half done. */
   async drain(): Promise<void> {
+    this.stopping.abort();
     while (this.pending.size) await Promise.all(this.pending.values());
   }
 }

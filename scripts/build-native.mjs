@@ -1,8 +1,9 @@
 // Builds the C code into build/native/: the shim's json-file logging binary
-// (daemon/engine/logs/shim-logger/svc-json-logger.c), which svcd runs outside Node, and
-// svc-registry's zero-copy blob sender (daemon/registry/native/blob-sendfile.c), a Node-API
-// module built against the node-api-headers package (Node-API is the same in every Node since
-// 8, so no Node source or node-gyp is needed). Part of build:node.
+// (daemon/engine/logs/shim-logger/svc-json-logger.c), which svcd runs outside Node, and two
+// Node-API modules, svc-registry's zero-copy blob sender (daemon/registry/native/blob-sendfile.c)
+// and svcd's mount, umount and mkfifo calls (daemon/lib/host-calls.c), built against
+// the node-api-headers package (Node-API is the same in every Node since 8, so no Node source or
+// node-gyp is needed). Part of build:node.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -18,6 +19,7 @@ const programs = [
     'blob-sendfile.node',
     ['-shared', '-fPIC', '-pthread', '-I', napiHeaders],
   ],
+  ['daemon/lib/host-calls.c', 'host-calls.node', ['-shared', '-fPIC', '-I', napiHeaders]],
 ];
 
 mkdirSync(join(root, 'build/native'), { recursive: true });

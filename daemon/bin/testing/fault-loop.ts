@@ -66,6 +66,18 @@ async function killAndRestart(target: Target, e: Engine): Promise<void> {
   }
 }
 
+/** What `leaks` finds once the teardowns under way have had settleMs to end. */
+function afterSettling(leaks: () => Promise<string[]>): Promise<string[]> {
+  return untilAnswered(
+    'teardowns to settle',
+    async () => {
+      const found = await leaks();
+      return found.length === 0 ? found : undefined;
+    },
+    settleMs,
+  ).catch(leaks);
+}
+
 /** Running or paused containers, and the shim keeper's task, need their whole footprint. */
 async function allowedNow(svcd: SvcdInstance): Promise<Allowed> {
   const list = await svcd.request('GET', '/containers/json?all=1');
@@ -160,15 +172,7 @@ export async function runFaultLoop(
       }
       // A container whose exit svcd learnt at its restart is torn down just after (CNI DEL, its
       // namespace): what is left once that settles is a leak.
-      const leaksNow = async () => hostLeaks(footprint(), await allowedNow(e.svcd));
-      const leaks = await untilAnswered(
-        'teardowns to settle',
-        async () => {
-          const found = await leaksNow();
-          return found.length === 0 ? found : undefined;
-        },
-        settleMs,
-      ).catch(leaksNow);
+      const leaks = await afterSettling(async () => hostLeaks(footprint(), await allowedNow(e.svcd)));
       report.leaksFound += leaks.length;
       problems.push(...leaks);
       report.problems.push(...problems.map((p) => `after kill ${round} (${target}): ${p}`));
@@ -190,7 +194,8 @@ export async function runFaultLoop(
       else report.containersRemoved++;
     }
     const known = footprint();
-    const removed = hostLeaks(known, await allowedNow(e.svcd));
+    // A removal answers before its teardown ends (container-reaper.ts).
+    const removed = await afterSettling(async () => hostLeaks(known, await allowedNow(e.svcd)));
     await e.svcd.stop();
     // The shim exits once svcd released its keeper; what stays past the bound is a leak.
     const stopped = await untilAnswered('the shim to exit', async () => {

@@ -102,7 +102,10 @@ function cgroupAndRuncLeaks(f: EngineFootprint, a: Allowed): string[] {
 function vethLeaks(f: EngineFootprint, a: Allowed): string[] {
   let out: string;
   try {
-    out = execFileSync('ip', ['-o', 'link', 'show', 'master', f.bridge], { encoding: 'utf8' });
+    out = execFileSync('ip', ['-o', 'link', 'show', 'master', f.bridge], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
   } catch {
     return []; // no bridge (yet, or any more): nothing on it
   }

@@ -84,7 +84,9 @@ export class ContainerExits {
       restartCount: record.RestartCount,
     });
     if (restart) this.scheduleRestart(container);
-    await saveRecord(this.ctx, container).catch(() => undefined);
+    // Set before any await since markExited: a wait that sees the exit answers once it is on disk.
+    container.exitSaved = saveRecord(this.ctx, container).catch(() => undefined);
+    await container.exitSaved;
     container.notifyExit(exitCode, '');
     if (!restart && record.HostConfig.AutoRemove) this.hooks.onAutoRemove(container);
   }

@@ -3,28 +3,15 @@
 // re-attaches after a restart); the json-file log writer and attach subscribe to 'data'.
 // When the shim's logging binary writes the log (ShimLog), there are no FIFOs: 'data' comes from
 // following the log file, from the moment the first listener subscribes.
-import { execFile } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { statSync } from 'node:fs';
 import { lstat, mkdir, rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { openFifoReader, openFifoWriter } from '../../runtime/containerd/fifo';
+import { createFifos, openFifoReader, openFifoWriter } from '../../runtime/containerd/fifo';
 import type { TaskIO } from '../../runtime/containerd/tasks-service';
-import { SystemError } from '../../api/errors';
 import { readJsonFileLogBatches, type LogStart } from '../logs/json-file-reader';
 import type { ShimLog } from '../logs/shim-log';
-
-const run = promisify(execFile);
-
-async function createFifos(paths: string[]): Promise<void> {
-  try {
-    await run('mkfifo', ['-m', '600', ...paths]);
-  } catch (err) {
-    throw new SystemError(`mkfifo: ${(err as { stderr?: string }).stderr?.trim() || String(err)}`);
-  }
-}
 
 export type StdStream = 'stdout' | 'stderr';
 
@@ -79,7 +66,7 @@ export class ContainerIO extends EventEmitter {
     if (missing.length === 0) return;
     await mkdir(opts.dir, { recursive: true, mode: 0o700 });
     await Promise.all(missing.map((path) => rm(path, { force: true })));
-    // One mkfifo for all of them: a process spawn is a visible part of a create.
+    // One call for all of them (one process where host-calls.node is missing).
     await createFifos(missing);
   }
 

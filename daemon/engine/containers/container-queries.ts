@@ -106,8 +106,11 @@ export class ContainerQueries {
     const s = container.record.State;
     // not-running answers at the first exit even when a restart policy runs the container again,
     // as dockerd does; a container waiting for that restart counts as running until it exits.
-    if (condition === 'not-running' && !isRunning(s) && s.Status !== 'restarting')
-      return Promise.resolve(result(s.ExitCode, s.Error));
+    if (condition === 'not-running' && !isRunning(s) && s.Status !== 'restarting') {
+      // An exit just seen may not be on disk yet: svcd killed after the answer must not lose it.
+      const answer = result(s.ExitCode, s.Error);
+      return (container.exitSaved ?? Promise.resolve()).then(() => answer);
+    }
     return container.nextExit().then((e) => result(e.exitCode, e.error));
   }
 }

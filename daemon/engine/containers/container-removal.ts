@@ -1,16 +1,15 @@
 // DELETE /containers/{id} (a link's removal included) and POST /containers/prune: the checks a
-// removal makes, then the container's task, layers, volumes, record and directory, in that order.
-import { rm } from 'node:fs/promises';
+// removal makes, then the record retired, then the reaper's taking apart of the task, layers and directory.
 import type { ContainerPruneResponse } from '../../api/container-summary-types';
-import { ConflictError, NotFoundError } from '../../api/errors';
+import { ConflictError } from '../../api/errors';
 import type { Filters } from '../../api/filters';
 import { checkFilterKeys, labelMatches } from '../../lib/filters';
 import type { Container } from './container';
-import { initShared } from './container-create';
 import { refreshHosts } from './container-endpoints';
 import type { ContainerLifecycle } from './container-lifecycle';
 import { removeLink } from './container-links';
 import type { ContainerLogs } from './container-logs';
+import type { ContainerReaper } from './container-reaper';
 import { isRunning, markDead, markRemoving } from './container-state';
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 
@@ -25,6 +24,7 @@ export class ContainerRemoval {
     private readonly ctx: EngineContext,
     private readonly lifecycle: ContainerLifecycle,
     private readonly logs: ContainerLogs,
+    private readonly reaper: ContainerReaper,
   ) {}
 
   async remove(ref: string, opts: RemoveOptions): Promise<void> {
@@ -56,33 +56,33 @@ export class ContainerRemoval {
     });
   }
 
+  /**
+   * Answers once the record is retired on disk; the reaper takes the rest apart (see
+   * container-reaper.ts). Anonymous volumes to remove wait for that first, under a record saved
+   * as removing: a removal cut short there leaves the container dead, as dockerd does.
+   */
   private async destroy(container: Container, removeVolumes: boolean): Promise<void> {
-    const { client, rootfs, store, registry } = this.ctx;
     const r = container.record;
     markRemoving(r.State);
-    await saveRecord(this.ctx, container);
-    await container.networkTeardown;
+    const volumes = removeVolumes ? r.AnonymousVolumes : [];
     try {
-      const shared = initShared(this.ctx, r.InitSnapshotKey, container.id);
-      await this.lifecycle.deleteStaleTask(container, () =>
-        rootfs.remove(container.id, r.Rootfs, r.InitSnapshotKey, shared),
-      );
-      await client.containers.delete(container.id).catch((err: unknown) => {
-        if (!(err instanceof NotFoundError)) throw err;
-      });
-      if (removeVolumes)
-        for (const v of r.AnonymousVolumes) await this.ctx.volumes.removeAnonymous(v, container.id);
-      await store.delete(container.id);
-      await rm(this.ctx.paths.dir(container.id), { recursive: true, force: true });
+      if (volumes.length) {
+        await saveRecord(this.ctx, container);
+        await this.reaper.takeApart(container);
+        for (const v of volumes) await this.ctx.volumes.removeAnonymous(v, container.id);
+      }
+      await container.networkTeardown;
+      await this.ctx.store.retire(container.id);
     } catch (err) {
       markDead(r.State, `removal failed: ${(err as Error).message}`);
       await saveRecord(this.ctx, container).catch(() => undefined);
       throw err;
     }
-    registry.remove(container);
+    this.ctx.registry.remove(container);
     this.logs.forget(container);
     publishContainerEvent(this.ctx, container, 'destroy');
     container.notifyRemoved();
+    this.reaper.reap(container);
   }
 
   async prune(filters: Filters): Promise<ContainerPruneResponse> {

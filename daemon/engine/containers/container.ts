@@ -27,6 +27,8 @@ export class Container {
   pendingExit?: { exitStatus: number; exitedAt?: Date };
   /** The deletion of an exited task while it is under way: a start or removal awaits it. */
   taskTeardown?: Promise<boolean>;
+  /** The last exit's record being written: what answers with that exit waits for it. */
+  exitSaved?: Promise<void>;
   /** The exited run's network endpoints being removed; a new run waits for it. */
   networkTeardown?: Promise<void>;
   /** A stop or restart is waiting out its grace period (holding the lock): a kill goes through. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runcStateDir, type SvcdInstance } from '../../testing/svcd-harness';
 import type { EngineResponse } from '../../testing/engine-client';
-import { useEngine } from './testing/containers-fixture';
+import { eventually, useEngine } from './testing/containers-fixture';
 
 const names = Array.from({ length: 20 }, (_, i) => `race-${i}`);
 const racersPerName = 10;
@@ -75,6 +75,15 @@ const nothingLeft = {
   cgroups: [],
   mounts: [],
 };
+
+/** What is left once the removals' teardowns, which finish after their answers, are done. */
+function leftAtLast(svcd: SvcdInstance, ids: string[]): Promise<Record<string, string[]>> {
+  return eventually(
+    async () => leftovers(svcd, ids),
+    (left) => Object.values(left).every((l) => l.length === 0),
+    30_000,
+  );
+}
 
 const conflict =
   /^Conflict\. The container name "\/(race-\d+)" is already in use by container "([0-9a-f]{64})"\. You have to remove \(or rename\) that container to be able to reuse that name\.$/;
@@ -149,7 +158,7 @@ describe('containers under concurrent clients', () => {
     }
 
     assert.deepEqual((await svcd.request('GET', '/containers/json?all=1')).json(), []);
-    assert.deepEqual(leftovers(svcd, ids), nothingLeft);
+    assert.deepEqual(await leftAtLast(svcd, ids), nothingLeft);
   });
 
   test('unsynchronised racers, each running the whole lifecycle: no 5xx, no orphan', async () => {
@@ -186,6 +195,6 @@ describe('containers under concurrent clients', () => {
       `unsynchronised lifecycle: ${ids.size} containers created, answers ${JSON.stringify([...statuses])}`,
     );
     assert.deepEqual((await svcd.request('GET', '/containers/json?all=1')).json(), []);
-    assert.deepEqual(leftovers(svcd, [...ids]), nothingLeft);
+    assert.deepEqual(await leftAtLast(svcd, [...ids]), nothingLeft);
   });
 });

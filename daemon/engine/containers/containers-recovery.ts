@@ -4,6 +4,7 @@
 import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 import { Container } from './container';
 import type { ContainerLifecycle } from './container-lifecycle';
+import type { ContainerReaper } from './container-reaper';
 import { refreshSeccomp } from './container-spec';
 import { isRunning, markDead, markExited } from './container-state';
 import { type EngineContext, saveRecord } from './engine-context';
@@ -19,6 +20,7 @@ export class ContainersRecovery {
   constructor(
     private readonly ctx: EngineContext,
     private readonly lifecycle: ContainerLifecycle,
+    private readonly reaper: ContainerReaper,
   ) {
     this.keeper = new ShimKeeper(ctx);
     this.monitor = new TaskEventMonitor(
@@ -61,7 +63,9 @@ export class ContainersRecovery {
         if (ids.length) this.ctx.log.info('network namespaces swept', { containers: ids });
       })
       .catch((err: Error) => this.ctx.log.warn('network sweep failed', { error: err.message }));
-    await sweepUnrecorded(this.ctx, new Set(this.ctx.registry.all().map((c) => c.id)))
+    const { reaped, failed } = await this.reaper.reapRetired();
+    if (reaped.length) this.ctx.log.info('interrupted removals finished', { containers: reaped });
+    await sweepUnrecorded(this.ctx, new Set([...this.ctx.registry.all().map((c) => c.id), ...failed]))
       .then((ids) => {
         if (ids.length) this.ctx.log.info('interrupted creates undone', { containers: ids });
       })
@@ -177,6 +181,7 @@ export class ContainersRecovery {
   }
 
   async close(): Promise<void> {
+    await this.reaper.drain();
     await this.monitor.stop();
     await this.keeper.release();
     for (const c of this.ctx.registry.all()) {

@@ -33,6 +33,7 @@ import { ContainerFileAccess } from './container-file-access';
 import type { ContainerIOFeed } from './container-io-feed';
 import { ContainerLifecycle } from './container-lifecycle';
 import type { ContainerLogs } from './container-logs';
+import { ContainerReaper } from './container-reaper';
 import { ContainerQueries } from './container-queries';
 import { ContainerRemoval, type RemoveOptions } from './container-removal';
 import { containerSpec, specNeedsStart } from './container-spec';
@@ -73,8 +74,11 @@ export class ContainersService {
         }
       },
     });
-    this.recovery = new ContainersRecovery(this.ctx, this.lifecycle);
-    this.removal = new ContainerRemoval(this.ctx, this.lifecycle, deps.logs);
+    const reaper = new ContainerReaper(this.ctx, (c, alongside) =>
+      this.lifecycle.deleteStaleTask(c, alongside),
+    );
+    this.recovery = new ContainersRecovery(this.ctx, this.lifecycle, reaper);
+    this.removal = new ContainerRemoval(this.ctx, this.lifecycle, deps.logs, reaper);
     this.queries = new ContainerQueries(this.ctx, deps.logs, deps.execIdsOf);
     this.files = new ContainerFileAccess(this.ctx);
   }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContainerdClient } from '../../runtime/containerd/client';
-import { createFifo, openFifoReader } from '../../runtime/containerd/fifo';
+import { createFifos, openFifoReader } from '../../runtime/containerd/fifo';
 import type { OciProcess } from '../../runtime/oci-spec/oci-types';
 
 export interface CapturedExec {
@@ -28,8 +28,7 @@ export async function execCapture(
   await mkdir(fifoDir, { recursive: true, mode: 0o700 });
   const stdout = join(fifoDir, 'stdout');
   const stderr = join(fifoDir, 'stderr');
-  await createFifo(stdout);
-  await createFifo(stderr);
+  await createFifos([stdout, stderr]);
   let output = '';
   const collect = (path: string) =>
     new Promise<void>((resolve) => {

@@ -1,8 +1,8 @@
 // Per-object JSON documents, one directory per object, written atomically so that svcd can be
 // killed at any moment and restart from what is on disk.
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../lib/atomic-file';
+import { syncDir, writeFileAtomic } from '../../lib/atomic-file';
 
 export class JsonStore<T> {
   constructor(
@@ -10,9 +10,14 @@ export class JsonStore<T> {
     private readonly fileName = 'config.json',
   ) {}
 
-  private pathOf(id: string): string {
+  private pathOf(id: string, fileName = this.fileName): string {
     if (!/^[A-Za-z0-9_.-]+$/.test(id) || id === '.' || id === '..') throw new Error(`bad store id ${id}`);
-    return join(this.dir, id, this.fileName);
+    return join(this.dir, id, fileName);
+  }
+
+  /** Where a retired object's document lies (never a name `list` reads). */
+  private retiredPathOf(id: string): string {
+    return this.pathOf(id, `retired-${this.fileName}`);
   }
 
   /** The directory that holds an object's document and whatever else belongs to it. */
@@ -25,8 +30,12 @@ export class JsonStore<T> {
   }
 
   async get(id: string): Promise<T | undefined> {
+    return this.read(this.pathOf(id));
+  }
+
+  private async read(path: string): Promise<T | undefined> {
     try {
-      return JSON.parse(await readFile(this.pathOf(id), 'utf8')) as T;
+      return JSON.parse(await readFile(path, 'utf8')) as T;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
@@ -49,6 +58,21 @@ export class JsonStore<T> {
       if (value !== undefined) out.push({ id, value });
     }
     return out;
+  }
+
+  /**
+   * Takes the object out of the store in one durable step (a rename and its directory's fsync),
+   * its directory left for the caller to clear: `list` no longer shows it, `retired` still reads
+   * it, so what it names can be taken apart after a crash too.
+   */
+  async retire(id: string): Promise<void> {
+    await rename(this.pathOf(id), this.retiredPathOf(id));
+    await syncDir(this.objectDir(id));
+  }
+
+  /** The document of a retired object whose directory is still there. */
+  retired(id: string): Promise<T | undefined> {
+    return this.read(this.retiredPathOf(id));
   }
 
   async delete(id: string): Promise<void> {

@@ -8,7 +8,7 @@ import { sha256 } from '../../lib/digest';
 import type { ContainerdClient } from './client';
 import type { EventEnvelope } from './events-service';
 import { topicFilter } from './events-service';
-import { createFifo, openFifoReader } from './fifo';
+import { createFifos, openFifoReader } from './fifo';
 import {
   layerMediaType,
   minimalSpec,
@@ -145,7 +145,7 @@ describe('ContainerdClient', () => {
     t.after(() => events.close());
 
     const stdout = path.join(ctd.dir, `${id}.stdout`);
-    await createFifo(stdout);
+    await createFifos([stdout]);
     const reader = openFifoReader(stdout);
     const output = readAll(reader);
     const { pid } = await client.tasks.create(id, { rootfs, stdout });
@@ -207,7 +207,7 @@ describe('ContainerdClient', () => {
     assert.equal(metrics?.cgroupV1?.pids?.current, 1);
 
     const out = path.join(ctd.dir, 'exec.stdout');
-    await createFifo(out);
+    await createFifos([out]);
     const output = readAll(openFifoReader(out));
     const process = {
       ...(minimalSpec([]) as { process: object }).process,

@@ -4,14 +4,17 @@ import { constants, openSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { SystemError } from '../../api/errors';
+import { call, hostCalls } from '../../lib/host-calls';
 
-export async function createFifo(path: string, mode = 0o600): Promise<void> {
+/** Makes the FIFOs in one call (one mkfifo process where host-calls.node is missing). */
+export async function createFifos(paths: string[], mode = 0o600): Promise<void> {
+  const native = hostCalls();
   try {
-    await promisify(execFile)('mkfifo', ['-m', mode.toString(8), path]);
+    if (native) await call((done) => native.mkfifo(paths, mode, done));
+    else await promisify(execFile)('mkfifo', ['-m', mode.toString(8), ...paths]);
   } catch (err) {
-    throw new SystemError(`mkfifo ${path}: ${(err as { stderr?: string }).stderr?.trim() || String(err)}`, {
-      cause: err,
-    });
+    const reason = (err as { stderr?: string }).stderr?.trim() || (err as Error).message;
+    throw new SystemError(`mkfifo: ${reason}`, { cause: err });
   }
 }
 

@@ -1,7 +1,8 @@
 // The Swarm screen in web mode. On svcd's own swarm (the app's engine, `docker swarm init` from a
 // terminal with the DOCKER_HOST the app printed): the screen follows the engine in and out of the
-// swarm, a service is created, scaled 1→3→1 with its tasks shown as their containers, its logs
-// read, and removed, then `docker swarm leave`. On Docker Engine 20.10 made a swarm manager
+// swarm, the Networks screen makes an overlay network, a service with a published port is created,
+// scaled 1→3→1 with its tasks shown as their containers, its logs read, and removed; a task that
+// cannot start shows its error; then `docker swarm leave`. On Docker Engine 20.10 made a swarm manager
 // (`docker swarm init --advertise-addr 127.0.0.1`) and added as an engine, the same, and its
 // image updated and rolled back; a secret and a config are made and removed.
 import { test, describe, before, after } from 'node:test';
@@ -26,12 +27,13 @@ import { engineCaller, pullBusybox, type EngineCall } from './engine-calls';
 const serviceRowOn = (page: Page, name: string) => page.locator(`tr[data-service=${name}]`);
 
 /** From the Services tab: a replicated service of one task, created and shown running 1/1. */
-async function createService(page: Page, name: string, image: string): Promise<void> {
+async function createService(page: Page, name: string, image: string, ports = ''): Promise<void> {
   await page.getByRole('button', { name: 'Create service…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Create a service' });
   await dialog.getByLabel('Name').fill(name);
   await dialog.getByLabel('Image').fill(image);
   await dialog.getByLabel('Command (optional)').fill('sh -c "echo task says hello; exec sleep 600"');
+  if (ports) await dialog.getByLabel('Published ports (optional)').fill(ports);
   await dialog.getByRole('button', { name: 'Create service' }).click();
   await dialog.waitFor({ state: 'detached' });
   await serviceRowOn(page, name)
@@ -136,8 +138,20 @@ describe("the Swarm screen on svcd's own swarm", { skip: missingPrerequisite() }
     await session?.stop();
   });
 
+  /** The Networks screen's create dialog, open. */
+  const networkDialog = async () => {
+    await page.evaluate(`location.hash = '#/networks'`);
+    await page.getByRole('button', { name: 'New network…' }).click();
+    return page.getByRole('dialog', { name: 'Create a network' });
+  };
+
   test('`docker swarm init` in a terminal: the screen turns from "not a swarm manager" to the swarm', async () => {
     await page.getByTestId('swarm-absent').waitFor();
+    const dialog = await networkDialog();
+    const overlay = dialog.getByRole('option', { name: 'overlay (needs a swarm manager)' });
+    assert.equal(await overlay.isDisabled(), true, 'no overlay network outside a swarm');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await page.evaluate(`location.hash = '#/swarm'`);
     const [listen, dataPath] = [await freePort(), await freePort()];
     // Loopback, ports and an address pool of its own: its ingress network must not meet another suite's.
     const out = await docker(
@@ -161,11 +175,30 @@ describe("the Swarm screen on svcd's own swarm", { skip: missingPrerequisite() }
     await page.getByText('No services yet').waitFor();
   });
 
-  test('a service created from the screen, scaled 1→3→1 with its tasks shown, its logs read', async () => {
-    await createService(page, 'web', image);
+  test('on the manager, the Networks screen makes an attachable overlay network', async () => {
+    const dialog = await networkDialog();
+    await dialog.getByLabel('Name').fill('e2e-overlay');
+    // The one select: its label's name takes in the chosen option's text.
+    await dialog.locator('select').selectOption('overlay');
+    await dialog.getByLabel('Attachable').check();
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const row = page.locator('tr[data-network="e2e-overlay"]');
+    await row.getByText('attachable').waitFor();
+    assert.match(await row.innerText(), /overlay/);
+    const inspect = (await engine('GET', '/networks/e2e-overlay')) as { Driver: string; Scope: string };
+    assert.deepEqual([inspect.Driver, inspect.Scope], ['overlay', 'swarm']);
+    await page.evaluate(`location.hash = '#/swarm'`);
+  });
+
+  test('a service created from the screen with a published port, scaled 1→3→1 with its tasks shown, its logs read', async () => {
+    const port = await freePort();
+    await createService(page, 'web', image, `${port}:80`);
     assert.match(
       await serviceRowOn(page, 'web').innerText(),
-      new RegExp(`web[\\s\\S]*replicated[\\s\\S]*1/1[\\s\\S]*${image.replace(/[.]/g, '\\.')}`),
+      new RegExp(
+        `web[\\s\\S]*replicated[\\s\\S]*1/1[\\s\\S]*${image.replace(/[.]/g, '\\.')}[\\s\\S]*${port}→80/tcp`,
+      ),
     );
     await scaleUpAndDown(page, 'web', async () => {
       // Each running task is a running container of the engine.
@@ -177,6 +210,24 @@ describe("the Swarm screen on svcd's own swarm", { skip: missingPrerequisite() }
     }[];
     assert.equal(services[0].Spec.Mode.Replicated.Replicas, 1);
     await readLogs(page, 'web');
+  });
+
+  test("a task that cannot start: its state and the engine's error in the service's tasks", async () => {
+    await engine('POST', '/services/create', {
+      Name: 'broken',
+      TaskTemplate: { ContainerSpec: { Image: image, Command: ['/no/such/command'] } },
+      Mode: { Replicated: { Replicas: 1 } },
+    });
+    await serviceRowOn(page, 'broken').getByRole('button', { name: 'Tasks of broken' }).click();
+    const failed = page
+      .getByRole('region', { name: 'Tasks of broken' })
+      .getByTestId('task-row')
+      .filter({ hasText: /failed|rejected/ })
+      .first();
+    await failed.waitFor({ timeout: 60_000 });
+    assert.match(await failed.locator('.error-text').innerText(), /no such/i);
+    await engine('DELETE', '/services/broken');
+    await serviceRowOn(page, 'broken').waitFor({ state: 'detached' });
   });
 
   test('removed from the screen, its task containers gone; `docker swarm leave` and the screen says so', async () => {

@@ -1,7 +1,7 @@
 // The Build screen in web mode against the real svcd: a folder uploaded from the page (its
 // .dockerignore applied, its size shown before sending), built with a tag and a build arg, its
-// steps folded with their cache hits on the second run, a long build cancelled, the result
-// linked to its image.
+// steps folded with their cache hits on the second run, another instructions file built to a
+// target stage and again with no cache, a long build cancelled, the result linked to its image.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +46,18 @@ describe('the Build screen in web mode', { skip: missingPrerequisite() }, () => 
     if (folders) rmSync(folders, { recursive: true, force: true });
   });
 
+  /** A file of the image, read through a container made of it (the archive, as a tar's text). */
+  const fileIn = async (ref: string, path: string) => {
+    const { Id } = (await engine('POST', '/containers/create', { Image: ref, Cmd: ['true'] })) as {
+      Id: string;
+    };
+    const tar = await fetch(`${app.base}/engine/containers/${Id}/archive?path=${path}`, {
+      headers: { authorization: `Bearer ${app.token}` },
+    });
+    const text = Buffer.from(await tar.arrayBuffer()).toString('latin1');
+    await engine('DELETE', `/containers/${Id}`);
+    return text;
+  };
   const outcome = () => page.getByTestId('build-outcome');
   const steps = () => page.getByTestId('build-step');
 
@@ -84,18 +96,7 @@ describe('the Build screen in web mode', { skip: missingPrerequisite() }, () => 
     await session.shot('build-done');
     // The image it made, with the folder's file and the arg's line.
     const { Id } = (await engine('GET', '/images/e2e/hello:1/json')) as { Id: string };
-    const { Id: cid } = (await engine('POST', '/containers/create', {
-      Image: 'e2e/hello:1',
-      Cmd: ['true'],
-    })) as {
-      Id: string;
-    };
-    const tar = await fetch(`${app.base}/engine/containers/${cid}/archive?path=/greeting.txt`, {
-      headers: { authorization: `Bearer ${app.token}` },
-    });
-    const text = Buffer.from(await tar.arrayBuffer()).toString('latin1');
-    assert.match(text, /hello from the folder\nhi from an arg\n/);
-    await engine('DELETE', `/containers/${cid}`);
+    assert.match(await fileIn('e2e/hello:1', '/greeting.txt'), /hello from the folder\nhi from an arg\n/);
     const link = page.getByTestId('built-image');
     assert.match(await link.innerText(), new RegExp(Id.replace('sha256:', '').slice(0, 12)));
     await link.click();
@@ -116,6 +117,36 @@ describe('the Build screen in web mode', { skip: missingPrerequisite() }, () => 
     await page.getByText('3 from cache').waitFor();
     assert.deepEqual(await shootLooks(page, 'build'), [], 'the Build screen fits each window');
     assert.deepEqual(await builds.locator('td:first-child').allInnerTexts(), ['succeeded', 'succeeded']);
+  });
+
+  test('another instructions file, built to a target stage; a rebuild with No cache takes nothing from the cache', async () => {
+    const dir = makeFolder(folders, 'stages-app', {
+      Dockerfile: `FROM ${image}\nRUN echo default > /stage\n`,
+      'stages.Dockerfile': `FROM ${image} AS base\nRUN echo base > /stage\nFROM base AS extra\nRUN echo extra >> /stage\n`,
+    });
+    await page.getByLabel('Build context folder').setInputFiles(dir);
+    await page.getByTestId('build-context-summary').filter({ hasText: 'stages-app: 2 files' }).waitFor();
+    await page.getByLabel('Instructions file').selectOption('stages.Dockerfile');
+    await page.getByLabel('Tags').fill('e2e/stages:1');
+    await page.getByLabel('Build args (NAME=value, one a line)').fill('');
+    await page.getByLabel('Target stage').fill('base');
+    const build = async () => {
+      await page.getByRole('button', { name: 'Build', exact: true }).click();
+      await outcome()
+        .filter({ hasText: /succeeded|failed/ })
+        .waitFor({ timeout: 60_000 });
+      assert.match(await outcome().innerText(), /succeeded/);
+    };
+    await build();
+    // The base stage of stages.Dockerfile: neither the Dockerfile's line nor the later stage's.
+    const made = await fileIn('e2e/stages:1', '/stage');
+    assert.match(made, /base\n/);
+    assert.doesNotMatch(made, /default|extra/);
+    await page.getByLabel('No cache').check();
+    await build();
+    assert.equal(await steps().locator('.build-cached').count(), 0, 'no step from the cache');
+    await page.getByLabel('No cache').uncheck();
+    await page.getByLabel('Target stage').fill('');
   });
 
   test('cancels a build that is running, and lists it as cancelled', async () => {

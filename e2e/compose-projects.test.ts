@@ -1,7 +1,7 @@
 // Compose projects in the containers list, web mode against the real svcd: a project made by
 // docker-compose (Debian's 1.29) is one row with its containers under it by service, folded and
-// unfolded, its logs merged with a service column, stopped as one and removed as one with its
-// network and volume.
+// unfolded, its logs merged with a service column, stopped, started and restarted as one and
+// removed as one with its network and volume.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
+import { pollUntil } from '../daemon/testing/poll';
 import { engineCaller, pullBusybox, type EngineCall } from './engine-calls';
 import { shootLooks } from './looks';
 import { missingPrerequisite, startSession, type Session, type WebApp } from './web-mode-fixture';
@@ -124,6 +125,24 @@ describe(
       await projectRow().getByTestId('project-state').filter({ hasText: '2 exited' }).waitFor();
       const loner = (await engine('GET', '/containers/loner/json')) as { State: { Running: boolean } };
       assert.equal(loner.State.Running, true, 'a container of no project is left alone');
+    });
+
+    test('starts the stopped project again, then restarts it, one click each', async () => {
+      const startedAt = async () =>
+        ((await engine('GET', `/containers/${project}_web_1/json`)) as { State: { StartedAt: string } }).State
+          .StartedAt;
+      await projectRow()
+        .getByRole('button', { name: `Start project ${project}`, exact: true })
+        .click();
+      await projectRow().getByTestId('project-state').filter({ hasText: '2 running' }).waitFor();
+      const started = await startedAt();
+      await projectRow()
+        .getByRole('button', { name: `Restart project ${project}` })
+        .click();
+      await pollUntil('the restart', async () => ((await startedAt()) !== started ? true : undefined), {
+        timeoutMs: 60_000,
+      });
+      await projectRow().getByTestId('project-state').filter({ hasText: '2 running' }).waitFor();
     });
 
     test('removes the project with its network and, when asked, its volume', async () => {

@@ -2,8 +2,9 @@
 // made in its dialog (subnet and gateway given), two containers run on it from the run dialog,
 // one reaching the other by name and by alias in its terminal; the server's published port
 // opened from its link answers; the network's page lists both with addresses and aliases,
-// disconnects one and connects it again with an alias and a fixed address; the network is
-// refused removal while in use, then removed.
+// disconnects one and connects it again with an alias and a fixed address; every field of the
+// create dialog (IPv6's subnet among them) reaches the engine; an unused network is pruned; the
+// network is refused removal while in use, then removed.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -79,18 +80,69 @@ describe('networks in web mode', { skip: missingPrerequisite() }, () => {
     assert.equal(inspect.IPAM.Config[0].Gateway, `${prefix}.1`);
   });
 
-  test('IPv6 without a subnet: the engine refuses, and the dialog shows it at its own width', async () => {
+  test("IPv6 without its subnet is named in the form; a subnet another network has, refused by the engine at the dialog's width", async () => {
     await page.getByRole('button', { name: 'New network…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create a network' });
     await dialog.getByLabel('Name').fill('e2e-v6');
-    await dialog.getByLabel('IPv6').check();
+    await dialog.getByLabel('IPv6', { exact: true }).check();
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog
+      .getByRole('alert')
+      .filter({ hasText: 'IPv6 needs an IPv6 subnet, such as fd00:1::/64' })
+      .waitFor();
+    await dialog.getByLabel('IPv6', { exact: true }).uncheck();
+    await dialog.getByLabel('Subnet', { exact: true }).fill(`${prefix}.0/24`);
+    const width = (await dialog.boundingBox())!.width;
     await dialog.getByRole('button', { name: 'Create' }).click();
     const refused = dialog.getByRole('alert').filter({ hasText: 'The engine refused' });
     await refused.waitFor();
-    assert.match(await refused.innerText(), /IPv6/);
-    const box = await dialog.boundingBox();
-    assert.ok(box && box.width < 900, `the dialog keeps its width (${box?.width}px)`);
+    assert.match(await refused.innerText(), /overlaps/);
+    assert.equal(
+      Math.round((await dialog.boundingBox())!.width),
+      Math.round(width),
+      'the dialog keeps its width',
+    );
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  test('every field of the dialog reaches the engine: IP range, internal, attachable, IPv6, driver options', async () => {
+    const other = unusedSubnet();
+    await page.getByRole('button', { name: 'New network…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create a network' });
+    await dialog.getByLabel('Name').fill('e2e-every');
+    await dialog.getByLabel('Subnet', { exact: true }).fill(`${other}.0/24`);
+    await dialog.getByLabel('IP range').fill(`${other}.128/25`);
+    await dialog.getByLabel('Internal').check();
+    await dialog.getByLabel('Attachable').check();
+    await dialog.getByLabel('IPv6', { exact: true }).check();
+    await dialog.getByLabel('IPv6 subnet').fill('fd00:e2e::/64');
+    await dialog.getByLabel('IPv6 gateway').fill('fd00:e2e::fe');
+    await dialog.getByLabel('Driver options').fill('com.docker.network.driver.mtu=1400');
+    await session.shot('network-create-every-field');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const row = page.locator('tr[data-network="e2e-every"]');
+    await row.getByText('internal, attachable, IPv6').waitFor();
+    assert.match(await row.innerText(), new RegExp(`${other}\\.0/24, fd00:e2e::/64`));
+    const inspect = (await engine('GET', '/networks/e2e-every')) as {
+      Internal: boolean;
+      Attachable: boolean;
+      EnableIPv6: boolean;
+      Options: Record<string, string>;
+      IPAM: { Config: { Subnet: string; IPRange?: string; Gateway?: string }[] };
+    };
+    assert.deepEqual(
+      [
+        inspect.Internal,
+        inspect.Attachable,
+        inspect.EnableIPv6,
+        inspect.Options['com.docker.network.driver.mtu'],
+      ],
+      [true, true, true, '1400'],
+    );
+    const [v4, v6] = inspect.IPAM.Config;
+    assert.deepEqual([v4.Subnet, v4.IPRange], [`${other}.0/24`, `${other}.128/25`]);
+    assert.deepEqual([v6.Subnet, v6.Gateway], ['fd00:e2e::/64', 'fd00:e2e::fe']);
   });
 
   test('two containers run on it from the run dialog; one reaches the other by name and alias', async () => {
@@ -149,6 +201,18 @@ describe('networks in web mode', { skip: missingPrerequisite() }, () => {
       .waitFor();
     await lane.locator('[data-container="client"]').getByText(`${prefix}.50`).waitFor();
     await page.getByRole('radio', { name: 'List' }).click();
+  });
+
+  test('prune removes the network no container is on, named before it goes, and keeps the one in use', async () => {
+    await page.evaluate(`location.hash = '#/networks'`);
+    await page.getByRole('button', { name: 'Prune unused' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Prune unused networks?' });
+    assert.match(await dialog.innerText(), /1 network no container is on will be removed: e2e-every\./);
+    await dialog.getByRole('button', { name: 'Prune' }).click();
+    await page.getByTestId('toasts').getByText('Pruned 1 network').waitFor();
+    await page.locator('tr[data-network="e2e-every"]').waitFor({ state: 'detached' });
+    const names = ((await engine('GET', '/networks')) as { Name: string }[]).map((n) => n.Name);
+    assert.ok(names.includes(net) && !names.includes('e2e-every'), names.join(', '));
   });
 
   test('removed once no container is on it', async () => {

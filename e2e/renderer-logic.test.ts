@@ -333,6 +333,46 @@ describe('network and volume forms', () => {
       (err: Error & { problems?: string[] }) => err.problems?.length === 3,
     );
   });
+
+  test('IPv6: its subnet and gateway in a second IPAM config; without a subnet the form says what to give', () => {
+    const body = networkBody({
+      ...emptyNetworkForm,
+      name: 'dual',
+      subnet: '10.9.0.0/24',
+      ipv6: true,
+      subnet6: 'fd00:9::/64',
+      gateway6: 'fd00:9::1',
+    });
+    assert.equal(body.EnableIPv6, true);
+    assert.deepEqual(body.IPAM?.Config, [
+      { Subnet: '10.9.0.0/24' },
+      { Subnet: 'fd00:9::/64', Gateway: 'fd00:9::1' },
+    ]);
+    assert.deepEqual(
+      networkBody({ ...emptyNetworkForm, name: 'v6', ipv6: true, subnet6: 'fd00::/48' }).IPAM,
+      {
+        Driver: 'default',
+        Config: [{ Subnet: 'fd00::/48' }],
+      },
+    );
+    const problems = (f: Partial<typeof emptyNetworkForm>) => {
+      try {
+        networkBody({ ...emptyNetworkForm, name: 'v6', ipv6: true, ...f });
+        return [];
+      } catch (err) {
+        return (err as { problems: string[] }).problems;
+      }
+    };
+    assert.deepEqual(problems({}), [
+      'IPv6 needs an IPv6 subnet, such as fd00:1::/64: the engine has no default one',
+    ]);
+    assert.deepEqual(problems({ subnet6: 'fd00::1::/64', gateway6: '10.0.0.1' }), [
+      'IPv6 subnet "fd00::1::/64" is not an IPv6 CIDR such as fd00:1::/64',
+      'IPv6 gateway "10.0.0.1" is not an IPv6 address',
+    ]);
+    // Left over from a ticked box, the IPv6 fields go unsent once it is unticked.
+    assert.equal(networkBody({ ...emptyNetworkForm, name: 'v4', subnet6: 'junk' }).IPAM, undefined);
+  });
   test("a volume body with the local driver's tmpfs and bind options", () => {
     assert.deepEqual(volumeBody({ ...emptyVolumeForm, name: 'v1', kind: 'tmpfs', size: '64m' }).DriverOpts, {
       type: 'tmpfs',

@@ -56,6 +56,10 @@ export interface WebApp {
   dockerHost: string;
   /** Milliseconds from spawn to the printed URL. */
   urlAfterMs: number;
+  /** The app's own process (web mode's launch.js), as `npm start` runs it after the build. */
+  pid: number;
+  /** How the app's process ended, once it has. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
 
@@ -81,6 +85,11 @@ export interface WebAppOptions {
   systemSocket?: string;
   /** Variables added to the app's environment (as root): a PATH with a test's own ssh wrapper. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The app in a process group of its own, as a terminal runs `npm start`: a signal to the
+   * group (-pid) is a Ctrl-C there.
+   */
+  ownProcessGroup?: boolean;
 }
 
 export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
@@ -108,7 +117,11 @@ export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: rootless ? userDirEnv(dir) : { ...process.env, ...opts.env },
+    detached: opts.ownProcessGroup,
   });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   let out = '';
@@ -130,12 +143,13 @@ export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
     registryUrl: `http://127.0.0.1:${registryPort}`,
     dir,
     urlAfterMs,
+    pid: child.pid!,
+    exited,
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         // Removed through the engine while it runs, so each container's network endpoints
         // (CNI's iptables rules among them) go with it; killing them later would leave those.
         await removeContainers(u.origin, u.searchParams.get('token')!).catch(() => undefined);
-        const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await exited;
       }

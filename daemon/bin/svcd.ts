@@ -24,6 +24,7 @@ import {
 } from '../engine/containers/containers-engine';
 import { ContainerRegistry } from '../engine/containers/container-registry';
 import { containerUsageOf } from '../engine/containers/container-usage';
+import { ContainerRootfs } from '../engine/containers/container-rootfs';
 import { ContainerIOFeed } from '../engine/containers/container-io-feed';
 import { ContainerLogs } from '../engine/containers/container-logs';
 import { ContainersService } from '../engine/containers/containers-service';
@@ -196,7 +197,8 @@ async function start(argv: string[], running: Running): Promise<string> {
   const events = new EventsService();
   // First: the services containers use ask it which containers use what.
   const registry = new ContainerRegistry();
-  const containerUsage = containerUsageOf(registry);
+  const rootfs = new ContainerRootfs(client);
+  const containerUsage = containerUsageOf(registry, rootfs);
   const images = new ImageService({
     client,
     events,
@@ -254,6 +256,7 @@ async function start(argv: string[], running: Running): Promise<string> {
     host: hostFacts,
     defaultSeccomp,
     registry,
+    rootfs,
     images: containerImagesOf(images),
     volumes,
     networking: new ContainerNetworking(

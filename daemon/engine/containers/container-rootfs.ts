@@ -229,6 +229,17 @@ export class ContainerRootfs {
     this.lingering.set(initKey, timer);
   }
 
+  /**
+   * Removes the init layer on an image's top snapshot now rather than after its linger, so the
+   * image's layers go with the image; one a container was created on meanwhile stays.
+   */
+  releaseInitLayer(chainId: string): Promise<void> {
+    const initKey = initSnapshotKey(chainId);
+    clearTimeout(this.lingering.get(initKey));
+    this.lingering.delete(initKey);
+    return this.removeInitLayer(initKey);
+  }
+
   private removeInitLayer(initKey: string): Promise<void> {
     return this.withInitLock(() => {
       this.initLayers.delete(initKey);

@@ -1,10 +1,15 @@
 // The container-usage view over the registry of containers: what volumes, networks, images and
-// /info ask of the containers, answered from the records alone.
+// /info ask of the containers, answered from the records (and, for an image's layers, by the
+// rootfs layers the containers share).
 import type { ContainerUsage } from '../shared/container-usage';
 import type { ContainerRegistry } from './container-registry';
+import type { ContainerRootfs } from './container-rootfs';
 import { isRunning } from './container-state';
 
-export function containerUsageOf(registry: ContainerRegistry): ContainerUsage {
+export function containerUsageOf(
+  registry: ContainerRegistry,
+  rootfs: Pick<ContainerRootfs, 'releaseInitLayer'>,
+): ContainerUsage {
   return {
     volumeUsers: (name) =>
       registry
@@ -31,6 +36,7 @@ export function containerUsageOf(registry: ContainerRegistry): ContainerUsage {
         .all()
         .filter((c) => c.record.Image === imageId)
         .map((c) => c.id),
+    releaseImageLayers: (chainId) => rootfs.releaseInitLayer(chainId),
     counts: () => {
       const all = registry.all();
       const paused = all.filter((c) => c.record.State.Paused).length;

@@ -14,7 +14,7 @@ import type { ContainerImageStore } from './container-images';
 import { ContainerPaths } from './container-paths';
 import type { ContainerRecord } from './container-record';
 import type { ContainerRegistry } from './container-registry';
-import { ContainerRootfs } from './container-rootfs';
+import type { ContainerRootfs } from './container-rootfs';
 import type { VolumesService } from '../volumes/volumes-service';
 import type { ContainerNetworking } from '../networks/container-networking';
 
@@ -56,6 +56,8 @@ export interface EngineContextDeps {
   defaultSeccomp?: SeccompChoice;
   /** Built first, so that volumes, networks and images can be given its usage view (container-usage.ts). */
   registry: ContainerRegistry;
+  /** Built first too: the usage view lets images release the init layers it keeps. */
+  rootfs: ContainerRootfs;
   images: ContainerImageStore;
   volumes: ContainerVolumes;
   networking: ContainerNetworking;
@@ -76,7 +78,7 @@ export function createEngineContext(deps: EngineContextDeps): EngineContext {
     host: deps.host,
     defaultSeccomp: deps.defaultSeccomp,
     images: deps.images,
-    rootfs: new ContainerRootfs(deps.client),
+    rootfs: deps.rootfs,
     volumes: deps.volumes,
     networking: deps.networking,
     log: deps.log,

@@ -10,6 +10,7 @@ import { startTestContainerd, type TestContainerd } from '../../runtime/containe
 import { EventsService } from '../events/events-service';
 import { ContainerRegistry } from '../containers/container-registry';
 import { containerUsageOf } from '../containers/container-usage';
+import { ContainerRootfs } from '../containers/container-rootfs';
 import { ImageService } from './image-service';
 import { createImage } from './image-import';
 import { withLease } from './lease';
@@ -30,7 +31,7 @@ before(async () => {
     tempDir,
     insecureRegistries: [],
     userAgent: 'test',
-    containers: containerUsageOf(new ContainerRegistry()),
+    containers: containerUsageOf(new ContainerRegistry(), new ContainerRootfs(ctd.client)),
   });
 });
 

@@ -50,8 +50,11 @@ export interface ImageServiceDeps {
   insecureRegistries: string[];
   /** Sent to registries, as Docker sends its own. */
   userAgent: string;
-  /** Which containers use an image (it is not removed or pruned while one does). */
-  containers: Pick<ContainerUsage, 'imageUsers'>;
+  /**
+   * Which containers use an image (it is not removed or pruned while one does), and the layers
+   * they keep of one none uses any more, let go when it is deleted.
+   */
+  containers: Pick<ContainerUsage, 'imageUsers' | 'releaseImageLayers'>;
 }
 
 export interface ResolvedImage {
@@ -317,7 +320,7 @@ export class ImageService {
     // The last names go with the image itself, in one garbage collection.
     for (const ref of image.names) listUntagged(ref);
     const parent = await this.store.parentOf(image.id);
-    const gone = await this.store.deleteImage(image);
+    const gone = await this.deleteUnusedImage(image);
     records.push({ Deleted: image.id }, ...gone.filter((c) => c !== image.id).map((c) => ({ Deleted: c })));
     this.publish('delete', image.id, image.id);
     // As dockerd: the untagged parents it leaves childless (a build's steps) go with it.
@@ -325,6 +328,16 @@ export class ImageService {
       records.push(...(await this.removeUnused([parent])).deleted.map((id) => ({ Deleted: id })));
     }
     return records;
+  }
+
+  /**
+   * Deletes an image no container uses, with the layers only it had: the init layer the last
+   * container left goes first, so the layers are freed now and their bytes can be counted.
+   * Answers the chain IDs of the snapshots that went.
+   */
+  private async deleteUnusedImage(image: StoredImage): Promise<string[]> {
+    await this.deps.containers.releaseImageLayers(topChainId(image.config.rootfs.diff_ids));
+    return this.store.deleteImage(image);
   }
 
   /** The reference `refOrId` names when it is one of the image's names (not its ID). */
@@ -351,7 +364,7 @@ export class ImageService {
       if (this.deps.containers.imageUsers(image.id).length > 0) continue;
       const sizes = new Map((await this.store.layerSizes(image)).map((l) => [l.chain, l.size]));
       for (const ref of image.names) deleted.push({ Untagged: familiarString(ref) });
-      const gone = await this.store.deleteImage(image);
+      const gone = await this.deleteUnusedImage(image);
       deleted.push({ Deleted: image.id }, ...gone.map((c) => ({ Deleted: c })));
       for (const chain of gone) reclaimed += sizes.get(chain) ?? 0;
       this.publish('delete', image.id, image.id);
@@ -382,7 +395,7 @@ export class ImageService {
       pending.delete(next.id);
       if (this.deps.containers.imageUsers(next.id).length > 0) continue;
       const sizes = new Map((await this.store.layerSizes(next)).map((l) => [l.chain, l.size]));
-      const gone = await this.store.deleteImage(next);
+      const gone = await this.deleteUnusedImage(next);
       for (const chain of gone) reclaimed += sizes.get(chain) ?? 0;
       deleted.push(next.id);
       this.publish('delete', next.id, next.id);

@@ -1,6 +1,7 @@
 // What the services containers use (volumes, networks, images, /info) ask of the containers:
 // which of them use a volume, a network or an image, and how many there are. The containers
-// engine answers from its registry, which svcd builds before any of these services.
+// engine answers from its registry (and its rootfs layers), which svcd builds before any of
+// these services.
 
 /** A container whose mounts name a volume; one still starting counts as running. */
 export interface VolumeUser {
@@ -40,5 +41,11 @@ export interface ContainerUsage {
   networkMembers(networkId: string): NetworkMember[];
   /** IDs of the containers made from the image: the image store refuses to delete it (409). */
   imageUsers(imageId: string): string[];
+  /**
+   * Lets go now of what the containers keep of an image's layers after the last of them went
+   * (the init layer on its top snapshot lingers a while): an image deleted then frees its layers
+   * at once, and its removal or prune can say how much. A layer a container stands on stays.
+   */
+  releaseImageLayers(chainId: string): Promise<void>;
   counts(): ContainerCounts;
 }

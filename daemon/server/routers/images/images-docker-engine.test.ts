@@ -284,4 +284,29 @@ describe('images between svcd and Docker Engine 20.10', { skip: dockerdMissing()
     assert.deepEqual(await load(svcd, after), expected);
     assert.equal((await inspect(dockerd, 'moved:1')).Id, id);
   });
+
+  // Last: it prunes every unused image of both engines.
+  test(
+    'docker image prune -a after a container ran the image and went: the reclaimed space is its layers, as dockerd says',
+    { skip: !existsSync(dockerCli) && 'no docker CLI' },
+    async () => {
+      const decimal: Record<string, number> = { B: 1, kB: 1e3, MB: 1e6, GB: 1e9 };
+      for (const engine of [svcd, dockerd]) {
+        await importBusybox(engine, 'pruned-after-run:1');
+        const { Size } = await inspect(engine, 'pruned-after-run:1');
+        assert.ok(Size > 0);
+        const cli = (args: string) =>
+          promisify(execFile)('sh', ['-c', `${dockerCli} -H unix://${engine.socket} ${args}`]);
+        await cli('run --name pruned-after-run --network none pruned-after-run:1 true');
+        await cli('rm pruned-after-run');
+        const { stdout } = await cli('image prune -a -f');
+        assert.match(stdout, /untagged: pruned-after-run:1/, stdout);
+        const total = /Total reclaimed space: ([\d.]+)(B|kB|MB|GB)\n/.exec(stdout);
+        assert.ok(total, stdout);
+        // The CLI prints four significant digits: the image's own size, give or take that.
+        const reclaimed = Number(total[1]) * decimal[total[2]];
+        assert.ok(reclaimed >= Size * 0.999, `${engine === svcd ? 'svcd' : 'dockerd'}: ${stdout} of ${Size}`);
+      }
+    },
+  );
 });

@@ -144,8 +144,8 @@ function dfTotal(df: SystemDfResponse): number {
 
 /**
  * Prunes the kinds in turn (containers first, so their images and volumes are free after). What
- * was reclaimed is measured, df before against df after: an engine's SpaceReclaimed can miss
- * layers freed once a pruned container no longer holds them (svcd answers 0 then).
+ * was reclaimed is measured, df before against df after: the SpaceReclaimed of one prune misses
+ * what another kind's prune frees (an image's layers once its stopped container is pruned).
  */
 export function usePrune(product: EngineProduct) {
   const qc = useQueryClient();

@@ -14,13 +14,17 @@ export function useNetworks() {
   });
 }
 
-/** Whether the engine is a swarm manager, where overlay networks can be made. */
+/**
+ * Whether the engine is a swarm manager, where overlay networks can be made: the Swarm screen's
+ * read of /info, made again each time a dialog asks (nothing announces a `docker swarm init`).
+ */
 export function useSwarmManager() {
   const up = useEngineUp();
   return useQuery({
-    queryKey: ['info', {}],
+    queryKey: ['swarm', 'info'],
     queryFn: engine.info,
     enabled: up,
+    refetchOnMount: 'always',
     select: (info) => !!info.Swarm?.ControlAvailable,
   });
 }

@@ -6,10 +6,20 @@ import { useEngineUp } from '../../app/state/use-desktop-state';
 import { swarm, type ObjectKind } from './swarm-api';
 
 const every = 2000;
+const swarmStateEvery = 5000;
 
+/**
+ * Read again every few seconds while shown: no event announces that the engine joined or left a
+ * swarm (a `docker swarm init` or `leave` in a terminal), and the screen follows it.
+ */
 export function useSwarmInfo() {
   const up = useEngineUp();
-  return useQuery({ queryKey: ['swarm', 'info'], queryFn: engine.info, enabled: up });
+  return useQuery({
+    queryKey: ['swarm', 'info'],
+    queryFn: engine.info,
+    enabled: up,
+    refetchInterval: swarmStateEvery,
+  });
 }
 
 export function useServices(enabled: boolean) {

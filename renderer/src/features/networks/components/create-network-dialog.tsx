@@ -1,6 +1,6 @@
 // `docker network create` as a dialog: name, driver (overlay only on a swarm manager), the IPAM
-// config, the flags, labels and driver options. The engine's refusal (IPv6 without a subnet, say) is
-// shown as it says it, in the dialog.
+// config (IPv6's subnet and gateway once IPv6 is ticked), the flags, labels and driver options.
+// The engine's refusal (a subnet another network has, say) is shown as it says it, in the dialog.
 import { useState, type FormEvent } from 'react';
 import { Dialog } from '../../../app/ui/dialog';
 import { FormFooter } from '../../../app/ui/form-problems';
@@ -23,7 +23,9 @@ export function CreateNetworkDialog({
     setForm({ ...form, ...patch });
     if (create.error) create.reset();
   };
-  const text = (k: 'name' | 'subnet' | 'gateway' | 'ipRange' | 'labels' | 'options') => ({
+  const text = (
+    k: 'name' | 'subnet' | 'gateway' | 'ipRange' | 'subnet6' | 'gateway6' | 'labels' | 'options',
+  ) => ({
     value: form[k],
     onChange: (e: { target: { value: string } }) => change({ [k]: e.target.value }),
   });
@@ -82,6 +84,16 @@ export function CreateNetworkDialog({
         <label className="inline">
           <input {...flag('ipv6')} /> IPv6
         </label>
+        {form.ipv6 ? (
+          <div className="row">
+            <label>
+              IPv6 subnet <input placeholder="fd00:1::/64" {...text('subnet6')} />
+            </label>
+            <label>
+              IPv6 gateway <input placeholder="(first address)" {...text('gateway6')} />
+            </label>
+          </div>
+        ) : null}
         <label>
           Labels <textarea rows={2} placeholder="KEY=value, one per line" {...text('labels')} />
         </label>

@@ -75,12 +75,12 @@ export function ServicesTab() {
                   <td>
                     <strong>{name}</strong> <span className="muted">{shortId(s.ID)}</span>
                     {s.UpdateStatus?.State ? (
-                      <span className="muted"> · update {s.UpdateStatus.State}</span>
+                      <span className="muted service-note">update {s.UpdateStatus.State}</span>
                     ) : null}
                   </td>
                   <td>{s.Spec.Mode.Replicated ? 'replicated' : 'global'}</td>
                   <td data-testid="service-replicas">{replicasOf(s)}</td>
-                  <td className="ellipsis" title={s.Spec.TaskTemplate.ContainerSpec.Image}>
+                  <td className="truncate" title={s.Spec.TaskTemplate.ContainerSpec.Image}>
                     {imageOf(s.Spec)}
                   </td>
                   <td>{(s.Endpoint?.Ports ?? []).map(portText).join(', ') || '—'}</td>

@@ -140,6 +140,9 @@ const layers = [
       api,
       'daemon/lib/svcd-launch',
       'daemon/lib/registry-launch',
+      // The registry browser talks to registries through the wire client the engine pulls with.
+      'daemon/lib/registry-wire/**',
+      'daemon/lib/http-client',
       // The gateway reads image archives (the layer explorer) with the daemon's streaming tar reader.
       'daemon/lib/tar/**',
       'daemon/server/streams/**',

@@ -85,6 +85,12 @@ const forbidden = [
     'electron starts the daemon',
   ],
   ['electron/main/probe.ts', "import '../../daemon/server/server';", 'electron reuses only the streams'],
+  [
+    'electron/main/probe.ts',
+    "import '../../daemon/engine/images/distribution/registry-client';",
+    "electron reaches registries through the wire client, not the engine's",
+  ],
+  ['electron/main/probe.ts', "import '../../daemon/lib/json-lines';", 'electron: only named parts of lib'],
   ['renderer/src/probe.ts', "import 'node:fs';", 'the renderer runs in a browser'],
   [
     'renderer/src/probe.ts',
@@ -111,6 +117,7 @@ const allowed = [
   ['daemon/server/routers/events/probe.ts', "import '../../streams/stdcopy'; import '../../router';"],
   ['daemon/bin/probe.ts', "import '../engine/events/events-service'; import '../server/server';"],
   ['renderer/src/probe.ts', "import type { EngineEvent } from '../../daemon/api/event-types';"],
+  ['electron/main/probe.ts', "import '../../daemon/lib/registry-wire/registry-transport';"],
 ];
 
 describe('layering lint', () => {

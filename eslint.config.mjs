@@ -83,16 +83,10 @@ const ownRegistryHttp = {
   globs: ['daemon/lib/http-client', 'node:http', 'node:https'],
   why: `only ${registryWire.replace('/**', '/')} talks HTTP to registries`,
 };
-// Where registry HTTP is, until the wire client (issue #35) takes it: these files keep their
-// own HTTP for now, and each entry goes when its file moves into the wire folder.
-const registryHttpNotYetInWire = {
-  imports: ['daemon/engine/images/distribution/registry-transport.ts'],
-  fetch: ['electron/main/registries/registry-session.ts'],
-};
 // The global fetch, in the folders the rule covers; `docker import <url>` downloads a tarball
 // from any server (not a registry), so image-import.ts keeps it.
 const registryFetchFolders = ['daemon/engine/images/**', 'electron/main/registries/**'];
-const registryFetchAllowed = ['daemon/engine/images/image-import.ts', ...registryHttpNotYetInWire.fetch];
+const registryFetchAllowed = ['daemon/engine/images/image-import.ts'];
 const engineLayer = (name, i) => ({
   files: [`daemon/engine/${name}/**`],
   allow: [
@@ -105,14 +99,6 @@ const engineLayer = (name, i) => ({
   tests: [...testing, ...testTools, 'daemon/engine/**'],
   ...(name === 'images' ? { deny: [ownRegistryHttp] } : {}),
 });
-const engineFolders = [
-  ...registryHttpNotYetInWire.imports.map((file) => ({
-    ...engineLayer('images', engineOrder.indexOf('images')),
-    files: [file],
-    deny: [],
-  })),
-  ...engineOrder.map(engineLayer),
-];
 // What any renderer folder may import: type definitions from daemon/api and its npm packages.
 const rendererPackages = [
   'type:daemon/api/**',
@@ -143,7 +129,7 @@ const layers = [
     tests: testing,
   },
   { files: ['daemon/runtime/**'], allow: [api, lib, 'daemon/runtime/**', 'node:*'], tests: testing },
-  ...engineFolders,
+  ...engineOrder.map(engineLayer),
   {
     // A folder of the engine not in engineOrder: it may import only what every engine folder may.
     files: ['daemon/engine/**'],
@@ -189,6 +175,9 @@ const layers = [
       api,
       'daemon/lib/svcd-launch',
       'daemon/lib/registry-launch',
+      // The registry browser talks to registries through the wire client the engine pulls with.
+      'daemon/lib/registry-wire/**',
+      'daemon/lib/http-client',
       // The gateway reads image archives (the layer explorer) with the daemon's streaming tar reader.
       'daemon/lib/tar/**',
       'daemon/server/streams/**',

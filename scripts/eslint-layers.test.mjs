@@ -103,6 +103,12 @@ const forbidden = [
     'electron starts the daemon',
   ],
   ['electron/main/probe.ts', "import '../../daemon/server/server';", 'electron reuses only the streams'],
+  [
+    'electron/main/probe.ts',
+    "import '../../daemon/engine/images/distribution/registry-client';",
+    "electron reaches registries through the wire client, not the engine's",
+  ],
+  ['electron/main/probe.ts', "import '../../daemon/lib/json-lines';", 'electron: only named parts of lib'],
   ['renderer/src/probe.ts', "import 'node:fs';", 'the renderer runs in a browser'],
   [
     'renderer/src/probe.ts',
@@ -144,6 +150,7 @@ const allowed = [
   ],
   ['renderer/src/app/shell/probe.ts', "import '../../features/images/commands'; import '../ui/dialog';"],
   ['renderer/src/features/images/components/probe.tsx', "import './images.css';"],
+  ['electron/main/probe.ts', "import '../../daemon/lib/registry-wire/registry-transport';"],
 ];
 
 describe('layering lint', () => {

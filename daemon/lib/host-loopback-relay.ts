@@ -10,7 +10,7 @@ import http from 'node:http';
 import { rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { isLoopbackHost } from './http-client';
+import { isLoopbackHost } from './loopback-host';
 
 const MAX_HEADER = 256;
 const lifeline = 'lifeline';

@@ -4,6 +4,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
+import { isLoopbackHost } from './loopback-host';
 
 export interface HttpRequestOptions {
   method?: string;
@@ -73,13 +74,6 @@ const agents = {
 };
 const MAX_REDIRECTS = 10;
 let loopbackAgent: http.Agent | undefined;
-const loopbackHost = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
-
-/** `host[:port]` names this machine's loopback. */
-export function isLoopbackHost(host: string): boolean {
-  return loopbackHost.test(host);
-}
-
 /** Plain HTTP to the host's loopback goes through `agent` (a rootless svcd's relay). */
 export function routeLoopbackThrough(agent: http.Agent): void {
   loopbackAgent = agent;

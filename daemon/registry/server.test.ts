@@ -5,11 +5,12 @@ import { createServer, type Server } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { repoRoot } from '../lib/product';
 import { sha256 } from '../lib/digest';
 import { http, type HttpResponse } from '../testing/http-client';
 import { rawRequest } from '../testing/raw-http';
+import { paths } from './storage/paths';
 import { pushBlob, pushSmallImage, putManifest, startUpload } from './testing/registry-client';
 import {
   registryCommand,
@@ -71,11 +72,10 @@ describe('server basics', () => {
   const fsOnly = testStorage() === 's3' && 'a filesystem failure';
   test('a storage failure is 500 UNKNOWN', { skip: fsOnly }, async () => {
     const digest = sha256('broken');
-    const hex = digest.slice(7);
-    await mkdir(join(reg.dataDir, 'blobs/sha256', hex.slice(0, 2), hex, 'data'), { recursive: true });
-    const link = join(reg.dataDir, 'repositories/broken/_manifests/revisions/sha256', hex);
-    await mkdir(link, { recursive: true });
-    await writeFile(join(link, 'link'), digest);
+    await mkdir(join(reg.dataDir, paths.blobData(digest)), { recursive: true });
+    const link = join(reg.dataDir, paths.revisionLink('broken', digest));
+    await mkdir(dirname(link), { recursive: true });
+    await writeFile(link, digest);
     const res = await http(`${reg.url}/v2/broken/manifests/${digest}`);
     assert.equal(res.status, 500);
     assert.deepEqual(codes(res), ['UNKNOWN']);

@@ -7,7 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startTestContainerd, type TestContainerd } from '../../runtime/containerd/test-fixtures';
 import { ContentStore } from './content-store';
-import { DigestMismatchError, digestOf } from './distribution/verifying-stream';
+import { DigestMismatchError, digestOf } from '../../lib/registry-wire/verifying-stream';
 import type { Descriptor } from './distribution/types';
 
 let ctd: TestContainerd;

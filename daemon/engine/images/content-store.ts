@@ -7,7 +7,7 @@ import { NotFoundError } from '../../api/errors';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { Labels } from '../../runtime/containerd/types';
 import type { BlobSink, BlobSource, Descriptor } from './distribution/types';
-import { DigestMismatchError } from './distribution/verifying-stream';
+import { DigestMismatchError } from '../../lib/registry-wire/verifying-stream';
 
 /** containerd's label naming the repositories of a registry a blob is known to live in. */
 export const distributionSourceLabel = (host: string) => `containerd.io/distribution.source.${host}`;

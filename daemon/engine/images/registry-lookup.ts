@@ -5,7 +5,7 @@ import { InvalidParameterError } from '../../api/errors';
 import type { DistributionInspect, ImageSearchRequest, ImageSearchResult } from '../../api/image-types';
 import { decodeAuthConfig } from './distribution/auth-config';
 import { RegistryClient } from './distribution/registry-client';
-import type { TransportOptions } from './distribution/registry-transport';
+import type { TransportOptions } from './distribution/registry-client';
 import type { ImageConfig } from './distribution/types';
 import { parseImageAndTag, registryHost } from '../shared/reference';
 

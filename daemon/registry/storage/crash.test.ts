@@ -58,7 +58,7 @@ test('kill -9 during a 200 MiB upload: nothing partial visible, the upload resum
   const digest = digestOfAll();
   const location = await startUpload(reg.url, 'crash/test');
   const uuid = location.split('/').pop() as string;
-  const uploadFile = join(reg.dataDir, 'repositories/crash/test/_uploads', uuid, 'data');
+  const uploadFile = join(reg.dataDir, paths.uploadData('crash/test', uuid));
 
   // Stream the whole blob in one PATCH and kill the registry once ~100 MiB have reached the disk.
   const sending = new Promise<void>((resolve) => {
@@ -141,11 +141,10 @@ test('a commit cut between the move and the link: the upload reports its whole s
   });
   assert.equal(patched.status, 202);
   await reg.kill();
-  const upload = join(reg.dataDir, 'repositories/crash/cut/_uploads', uuid);
   const stored = join(reg.dataDir, paths.blobData(digest));
   await mkdir(dirname(stored), { recursive: true });
-  await writeFile(join(upload, 'committed'), digest);
-  await rename(join(upload, 'data'), stored);
+  await writeFile(join(reg.dataDir, paths.uploadCommitted('crash/cut', uuid)), digest);
+  await rename(join(reg.dataDir, paths.uploadData('crash/cut', uuid)), stored);
   reg = await startRegistry({ dataDir: reg.dataDir });
 
   const resumed = location.replace(/^http:\/\/[^/]+/, reg.url);
@@ -157,5 +156,5 @@ test('a commit cut between the move and the link: the upload reports its whole s
   assert.equal(done.status, 201, done.body.toString());
   const pulled = await http(`${reg.url}/v2/crash/cut/blobs/${digest}`);
   assert.ok(pulled.body.equals(blob));
-  assert.deepEqual(await filesUnder(join(reg.dataDir, 'repositories/crash/cut/_uploads')), []);
+  assert.deepEqual(await filesUnder(join(reg.dataDir, paths.uploadsDir('crash/cut'))), []);
 });

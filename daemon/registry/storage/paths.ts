@@ -9,6 +9,10 @@
 import type { Digest } from '../../lib/digest';
 import { digestAlgorithm, digestHex } from '../../lib/digest';
 
+/** The registry's own entries in a repository's directory; any other entry is a child name. */
+export const repositoryEntries = { layers: '_layers', manifests: '_manifests', uploads: '_uploads' } as const;
+const { layers, manifests, uploads } = repositoryEntries;
+
 function digestPath(digest: Digest): string {
   return `${digestAlgorithm(digest)}/${digestHex(digest)}`;
 }
@@ -26,27 +30,30 @@ export const paths = {
   },
   repositoriesRoot: (): string => 'repositories',
   repository: (name: string): string => `repositories/${name}`,
-  layersDir: (name: string): string => `repositories/${name}/_layers`,
+  layersDir: (name: string): string => `repositories/${name}/${layers}`,
   layerLink: (name: string, digest: Digest): string =>
-    `repositories/${name}/_layers/${digestPath(digest)}/link`,
-  manifestsDir: (name: string): string => `repositories/${name}/_manifests`,
+    `repositories/${name}/${layers}/${digestPath(digest)}/link`,
+  manifestsDir: (name: string): string => `repositories/${name}/${manifests}`,
   revisionsDir: (name: string, algorithm: string): string =>
-    `repositories/${name}/_manifests/revisions/${algorithm}`,
+    `repositories/${name}/${manifests}/revisions/${algorithm}`,
   revisionLink: (name: string, digest: Digest): string =>
-    `repositories/${name}/_manifests/revisions/${digestPath(digest)}/link`,
+    `repositories/${name}/${manifests}/revisions/${digestPath(digest)}/link`,
   referrersDir: (name: string, subject: Digest, algorithm: string): string =>
-    `repositories/${name}/_manifests/referrers/${digestPath(subject)}/${algorithm}`,
+    `repositories/${name}/${manifests}/referrers/${digestPath(subject)}/${algorithm}`,
   referrerLink: (name: string, subject: Digest, digest: Digest): string =>
-    `repositories/${name}/_manifests/referrers/${digestPath(subject)}/${digestPath(digest)}/link`,
-  tagsDir: (name: string): string => `repositories/${name}/_manifests/tags`,
-  tag: (name: string, tag: string): string => `repositories/${name}/_manifests/tags/${tag}`,
-  tagLink: (name: string, tag: string): string => `repositories/${name}/_manifests/tags/${tag}/current/link`,
-  uploadsDir: (name: string): string => `repositories/${name}/_uploads`,
-  upload: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}`,
-  uploadData: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}/data`,
-  uploadStartedAt: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}/startedat`,
-  uploadCommitted: (name: string, uuid: string): string => `repositories/${name}/_uploads/${uuid}/committed`,
+    `repositories/${name}/${manifests}/referrers/${digestPath(subject)}/${digestPath(digest)}/link`,
+  tagsDir: (name: string): string => `repositories/${name}/${manifests}/tags`,
+  tag: (name: string, tag: string): string => `repositories/${name}/${manifests}/tags/${tag}`,
+  tagLink: (name: string, tag: string): string =>
+    `repositories/${name}/${manifests}/tags/${tag}/current/link`,
+  uploadsDir: (name: string): string => `repositories/${name}/${uploads}`,
+  upload: (name: string, uuid: string): string => `repositories/${name}/${uploads}/${uuid}`,
+  uploadData: (name: string, uuid: string): string => `repositories/${name}/${uploads}/${uuid}/data`,
+  uploadStartedAt: (name: string, uuid: string): string =>
+    `repositories/${name}/${uploads}/${uuid}/startedat`,
+  uploadCommitted: (name: string, uuid: string): string =>
+    `repositories/${name}/${uploads}/${uuid}/committed`,
 };
 
 /** Directory entries under repositories/<name>/ that belong to the registry, not to child names. */
-export const reservedEntries = new Set(['_layers', '_manifests', '_uploads']);
+export const reservedEntries = new Set<string>(Object.values(repositoryEntries));

@@ -3,7 +3,7 @@ import type { StorageDriver } from './driver';
 import { BlobStore } from './blob-store';
 import { LinkedBlobStore } from './linked-blob-store';
 import { ManifestStore } from './manifest-store';
-import { paths, reservedEntries } from './paths';
+import { paths, repositoryEntries, reservedEntries } from './paths';
 import { TagStore } from './tag-store';
 import { UploadWriter, type UploadWriterOptions } from './upload-writer';
 
@@ -30,7 +30,8 @@ export class RegistryStorage {
   /** Every repository name, in lexical order (a directory holding _layers or _manifests). */
   async repositories(): Promise<string[]> {
     const names = await this.repositoryDirs(
-      (entries) => entries.includes('_layers') || entries.includes('_manifests'),
+      (entries) =>
+        entries.includes(repositoryEntries.layers) || entries.includes(repositoryEntries.manifests),
     );
     return names.sort();
   }
@@ -55,7 +56,7 @@ export class RegistryStorage {
   /** Purges expired uploads of every repository. */
   async purgeExpiredUploads(now = Date.now()): Promise<number> {
     let purged = 0;
-    for (const name of await this.repositoryDirs((e) => e.includes('_uploads')))
+    for (const name of await this.repositoryDirs((e) => e.includes(repositoryEntries.uploads)))
       purged += await this.uploads.purgeExpired(name, now);
     return purged;
   }

@@ -3,7 +3,6 @@
 // registries; /registries/{id}/v2/* reads (and deletes by digest) through the registry's
 // session. Credentials are used here and never answered: the renderer sees summaries only.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import type {
   RegistryCopyRequest,
   RegistryPullRequest,
@@ -57,10 +56,8 @@ export async function proxyRegistry(
       if (v !== null) headers[h] = v;
     }
     res.writeHead(up.status, headers);
-    if (!up.body || method === 'HEAD') return void res.end();
-    Readable.fromWeb(up.body as never)
-      .on('error', () => res.destroy())
-      .pipe(res);
+    if (method === 'HEAD') return void (up.discard(), res.end());
+    up.body.on('error', () => res.destroy()).pipe(res);
   } catch (err) {
     failWith(res, err);
   }

@@ -3,7 +3,9 @@
 // repositories are in one registry, else streamed from one to the other; then the manifests,
 // byte for byte so digests stay), and deleting a tag.
 import { createHash } from 'node:crypto';
+import { Transform } from 'node:stream';
 import { MANIFEST_ACCEPT } from '../../../daemon/api/manifest-accept';
+import type { HttpResponse } from '../../../daemon/lib/http-client';
 import { RegistryAccessError, type RegistrySession } from './registry-session';
 
 /** One line of progress, in the Docker Engine's pull/push shape so the UI folds both alike. */
@@ -36,7 +38,7 @@ const shortId = (digest: string) => digest.replace(/^sha256:/, '').slice(0, 12);
 const PROGRESS_STEP = 256 * 1024;
 
 /** The registry's own error text ({errors:[{code,message}]}), or the status. */
-async function failure(res: Response, what: string): Promise<RegistryAccessError> {
+async function failure(res: HttpResponse, what: string): Promise<RegistryAccessError> {
   const text = await res.text().catch(() => '');
   let detail = text.trim().slice(0, 300);
   try {
@@ -54,7 +56,7 @@ async function getManifest(
 ): Promise<Fetched> {
   const res = await s.fetch(`/v2/${repo}/manifests/${ref}`, { headers: { accept: MANIFEST_ACCEPT }, signal });
   if (!res.ok) throw await failure(res, `${s.host}/${repo}:${ref}`);
-  const bytes = Buffer.from(await res.arrayBuffer());
+  const bytes = await res.buffer();
   const json = JSON.parse(bytes.toString('utf8')) as Fetched['json'];
   const mediaType = json.mediaType ?? res.headers.get('content-type') ?? '';
   return { bytes, mediaType, digest: sha256(bytes), json };
@@ -74,7 +76,7 @@ async function putManifest(
     signal,
   });
   if (res.status !== 201) throw await failure(res, `put manifest ${s.host}/${repo}:${ref}`);
-  await res.body?.cancel();
+  res.discard();
 }
 
 async function startUpload(
@@ -83,7 +85,7 @@ async function startUpload(
   query: string,
   extraScopes: string[],
   signal?: AbortSignal,
-): Promise<Response> {
+): Promise<HttpResponse> {
   const res = await s.fetch(`/v2/${repo}/blobs/uploads/${query}`, { method: 'POST', signal }, extraScopes);
   if (res.status !== 201 && res.status !== 202)
     throw await failure(res, `start an upload to ${s.host}/${repo}`);
@@ -105,7 +107,7 @@ async function copyBlob(
   const id = shortId(d.digest);
   const head = await to.session.fetch(`/v2/${to.repository}/blobs/${d.digest}`, { method: 'HEAD', signal });
   if (head.ok) return emit({ id, status: 'Already exists' });
-  let upload: Response;
+  let upload: HttpResponse;
   if (from.session === to.session) {
     // One registry: a cross-repository mount copies no byte.
     upload = await startUpload(
@@ -120,22 +122,22 @@ async function copyBlob(
   const location = upload.headers.get('location');
   if (!location) throw new RegistryAccessError(502, `${to.session.host} gave no upload location`);
   const blob = await from.session.fetch(`/v2/${from.repository}/blobs/${d.digest}`, { signal });
-  if (!blob.ok || !blob.body)
-    throw await failure(blob, `blob ${d.digest} of ${from.session.host}/${from.repository}`);
+  if (!blob.ok) throw await failure(blob, `blob ${d.digest} of ${from.session.host}/${from.repository}`);
   let current = 0;
   let shown = 0;
-  const counted = blob.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, out) {
-        current += chunk.byteLength;
+  const counted = blob.body.pipe(
+    new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        current += chunk.length;
         if (current - shown >= PROGRESS_STEP) {
           shown = current;
           emit({ id, status: 'Copying', progressDetail: { current, total: d.size } });
         }
-        out.enqueue(chunk);
+        done(null, chunk);
       },
     }),
   );
+  blob.body.on('error', (err) => counted.destroy(err));
   const url = new URL(location, to.session.config.url);
   url.searchParams.set('digest', d.digest);
   const put = await to.session.fetch(url.toString(), {
@@ -146,7 +148,7 @@ async function copyBlob(
   });
   if (put.status !== 201)
     throw await failure(put, `upload of ${d.digest} to ${to.session.host}/${to.repository}`);
-  await put.body?.cancel();
+  put.discard();
   emit({ id, status: 'Copied', progressDetail: { current: d.size, total: d.size } });
 }
 
@@ -193,9 +195,9 @@ export async function deleteTag(s: RegistrySession, repo: string, tag: string): 
   });
   if (!head.ok) throw await failure(head, `${s.host}/${repo}:${tag}`);
   const direct = await s.fetch(`/v2/${repo}/manifests/${tag}`, { method: 'DELETE' });
-  if (direct.status === 202 || direct.status === 200) return void (await direct.body?.cancel());
+  if (direct.status === 202 || direct.status === 200) return void direct.discard();
   if (direct.status !== 400 && direct.status !== 405) throw await failure(direct, `delete ${repo}:${tag}`);
-  await direct.body?.cancel();
+  direct.discard();
   const config = sha256(EMPTY_JSON);
   const exists = await s.fetch(`/v2/${repo}/blobs/${config}`, { method: 'HEAD' });
   if (!exists.ok) {
@@ -204,7 +206,7 @@ export async function deleteTag(s: RegistrySession, repo: string, tag: string): 
     url.searchParams.set('digest', config);
     const put = await s.fetch(url.toString(), { method: 'PUT', body: EMPTY_JSON });
     if (put.status !== 201) throw await failure(put, `upload to ${repo}`);
-    await put.body?.cancel();
+    put.discard();
   }
   const standIn = Buffer.from(
     JSON.stringify({
@@ -225,5 +227,5 @@ export async function deleteTag(s: RegistrySession, repo: string, tag: string): 
   });
   const del = await s.fetch(`/v2/${repo}/manifests/${sha256(standIn)}`, { method: 'DELETE' });
   if (del.status !== 202) throw await failure(del, `delete ${repo}:${tag}`);
-  await del.body?.cancel();
+  del.discard();
 }

@@ -6,10 +6,12 @@ import { getJson, query, request, sendJson, upload, withToken, wsUrl } from './g
 import type {
   BuildPruneResponse,
   ContainerCreateBody,
+  ContainerCreateResponse,
   ContainerPruneResponse,
   ContainerInspect,
   ContainerSummary,
   DistributionInspect,
+  ExecInspect,
   ImageDeleteItem,
   ImageHistoryItem,
   ImageInspect,
@@ -20,11 +22,13 @@ import type {
   StatsSample,
   NetworkConnectBody,
   NetworkCreateBody,
+  NetworkCreateResponse,
   NetworkPruneResponse,
   NetworkResource,
   SystemDfResponse,
   VersionResponse,
   Volume,
+  VolumeCreateBody,
   VolumePruneResponse,
 } from './engine-types';
 
@@ -71,7 +75,7 @@ export const engine = {
     ),
   inspect: (id: string) => getJson<ContainerInspect>(`${E()}/containers/${enc(id)}/json`),
   create: (body: ContainerCreateBody, name?: string) =>
-    sendJson<{ Id: string; Warnings: string[] }>('POST', `${E()}/containers/create${query({ name })}`, body),
+    sendJson<ContainerCreateResponse>('POST', `${E()}/containers/create${query({ name })}`, body),
   action: (id: string, action: ContainerAction) => sendJson('POST', `${E()}/containers/${enc(id)}/${action}`),
   remove: (id: string, force: boolean) =>
     sendJson('DELETE', `${E()}/containers/${enc(id)}${query({ force, v: false })}`),
@@ -148,7 +152,7 @@ export const engine = {
         body: JSON.stringify({ Detach: false, Tty: true }),
       })
     ).text();
-    const { ExitCode } = await getJson<{ ExitCode: number }>(`${E()}/exec/${enc(execId)}/json`);
+    const { ExitCode } = await getJson<ExecInspect>(`${E()}/exec/${enc(execId)}/json`);
     return { output, exitCode: ExitCode };
   },
   execResize: (execId: string, rows: number, cols: number) =>
@@ -219,12 +223,7 @@ export const engine = {
 
   volumes: () => getJson<{ Volumes: Volume[] | null; Warnings: string[] | null }>(`${E()}/volumes`),
   volume: (name: string) => getJson<Volume>(`${E()}/volumes/${enc(name)}`),
-  createVolume: (v: {
-    Name?: string;
-    Driver?: string;
-    DriverOpts?: Record<string, string>;
-    Labels?: Record<string, string>;
-  }) => sendJson<Volume>('POST', `${E()}/volumes/create`, v),
+  createVolume: (v: VolumeCreateBody) => sendJson<Volume>('POST', `${E()}/volumes/create`, v),
   removeVolume: (name: string) => sendJson('DELETE', `${E()}/volumes/${enc(name)}`),
   pruneVolumes: () => sendJson<VolumePruneResponse>('POST', `${E()}/volumes/prune`),
   volumeUsage: () => getJson<{ Volumes: Volume[] | null }>(`${E()}/system/df`),
@@ -237,7 +236,7 @@ export const engine = {
     ),
   network: (id: string) => getJson<NetworkResource>(`${E()}/networks/${enc(id)}`),
   createNetwork: (body: NetworkCreateBody) =>
-    sendJson<{ Id: string; Warning: string }>('POST', `${E()}/networks/create`, body),
+    sendJson<NetworkCreateResponse>('POST', `${E()}/networks/create`, body),
   removeNetwork: (id: string) => sendJson('DELETE', `${E()}/networks/${enc(id)}`),
   pruneNetworks: () => sendJson<NetworkPruneResponse>('POST', `${E()}/networks/prune`),
   connect: (network: string, body: NetworkConnectBody) =>

@@ -14,7 +14,7 @@ import { readTar } from '../../../lib/tar/tar-reader';
 import { MediaTypes } from '../../../lib/media-types';
 import { DirectoryBlobStore } from '../distribution/testing/directory-blob-store';
 import { buildImage, busyboxLayer, layerTar, type TestImage } from '../distribution/testing/test-image';
-import { digestOf } from '../distribution/verifying-stream';
+import { digestOf } from '../../../lib/registry-wire/verifying-stream';
 import { shortId, type ProgressEvent } from '../distribution/types';
 import { saveImages } from './save-archive';
 import { loadArchive } from './load-archive';

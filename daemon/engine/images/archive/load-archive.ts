@@ -20,7 +20,7 @@ import {
   type ImageConfig,
   type ProgressListener,
 } from '../distribution/types';
-import { VerifyingStream, digestOf } from '../distribution/verifying-stream';
+import { VerifyingStream, digestOf } from '../../../lib/registry-wire/verifying-stream';
 import { parseReference, referenceString, withDefaultTag } from '../../shared/reference';
 import { archivePath, extractArchive } from './extract-archive';
 

@@ -11,7 +11,7 @@ import { TarWriter } from '../../../lib/tar/tar-writer';
 import { parseManifest } from '../distribution/manifest';
 import { jsonBlob } from '../distribution/json-blob';
 import type { BlobSource, Descriptor, ImageConfig, ImageManifest } from '../distribution/types';
-import { DigestMismatchError, digestOf } from '../distribution/verifying-stream';
+import { DigestMismatchError, digestOf } from '../../../lib/registry-wire/verifying-stream';
 import { familiarName, parseReference, referenceString, withDefaultTag } from '../../shared/reference';
 import type { OpenUncompressed } from './uncompressed-layers';
 

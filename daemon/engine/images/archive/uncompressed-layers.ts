@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { decompress } from '../../../lib/tar/decompress';
 import type { BlobSource, Descriptor } from '../distribution/types';
-import { VerifyingStream } from '../distribution/verifying-stream';
+import { VerifyingStream } from '../../../lib/registry-wire/verifying-stream';
 
 export interface UncompressedLayer {
   size: number;

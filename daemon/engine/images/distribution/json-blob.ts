@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import { MediaTypes } from '../../../lib/media-types';
 import type { BlobSink, Descriptor, ImageManifest } from './types';
-import { digestOf } from './verifying-stream';
+import { digestOf } from '../../../lib/registry-wire/verifying-stream';
 
 export interface JsonBlob {
   bytes: Buffer;

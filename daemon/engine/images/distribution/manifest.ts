@@ -9,7 +9,7 @@ import {
   isSchema1Manifest,
 } from '../../../lib/media-types';
 import type { Descriptor, ImageConfig, ImageIndex, ImageManifest } from './types';
-import { digestOf } from './verifying-stream';
+import { digestOf } from '../../../lib/registry-wire/verifying-stream';
 import { bodyMediaType, manifestObject } from '../../../lib/manifest-body';
 
 export interface Schema1Manifest {

@@ -15,7 +15,7 @@ import { schema1Config, schema1Layers, type ParsedManifest } from './manifest';
 import { parsePlatform, selectManifest, formatPlatform } from './platform';
 import type { RegistryClient, FetchedManifest } from './registry-client';
 import { shortId, type BlobSink, type Descriptor, type ImageConfig, type ProgressListener } from './types';
-import { digestOf } from './verifying-stream';
+import { digestOf } from '../../../lib/registry-wire/verifying-stream';
 import { schema2Manifest, storeBytes } from './json-blob';
 
 export interface PullOptions {

@@ -8,7 +8,7 @@ import { mapLimit } from './limit';
 import { parseManifest } from './manifest';
 import type { RegistryClient } from './registry-client';
 import { shortId, type BlobSource, type Descriptor, type ProgressListener } from './types';
-import { DigestMismatchError, digestOf } from './verifying-stream';
+import { DigestMismatchError, digestOf } from '../../../lib/registry-wire/verifying-stream';
 
 export interface PushOptions {
   client: RegistryClient;

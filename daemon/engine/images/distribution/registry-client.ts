@@ -2,16 +2,23 @@
 // read is verified against its digest while it streams; manifests are checked before use.
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { InvalidParameterError, SystemError } from '../../../api/errors';
+import { InvalidParameterError, SystemError, UnauthorizedError, UnavailableError } from '../../../api/errors';
 import type { HttpResponse } from '../../../lib/http-client';
+import { isLoopbackHost } from '../../../lib/loopback-host';
 import { ByteReader } from '../../../lib/tar/byte-reader';
 import { manifestAcceptTypes } from '../../../lib/media-types';
 import { registryHost, type Reference } from '../../shared/reference';
 import { manifestDigest, parseManifest, type ParsedManifest } from './manifest';
-import { registryError } from './registry-errors';
-import { RegistryTransport, type RequestOptions, type TransportOptions } from './registry-transport';
+import {
+  formatRegistryErrors,
+  readRegistryErrors,
+  registryError,
+} from '../../../lib/registry-wire/registry-errors';
+import { RegistryTransport, type RequestOptions } from '../../../lib/registry-wire/registry-transport';
+import { repositoryScope, catalogScope } from '../../../lib/registry-wire/scopes';
+import { credentials, type AuthConfig } from './auth-config';
 import type { BlobSink, Descriptor } from './types';
-import { DigestMismatchError, VerifyingStream } from './verifying-stream';
+import { DigestMismatchError, VerifyingStream } from '../../../lib/registry-wire/verifying-stream';
 import { maxManifestBytes } from '../../../lib/manifest-body';
 
 export interface FetchedManifest {
@@ -36,14 +43,38 @@ export interface BlobReadOptions {
   checkDigest?: boolean;
 }
 
-const pullScope = (repo: string) => `repository:${repo}:pull`;
-const pushScope = (repo: string) => `repository:${repo}:pull,push`;
+export interface TransportOptions {
+  /** `host[:port]` as in the reference's domain (docker.io already mapped to its API host). */
+  host: string;
+  auth?: AuthConfig;
+  /** Hosts (`host:port`, or CIDR-less IPs) spoken to over plain HTTP besides loopback. */
+  insecureRegistries?: string[];
+  userAgent?: string;
+}
+
+const pullScope = (repo: string) => repositoryScope(repo, 'pull');
+const pushScope = (repo: string) => repositoryScope(repo, 'pull,push');
 
 export class RegistryClient {
   readonly transport: RegistryTransport;
 
+  private pinged = false;
+
   constructor(readonly options: TransportOptions) {
-    this.transport = new RegistryTransport(options);
+    const { host, auth = {} } = options;
+    const hostname = host.replace(/:\d+$/, '');
+    const insecure =
+      isLoopbackHost(host) || (options.insecureRegistries ?? []).some((h) => h === host || h === hostname);
+    this.transport = new RegistryTransport({
+      origin: `${insecure ? 'http' : 'https'}://${host}`,
+      credentials: {
+        ...credentials(auth),
+        identityToken: auth.identitytoken,
+        registryToken: auth.registrytoken,
+      },
+      userAgent: options.userAgent ?? 'svcd',
+      clientId: 'svcd',
+    });
   }
 
   /** A client for the registry a reference names (docker.io → registry-1.docker.io). */
@@ -57,14 +88,14 @@ export class RegistryClient {
 
   /** Checks the credentials against the registry (POST /auth): throws UnauthorizedError. */
   async checkAuth(signal?: AbortSignal): Promise<void> {
-    const res = await this.transport.fetch('/v2/', { scopes: [], signal });
+    const res = await this.fetch('/v2/', { scopes: [], signal });
     res.discard();
     if (!res.ok) throw await registryError(res, `login to ${this.host}`);
   }
 
   /** GET a manifest by tag or digest; verified against the digest when one was asked for. */
   async getManifest(repo: string, reference: string, signal?: AbortSignal): Promise<FetchedManifest> {
-    const res = await this.transport.fetch(`/v2/${repo}/manifests/${reference}`, {
+    const res = await this.fetch(`/v2/${repo}/manifests/${reference}`, {
       headers: { Accept: manifestAcceptTypes.join(', ') },
       scopes: [pullScope(repo)],
       signal,
@@ -80,7 +111,7 @@ export class RegistryClient {
 
   /** HEAD a manifest: its descriptor, or undefined when the registry does not have it. */
   async headManifest(repo: string, reference: string, signal?: AbortSignal): Promise<Descriptor | undefined> {
-    const res = await this.transport.fetch(`/v2/${repo}/manifests/${reference}`, {
+    const res = await this.fetch(`/v2/${repo}/manifests/${reference}`, {
       method: 'HEAD',
       headers: { Accept: manifestAcceptTypes.join(', ') },
       scopes: [pullScope(repo)],
@@ -102,7 +133,7 @@ export class RegistryClient {
     const tags: string[] = [];
     let next: string | undefined = `/v2/${repo}/tags/list`;
     while (next) {
-      const res = await this.transport.fetch(next, { scopes: [pullScope(repo)], signal });
+      const res = await this.fetch(next, { scopes: [pullScope(repo)], signal });
       if (!res.ok) throw await registryError(res, `tags of ${this.host}/${repo}`);
       const body = (await res.json()) as { tags?: string[] | null };
       tags.push(...(body.tags ?? []));
@@ -116,7 +147,7 @@ export class RegistryClient {
     const repositories: string[] = [];
     let next: string | undefined = '/v2/_catalog?n=1000';
     while (next) {
-      const res = await this.transport.fetch(next, { scopes: ['registry:catalog:*'], signal });
+      const res = await this.fetch(next, { scopes: [catalogScope], signal });
       if (!res.ok) throw await registryError(res, `catalog of ${this.host}`);
       const body = (await res.json()) as { repositories?: string[] | null };
       repositories.push(...(body.repositories ?? []));
@@ -128,7 +159,7 @@ export class RegistryClient {
   /** The V1 search endpoint's results, or undefined when the registry has none (V2-only). */
   async searchV1(term: string, limit: number, signal?: AbortSignal): Promise<unknown[] | undefined> {
     const query = new URLSearchParams({ q: term, n: String(limit) });
-    const res = await this.transport.fetch(`/v1/search?${query}`, { scopes: [], signal });
+    const res = await this.fetch(`/v1/search?${query}`, { scopes: [], signal });
     if (res.status === 404 || res.status === 405) {
       res.discard();
       return undefined;
@@ -143,7 +174,7 @@ export class RegistryClient {
    * size always, its digest unless `checkDigest` is false (for a reader that checks it itself).
    */
   async openBlob(repo: string, desc: Descriptor, options: BlobReadOptions = {}): Promise<Readable> {
-    const res = await this.transport.fetch(`/v2/${repo}/blobs/${desc.digest}`, {
+    const res = await this.fetch(`/v2/${repo}/blobs/${desc.digest}`, {
       scopes: [pullScope(repo)],
       signal: options.signal,
     });
@@ -204,7 +235,7 @@ export class RegistryClient {
   }
 
   async blobExists(repo: string, digest: string, signal?: AbortSignal): Promise<boolean> {
-    const res = await this.transport.fetch(`/v2/${repo}/blobs/${digest}`, {
+    const res = await this.fetch(`/v2/${repo}/blobs/${digest}`, {
       method: 'HEAD',
       scopes: [pushScope(repo)],
       signal,
@@ -225,7 +256,7 @@ export class RegistryClient {
     signal?: AbortSignal,
   ): Promise<{ mounted: true } | { mounted: false; location: string }> {
     const query = new URLSearchParams({ mount: digest, from });
-    const res = await this.transport.fetch(`/v2/${repo}/blobs/uploads/?${query}`, {
+    const res = await this.fetch(`/v2/${repo}/blobs/uploads/?${query}`, {
       method: 'POST',
       headers: { 'Content-Length': '0' },
       scopes: [pushScope(repo), pullScope(from)],
@@ -238,7 +269,7 @@ export class RegistryClient {
   }
 
   async startUpload(repo: string, signal?: AbortSignal): Promise<string> {
-    const res = await this.transport.fetch(`/v2/${repo}/blobs/uploads/`, {
+    const res = await this.fetch(`/v2/${repo}/blobs/uploads/`, {
       method: 'POST',
       headers: { 'Content-Length': '0' },
       scopes: [pushScope(repo)],
@@ -318,7 +349,7 @@ export class RegistryClient {
     bytes: Buffer,
     signal?: AbortSignal,
   ): Promise<string> {
-    const res = await this.transport.fetch(`/v2/${repo}/manifests/${reference}`, {
+    const res = await this.fetch(`/v2/${repo}/manifests/${reference}`, {
       method: 'PUT',
       headers: { 'Content-Type': mediaType },
       body: bytes,
@@ -333,6 +364,19 @@ export class RegistryClient {
     return digest ?? manifestDigest(bytes, mediaType);
   }
 
+  /** A request with the credentials the registry asked for: any answer but 401, which throws. */
+  private async fetch(pathOrUrl: string, options: RequestOptions): Promise<HttpResponse> {
+    if (!this.pinged) {
+      const ping = await this.transport.ping(options.signal);
+      if (ping.status >= 500)
+        throw new UnavailableError(`registry ${this.host} answered ${ping.status} to /v2/`);
+      this.pinged = true;
+    }
+    const res = await this.transport.fetch(pathOrUrl, options);
+    if (res.status === 401) throw new UnauthorizedError(formatRegistryErrors(await readRegistryErrors(res)));
+    return res;
+  }
+
   /** A request whose body runs through `verifier`: a mismatch is reported as such, not as a network error. */
   private async sending(
     verifier: VerifyingStream,
@@ -340,7 +384,7 @@ export class RegistryClient {
     options: RequestOptions,
   ): Promise<HttpResponse> {
     try {
-      return await this.transport.fetch(url, options);
+      return await this.fetch(url, options);
     } catch (err) {
       throw verifier.errored ?? err;
     }

@@ -13,7 +13,7 @@ import { RegistryClient } from './registry-client';
 import { pullImage } from './pull';
 import { DirectoryBlobStore } from './testing/directory-blob-store';
 import { layerTar } from './testing/test-image';
-import { digestOf } from './verifying-stream';
+import { digestOf } from '../../../lib/registry-wire/verifying-stream';
 import type { ProgressEvent } from './types';
 
 let dir: string;

@@ -7,7 +7,7 @@ import { command, type Command } from '../../app/ui/command';
 import { navigate, useRoute } from '../../app/state/router';
 import { requestIntent } from '../../app/state/intent';
 import { isDigest } from './components/manifest-view';
-import { registriesKey, useSelectedRegistry } from './queries';
+import { registriesKey, selectedRegistry, useSelectedRegistry } from './queries';
 
 /** The actions of the manifest the registry screen shows (manifest-view.tsx carries them out). */
 function manifestCommands(current: RegistrySummary): Command[] {
@@ -40,8 +40,7 @@ function repositoryCommands(qc: QueryClient, current: RegistrySummary): Command[
 
 export function registryCommands(qc: QueryClient): Command[] {
   const registries = qc.getQueryData<RegistrySummary[]>(registriesKey) ?? [];
-  const selected = useSelectedRegistry.getState().id;
-  const current = registries.find((r) => r.id === selected) ?? registries[0];
+  const current = selectedRegistry(registries, useSelectedRegistry.getState().id);
   const browse = (r: RegistrySummary) => () => {
     useSelectedRegistry.setState({ id: r.id });
     navigate('registry');

@@ -17,7 +17,6 @@ import { getJson, request, sendJson } from '../../api/gateway';
 import { registry, registryAt } from '../../api/registry-client';
 import { useService } from '../../app/state/use-desktop-state';
 
-export const EMBEDDED_REGISTRY = 'embedded';
 /** Entries per page of the catalog and of a repository's tags. */
 export const PAGE_SIZE = 50;
 /** A search reads the whole catalog in pages this large. */
@@ -27,12 +26,22 @@ function useRegistryUp(): boolean {
   return useService('svc-registry')?.status === 'up';
 }
 
-/** Which registry the browser shows; kept across reloads. */
+/** Which registry the browser shows, kept across reloads; none chosen means the embedded one. */
 const storageKey = 'svc-desktop.registry';
-export const useSelectedRegistry = create<{ id: string }>(() => ({
-  id: localStorage.getItem(storageKey) ?? EMBEDDED_REGISTRY,
+export const useSelectedRegistry = create<{ id: string | undefined }>(() => ({
+  id: localStorage.getItem(storageKey) ?? undefined,
 }));
-useSelectedRegistry.subscribe(({ id }) => localStorage.setItem(storageKey, id));
+useSelectedRegistry.subscribe(({ id }) =>
+  id === undefined ? localStorage.removeItem(storageKey) : localStorage.setItem(storageKey, id),
+);
+
+/** The registry `id` names; the embedded one (the main process marks it) when that one is gone. */
+export function selectedRegistry(
+  list: RegistrySummary[],
+  id: string | undefined,
+): RegistrySummary | undefined {
+  return list.find((r) => r.id === id) ?? list.find((r) => r.embedded) ?? list[0];
+}
 
 export const registriesKey = ['desktop-registries', {}];
 
@@ -44,7 +53,7 @@ export function useRegistries() {
 export function useCurrentRegistry(): RegistrySummary | undefined {
   const id = useSelectedRegistry((s) => s.id);
   const list = useRegistries().data;
-  return list?.find((r) => r.id === id) ?? list?.[0];
+  return list && selectedRegistry(list, id);
 }
 
 export function useAddRegistry() {
@@ -63,7 +72,7 @@ export function useRemoveRegistry() {
   return useMutation({
     mutationFn: (id: string) => request(`/api/registries/${encodeURIComponent(id)}`, { method: 'DELETE' }),
     onSuccess: () => {
-      useSelectedRegistry.setState({ id: EMBEDDED_REGISTRY });
+      useSelectedRegistry.setState({ id: undefined });
       return qc.invalidateQueries({ queryKey: registriesKey });
     },
   });

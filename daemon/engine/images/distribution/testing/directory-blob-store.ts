@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { NotFoundError } from '../../../../api/errors';
 import type { BlobSink, BlobSource, Descriptor } from '../types';
-import { VerifyingStream } from '../verifying-stream';
+import { VerifyingStream } from '../../../../lib/registry-wire/verifying-stream';
 
 export class DirectoryBlobStore implements BlobSink, BlobSource {
   /** Every descriptor written, in order (what a content store would label). */

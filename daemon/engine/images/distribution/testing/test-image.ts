@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { MediaTypes } from '../../../../lib/media-types';
 import { TarWriter } from '../../../../lib/tar/tar-writer';
 import type { Descriptor, ImageConfig, ImageIndex, ImageManifest, Platform } from '../types';
-import { digestOf } from '../verifying-stream';
+import { digestOf } from '../../../../lib/registry-wire/verifying-stream';
 import type { DirectoryBlobStore } from './directory-blob-store';
 import { storeBytes } from '../json-blob';
 

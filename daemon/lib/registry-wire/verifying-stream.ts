@@ -3,7 +3,7 @@
 // Without `checkDigest` it only counts: for a reader that verifies the digest itself.
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
-import { InvalidParameterError } from '../../../api/errors';
+import { InvalidParameterError } from '../../api/errors';
 
 export class DigestMismatchError extends InvalidParameterError {
   constructor(

@@ -1,4 +1,5 @@
-// Parsing WWW-Authenticate challenges (RFC 7235): `Bearer realm="…",service="…",scope="…"`.
+// Parsing WWW-Authenticate challenges (RFC 7235): `Bearer realm="…",service="…",scope="…"`,
+// and which of them a registry client answers.
 
 export interface Challenge {
   scheme: string;
@@ -26,4 +27,15 @@ export function parseWwwAuthenticate(header: string | null): Challenge[] {
     if (match[0] === '') break;
   }
   return challenges;
+}
+
+/** The challenge a client answers: Bearer where offered, else Basic; undefined for neither. */
+export function pickChallenge(header: string | null): Challenge | undefined {
+  const challenges = parseWwwAuthenticate(header);
+  return challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'basic');
+}
+
+/** The token scopes a challenge names (`scope="a b"`). */
+export function challengeScopes(challenge: Challenge): string[] {
+  return challenge.params.scope ? challenge.params.scope.split(' ') : [];
 }

@@ -8,7 +8,7 @@ import {
   UnauthorizedError,
   UnavailableError,
   InvalidParameterError,
-} from '../../../api/errors';
+} from '../../api/errors';
 
 export interface RegistryErrorDetail {
   code: string;

@@ -3,17 +3,16 @@
 // on svcd and on a private dockerd, answer the same, for Docker's default capabilities, added
 // capabilities, seccomp=unconfined, --privileged, and in an exec. Then svcd's --seccomp-profile.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { repoRoot } from '../../lib/product';
 import { dockerdMissing } from '../../testing/dockerd-peer';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../testing/svcd-harness';
 import { importBusybox } from '../images/testing/busybox-image';
 import { type DockerCli, useDockerCliOn } from './testing/docker-cli';
 import { useEnginePair } from './testing/engine-pair';
+import { buildStaticC, gccMissing } from '../../testing/static-c';
 
 const CALLS = [
   'fork',
@@ -81,22 +80,12 @@ const CASES: Record<string, { opts: string[]; dockerdOpts?: string[] }> = {
 
 type Answers = Record<string, string>;
 
-function gccMissing(): string | undefined {
-  return spawnSync('gcc', ['--version']).status === 0
-    ? undefined
-    : 'gcc is not installed (apt-get install gcc libc6-dev)';
-}
-
 /** The probe, built static into a temp directory, and run by the docker CLI. */
 function useProbe() {
   let dir = '';
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'seccomp-probe-'));
-    const source = join(repoRoot(), 'daemon/engine/containers/testing/syscall-probe.c');
-    const built = spawnSync('gcc', ['-static', '-O2', '-o', join(dir, 'probe'), source], {
-      encoding: 'utf8',
-    });
-    assert.equal(built.status, 0, built.stderr);
+    buildStaticC('daemon/engine/containers/testing/syscall-probe.c', join(dir, 'probe'));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
   const parse = (out: string): Answers => Object.fromEntries(out.split('\n').map((line) => line.split(' ')));

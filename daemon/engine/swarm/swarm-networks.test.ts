@@ -2,7 +2,6 @@
 // on each), and UDP ports published in ingress and host mode answering on 127.0.0.1, with real
 // task containers.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +9,6 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { NetworkResource } from '../../api/network-types';
 import type { SwarmService, SwarmTask } from '../../api/swarm-types';
-import { repoRoot } from '../../lib/product';
 import { contains, parseIp, parseSubnet } from '../../runtime/cni/ipv4';
 import { inspect, run, useEngine } from '../containers/testing/containers-fixture';
 import { freePort } from '../../testing/free-port';
@@ -27,6 +25,7 @@ import {
   running,
   tasksWhen,
 } from './testing/swarm-fixture';
+import { buildStaticC, gccMissing } from '../../testing/static-c';
 
 /** The answer to one datagram sent to 127.0.0.1:port, or undefined after a second without one. */
 function udpExchange(port: number, text: string): Promise<string | undefined> {
@@ -42,12 +41,6 @@ function udpExchange(port: number, text: string): Promise<string | undefined> {
     socket.on('error', () => done());
     socket.send(text, port, '127.0.0.1');
   });
-}
-
-function gccMissing(): string | undefined {
-  return spawnSync('gcc', ['--version']).status === 0
-    ? undefined
-    : 'gcc is not installed (apt-get install gcc libc6-dev)';
 }
 
 describe('service networks and UDP ports', () => {
@@ -122,11 +115,7 @@ describe('service networks and UDP ports', () => {
     let dir = '';
     before(() => {
       dir = mkdtempSync(join(tmpdir(), 'swarm-udp-echo-'));
-      const source = join(repoRoot(), 'daemon/engine/swarm/testing/udp-echo.c');
-      const built = spawnSync('gcc', ['-static', '-O2', '-o', join(dir, 'udp-echo'), source], {
-        encoding: 'utf8',
-      });
-      assert.equal(built.status, 0, built.stderr);
+      buildStaticC('daemon/engine/swarm/testing/udp-echo.c', join(dir, 'udp-echo'));
     });
     after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../../../lib/product';
+import { buildStaticC } from '../../../testing/static-c';
 
 export const driverSocket = 'svcvol.sock';
 
@@ -45,13 +45,7 @@ export function driverConfig(opts: DriverConfigOptions = {}): object {
 export function buildDriverPlugin(opts: DriverConfigOptions = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'svc-plugin-'));
   mkdirSync(join(dir, 'rootfs'));
-  execFileSync('gcc', [
-    '-static',
-    '-O2',
-    '-o',
-    join(dir, 'rootfs', 'driver'),
-    join(repoRoot(), 'daemon/engine/plugins/testing/volume-driver.c'),
-  ]);
+  buildStaticC('daemon/engine/plugins/testing/volume-driver.c', join(dir, 'rootfs', 'driver'));
   writeFileSync(join(dir, 'config.json'), JSON.stringify(driverConfig(opts)));
   if (opts.marker) writeFileSync(join(dir, 'rootfs', 'marker'), opts.marker);
   return dir;

@@ -115,23 +115,23 @@ export class ExecService {
   private fifoDirsOf(container: Container): FifoDirs {
     const run = container.runStartedAt;
     const drop = (dir: string) => void rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    /** The spare directories of the container's current run; those of an earlier run go. */
+    const spareOfRun = () => {
+      const kept = this.spare.get(container.id);
+      if (kept?.run === container.runStartedAt) return kept.dirs;
+      kept?.dirs.forEach(drop);
+      const fresh = { run: container.runStartedAt, dirs: [] as string[] };
+      this.spare.set(container.id, fresh);
+      return fresh.dirs;
+    };
     return {
-      take: () => {
-        const kept = this.spare.get(container.id);
-        if (kept?.run === container.runStartedAt) return kept.dirs.pop();
-        kept?.dirs.forEach(drop);
-        this.spare.delete(container.id);
-        return undefined;
-      },
+      take: () => spareOfRun().pop(),
       give: (dir) => {
         const current = run === container.runStartedAt && isRunning(container.record.State);
         if (container.removed || !current) return drop(dir);
-        const kept = this.spare.get(container.id);
-        if (kept && kept.run !== run) kept.dirs.forEach(drop);
-        const dirs = kept?.run === run ? kept.dirs : [];
+        const dirs = spareOfRun();
         if (dirs.length >= spareFifoDirs) return drop(dir);
         dirs.push(dir);
-        this.spare.set(container.id, { run, dirs });
       },
     };
   }

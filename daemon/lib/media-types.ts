@@ -1,5 +1,6 @@
 // Media types of image manifests, indexes, configs and layers: OCI, Docker, and the vnd.svc.*
 // twins of the Docker types (ARCHITECTURE.md, "Names"), with helpers that classify them.
+import { MANIFEST_ACCEPT_TYPES } from '../api/manifest-accept';
 
 export const MediaTypes = {
   ociManifest: 'application/vnd.oci.image.manifest.v1+json',
@@ -93,12 +94,7 @@ export function layerCompression(mediaType: string): LayerCompression {
 
 /** The Accept list for manifest requests: everything we can read, newest first. */
 export const manifestAcceptTypes: readonly string[] = [
-  MediaTypes.ociIndex,
-  MediaTypes.ociManifest,
-  MediaTypes.dockerManifestList,
-  MediaTypes.dockerManifest,
-  MediaTypes.svcManifestList,
-  MediaTypes.svcManifest,
+  ...MANIFEST_ACCEPT_TYPES,
   MediaTypes.dockerSchema1Signed,
   MediaTypes.dockerSchema1,
 ];

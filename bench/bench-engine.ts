@@ -1,6 +1,6 @@
 // Engine API helpers the suites share: a caller that throws on errors, the busybox image
 // imported under a name, and the median.
-import { busyboxRootfsTar } from '../daemon/engine/images/testing/busybox-image';
+import { busyboxRootfsTar } from '../daemon/testing/busybox-image';
 import { engineRequest, type EngineResponse } from '../daemon/testing/engine-client';
 import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
 import type { BenchOptions, BenchRow } from './types';

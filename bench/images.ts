@@ -3,12 +3,9 @@
 // given) Docker Engine; and svcd's peak resident memory over the whole run.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { DirectoryBlobStore } from '../daemon/engine/images/distribution/testing/directory-blob-store';
-import {
-  startDistribution,
-  type Distribution,
-} from '../daemon/engine/images/distribution/testing/distribution';
-import { buildImage, layerTar } from '../daemon/engine/images/distribution/testing/test-image';
+import { DirectoryBlobStore } from '../daemon/engine/testing/directory-blob-store';
+import { startDistribution, type Distribution } from '../daemon/testing/distribution';
+import { buildImage, layerTar } from '../daemon/engine/testing/test-image';
 import { pushImage } from '../daemon/engine/images/distribution/push';
 import { RegistryClient } from '../daemon/engine/images/distribution/registry-client';
 import { engineRequest } from '../daemon/testing/engine-client';

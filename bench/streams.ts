@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { busyboxRootfsTar } from '../daemon/engine/images/testing/busybox-image';
+import { busyboxRootfsTar } from '../daemon/testing/busybox-image';
 import { engineRequest, type EngineResponse } from '../daemon/testing/engine-client';
 import { runcStateDir } from '../daemon/testing/svcd-harness';
 import { sideBySide } from './bench-engine';

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { importBusybox } from '../daemon/engine/images/testing/busybox-image';
+import { importBusybox } from '../daemon/testing/busybox-image';
 import {
   destroyDockerd,
   dockerdMissing,

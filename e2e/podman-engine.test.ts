@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { importBusybox } from '../daemon/engine/images/testing/busybox-image';
+import { importBusybox } from '../daemon/testing/busybox-image';
 import { destroyPodman, podmanMissing, startPodman, type PodmanPeer } from '../daemon/testing/podman-peer';
 import { pollUntil } from '../daemon/testing/poll';
 import { engineCaller, pullBusybox } from './engine-calls';

@@ -8,7 +8,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmod } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { importBusybox } from '../daemon/engine/images/testing/busybox-image';
+import { importBusybox } from '../daemon/testing/busybox-image';
 import { engineRequest } from '../daemon/testing/engine-client';
 import { pollUntil } from '../daemon/testing/poll';
 import { rootlessSkipReason } from '../daemon/testing/rootless-harness';

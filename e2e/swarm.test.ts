@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { claimSuiteSubnets } from '../daemon/testing/free-subnet';
 import { pollUntil } from '../daemon/testing/poll';
-import { importBusybox } from '../daemon/engine/images/testing/busybox-image';
+import { importBusybox } from '../daemon/testing/busybox-image';
 import {
   destroyDockerd,
   dockerdMissing,

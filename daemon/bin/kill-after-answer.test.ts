@@ -10,13 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ContainerInspect } from '../api/container-summary-types';
 import { shimKeeperId } from '../engine/containers/shim-keeper';
-import {
-  create,
-  expectStatus,
-  inspect,
-  run,
-  useEngine,
-} from '../engine/containers/testing/containers-fixture';
+import { create, expectStatus, inspect, run, useEngine } from '../testing/containers-fixture';
 import { poll } from '../testing/poll';
 import type { SvcdInstance } from '../testing/svcd-harness';
 import { hostLeaks } from './testing/host-leaks';

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { InfoResponse } from '../api/system-types';
-import { create, expectStatus, inspect, run } from '../engine/containers/testing/containers-fixture';
-import { importBusybox } from '../engine/images/testing/busybox-image';
-import { openStream } from '../server/streams/testing/stream-client';
+import { create, expectStatus, inspect, run } from '../testing/containers-fixture';
+import { importBusybox } from '../testing/busybox-image';
+import { openStream } from '../server/testing/stream-client';
 import { ensureRootlessUser, rootlessSkipReason, startRootlessSvcd } from '../testing/rootless-harness';
 import { destroySvcd, SvcdInstance } from '../testing/svcd-harness';
 

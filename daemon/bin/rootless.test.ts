@@ -11,13 +11,13 @@ import { destroySvcd, type SvcdInstance } from '../testing/svcd-harness';
 import { ensureRootlessUser, rootlessSkipReason, startRootlessSvcd } from '../testing/rootless-harness';
 import { startRegistry } from '../registry/testing/registry-process';
 import { http } from '../testing/http-client';
-import { importBusybox } from '../engine/images/testing/busybox-image';
-import { expectStatus, inspect, run } from '../engine/containers/testing/containers-fixture';
-import { openStream } from '../server/streams/testing/stream-client';
+import { importBusybox } from '../testing/busybox-image';
+import { expectStatus, inspect, run } from '../testing/containers-fixture';
+import { openStream } from '../server/testing/stream-client';
 import type { InfoResponse } from '../api/system-types';
-import { useDockerCliOn } from '../engine/containers/testing/docker-cli';
-import { httpGet, served, webCommand } from '../engine/containers/testing/host-http';
-import { freePort } from '../engine/images/distribution/testing/distribution';
+import { useDockerCliOn } from '../testing/docker-cli';
+import { httpGet, served, webCommand } from '../testing/host-http';
+import { freePort } from '../testing/distribution';
 
 const skip = rootlessSkipReason();
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { shimKeeperId } from '../../engine/containers/shim-keeper';
-import { importBusybox } from '../../engine/images/testing/busybox-image';
+import { importBusybox } from '../../testing/busybox-image';
 import { processExists } from '../../lib/process-exists';
 import { startRegistry, type RegistryProcess } from '../../registry/testing/registry-process';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../testing/svcd-harness';

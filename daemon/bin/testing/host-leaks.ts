@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { shimsOf } from '../../engine/containers/testing/shim-processes';
+import { shimsOf } from './shim-processes';
 import { DEFAULT_CGROUP_PARENT } from '../../runtime/oci-spec/build-spec';
 import { runcStateDir } from '../../testing/svcd-harness';
 const CGROUP_ROOT = '/sys/fs/cgroup';

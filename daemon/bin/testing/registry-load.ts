@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256, type Digest } from '../../lib/digest';
 import { MediaTypes } from '../../lib/media-types';
-import { jsonMessages } from '../../engine/images/testing/json-messages';
+import { jsonMessages } from '../../testing/json-messages';
 import { startUpload, withDigest } from '../../registry/testing/registry-client';
 import { http } from '../../testing/http-client';
 import type { SvcdInstance } from '../../testing/svcd-harness';

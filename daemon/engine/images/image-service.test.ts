@@ -14,7 +14,7 @@ import { ContainerRootfs } from '../containers/container-rootfs';
 import { ImageService } from './image-service';
 import { createImage } from './image-import';
 import { withLease } from './lease';
-import { busyboxRootfsTar } from './testing/busybox-image';
+import { busyboxRootfsTar } from '../../testing/busybox-image';
 import { EMPTY_CHAIN, chainIds } from './unpacker';
 import { applyChanges } from './image-changes';
 

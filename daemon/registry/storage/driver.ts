@@ -8,7 +8,7 @@ export interface FileInfo {
   isDirectory: boolean;
 }
 
-/** A stored file opened for reads at any offset: blob serving reads it into pooled buffers. */
+/** A stored file opened for reads at any offset (blob serving under TLS reads it into pooled buffers). */
 export interface RandomReader {
   size: number;
   /**

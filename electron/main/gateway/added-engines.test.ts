@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import type { EngineStatus, EngineSummary } from '../../../daemon/api/desktop-types';
-import { importBusybox } from '../../../daemon/engine/images/testing/busybox-image';
+import { importBusybox } from '../../../daemon/testing/busybox-image';
 import { destroySvcd, type SvcdInstance } from '../../../daemon/testing/svcd-harness';
 import { makePki, startTlsSvcd, type Pki } from '../../../daemon/testing/test-pki';
 import { SettingsFile } from '../desktop-settings';
 import { AddedEngines } from '../engines/added-engines';
-import { noServices } from './testing/no-services';
+import { noServices } from '../testing/no-services';
 import { startGateway, type Gateway } from './gateway';
 
 let dir: string;

@@ -16,7 +16,7 @@ import { putManifest, pushSmallImage } from '../../../daemon/registry/testing/re
 import { startRegistry, type RegistryProcess } from '../../../daemon/registry/testing/registry-process';
 import { SettingsFile } from '../desktop-settings';
 import { AddedRegistries } from '../registries/added-registries';
-import { noServices } from './testing/no-services';
+import { noServices } from '../testing/no-services';
 import { startGateway, type Gateway } from './gateway';
 
 let dir: string;

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import type { EngineChoice, EngineModePreference } from '../../../daemon/api/desktop-types';
 import { ensureRootlessUser, rootlessSkipReason } from '../../../daemon/testing/rootless-harness';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../../daemon/testing/svcd-harness';
-import { freePort } from '../../../daemon/engine/images/distribution/testing/distribution';
+import { freePort } from '../../../daemon/testing/distribution';
 import { startDesktop, type Desktop } from '../desktop';
 import { chooseEngine } from './engine-choice';
 import { ownEngineSocket } from './default-services';

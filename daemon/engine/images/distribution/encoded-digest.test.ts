@@ -7,7 +7,7 @@ import { sha256 } from '../../../lib/digest';
 import { http } from '../../../testing/http-client';
 import { pushSmallImage, putManifest } from '../../../registry/testing/registry-client';
 import { startRegistry, type RegistryProcess } from '../../../registry/testing/registry-process';
-import { startDistribution, type Distribution } from './testing/distribution';
+import { startDistribution, type Distribution } from '../../../testing/distribution';
 
 let ours: RegistryProcess;
 let theirs: Distribution;

@@ -9,10 +9,10 @@ import { parseReference, withDefaultTag } from '../../shared/reference';
 import { RegistryClient } from './registry-client';
 import { pullImage } from './pull';
 import { pushImage } from './push';
-import { startDistribution, type Distribution } from './testing/distribution';
-import { startTokenServer, type TokenServer } from './testing/token-server';
-import { DirectoryBlobStore } from './testing/directory-blob-store';
-import { buildImage, buildIndex, busyboxLayer, layerTar, type TestImage } from './testing/test-image';
+import { startDistribution, type Distribution } from '../../../testing/distribution';
+import { startTokenServer, type TokenServer } from '../../../testing/token-server';
+import { DirectoryBlobStore } from '../../testing/directory-blob-store';
+import { buildImage, buildIndex, busyboxLayer, layerTar, type TestImage } from '../../testing/test-image';
 import type { ProgressEvent } from './types';
 import type { AuthConfig } from './auth-config';
 

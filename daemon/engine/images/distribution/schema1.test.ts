@@ -11,8 +11,8 @@ import { MediaTypes } from '../../../lib/media-types';
 import { parseReference } from '../../shared/reference';
 import { RegistryClient } from './registry-client';
 import { pullImage } from './pull';
-import { DirectoryBlobStore } from './testing/directory-blob-store';
-import { layerTar } from './testing/test-image';
+import { DirectoryBlobStore } from '../../testing/directory-blob-store';
+import { layerTar } from '../../testing/test-image';
 import { digestOf } from '../../../lib/registry-wire/verifying-stream';
 import type { ProgressEvent } from './types';
 

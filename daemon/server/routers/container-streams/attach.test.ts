@@ -10,8 +10,8 @@ import {
   inspect,
   run,
   useEngine,
-} from '../../../engine/containers/testing/containers-fixture';
-import { openStream } from '../../streams/testing/stream-client';
+} from '../../../testing/containers-fixture';
+import { openStream } from '../../testing/stream-client';
 
 describe('attach', () => {
   const engine = useEngine();

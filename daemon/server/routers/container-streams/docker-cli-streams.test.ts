@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { useEngine } from '../../../engine/containers/testing/containers-fixture';
-import { onTerminal } from '../../../engine/containers/testing/terminal';
+import { useEngine } from '../../../testing/containers-fixture';
+import { onTerminal } from '../../testing/terminal';
 
 const execFileAsync = promisify(execFile);
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { repoRoot } from '../../../lib/product';
-import { importBusybox } from '../../../engine/images/testing/busybox-image';
+import { importBusybox } from '../../../testing/busybox-image';
 import {
   destroyDockerd,
   dockerdMissing,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { describe, test } from 'node:test';
-import { expectStatus, run, useEngine } from '../../../engine/containers/testing/containers-fixture';
+import { expectStatus, run, useEngine } from '../../../testing/containers-fixture';
 import { pollUntil } from '../../../testing/poll';
 import { FrameParser, StdStream } from '../../streams/stdcopy';
 

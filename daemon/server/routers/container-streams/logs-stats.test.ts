@@ -13,11 +13,11 @@ import {
   inspect,
   run,
   useEngine,
-} from '../../../engine/containers/testing/containers-fixture';
+} from '../../../testing/containers-fixture';
 import { TarWriter } from '../../../lib/tar/tar-writer';
 import { engineEvents } from '../../../testing/svcd-harness';
 import { FrameParser, StdStream } from '../../streams/stdcopy';
-import { openStream } from '../../streams/testing/stream-client';
+import { openStream } from '../../testing/stream-client';
 
 /** Demultiplexes a whole logs body into [stream, text] pairs. */
 function frames(body: Buffer): Array<[string, string]> {

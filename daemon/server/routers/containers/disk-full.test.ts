@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sha256 } from '../../../lib/digest';
-import { importBusybox } from '../../../engine/images/testing/busybox-image';
+import { importBusybox } from '../../../testing/busybox-image';
 import type { EngineResponse } from '../../../testing/engine-client';
 import { mountSmallTmpfs, type SmallTmpfs } from '../../../testing/small-tmpfs';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';

@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ExecInspect } from '../../../api/exec-types';
 import type { ContainerInspect } from '../../../api/container-summary-types';
-import { useDockerCliOn, type DockerCli } from '../../../engine/containers/testing/docker-cli';
-import { useEnginePair } from '../../../engine/containers/testing/engine-pair';
-import { containerEvents, expectStatus } from '../../../engine/containers/testing/containers-fixture';
-import { onTerminal } from '../../../engine/containers/testing/terminal';
+import { useDockerCliOn, type DockerCli } from '../../../testing/docker-cli';
+import { useEnginePair } from '../../testing/engine-pair';
+import { containerEvents, expectStatus } from '../../../testing/containers-fixture';
+import { onTerminal } from '../../testing/terminal';
 import { dockerdMissing } from '../../../testing/dockerd-peer';
 import type { EngineApi } from '../../../testing/engine-client';
-import { openStream } from '../../streams/testing/stream-client';
+import { openStream } from '../../testing/stream-client';
 
 type Engine = EngineApi & { socket: string };
 

@@ -8,12 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
-import {
-  startDistribution,
-  type Distribution,
-} from '../../../engine/images/distribution/testing/distribution';
-import { DirectoryBlobStore } from '../../../engine/images/distribution/testing/directory-blob-store';
-import { buildImage, layerTar } from '../../../engine/images/distribution/testing/test-image';
+import { startDistribution, type Distribution } from '../../../testing/distribution';
+import { DirectoryBlobStore } from '../../../engine/testing/directory-blob-store';
+import { buildImage, layerTar } from '../../../engine/testing/test-image';
 import { RegistryClient } from '../../../engine/images/distribution/registry-client';
 import { pushImage } from '../../../engine/images/distribution/push';
 import { ContainerdClient } from '../../../runtime/containerd/client';

@@ -9,11 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
-import { busyboxRootfsTar } from '../../../engine/images/testing/busybox-image';
-import {
-  startDistribution,
-  type Distribution,
-} from '../../../engine/images/distribution/testing/distribution';
+import { busyboxRootfsTar } from '../../../testing/busybox-image';
+import { startDistribution, type Distribution } from '../../../testing/distribution';
 
 const docker = '/usr/local/bin/docker';
 let svcd: SvcdInstance;

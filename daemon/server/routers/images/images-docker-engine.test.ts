@@ -17,8 +17,8 @@ import {
   type DockerdPeer,
 } from '../../../testing/dockerd-peer';
 import type { EngineResponse, RequestOptions } from '../../../testing/engine-client';
-import { busyboxRootfsTar, importBusybox } from '../../../engine/images/testing/busybox-image';
-import { jsonMessages, streamError } from '../../../engine/images/testing/json-messages';
+import { busyboxRootfsTar, importBusybox } from '../../../testing/busybox-image';
+import { jsonMessages, streamError } from '../../../testing/json-messages';
 import { FrameParser, StdStream } from '../../streams/stdcopy';
 import type { ImageInspect } from '../../../api/image-types';
 import { readTar } from '../../../lib/tar/tar-reader';

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
-import { busyboxRootfsTar, importBusybox } from '../../../engine/images/testing/busybox-image';
-import { jsonMessages, streamError } from '../../../engine/images/testing/json-messages';
-import { layerTar } from '../../../engine/images/distribution/testing/test-image';
+import { busyboxRootfsTar, importBusybox } from '../../../testing/busybox-image';
+import { jsonMessages, streamError } from '../../../testing/json-messages';
+import { layerTar } from '../../../engine/testing/test-image';
 import type { ImageInspect, ImageSummary } from '../../../api/image-types';
 
 let svcd: SvcdInstance;

@@ -6,14 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { destroySvcd, engineEvents, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
 import { eventsSince } from '../../../testing/engine-client';
-import { importBusybox } from '../../../engine/images/testing/busybox-image';
-import { jsonMessages, streamError } from '../../../engine/images/testing/json-messages';
-import {
-  startDistribution,
-  type Distribution,
-} from '../../../engine/images/distribution/testing/distribution';
-import { DirectoryBlobStore } from '../../../engine/images/distribution/testing/directory-blob-store';
-import { buildImage, buildIndex, layerTar } from '../../../engine/images/distribution/testing/test-image';
+import { importBusybox } from '../../../testing/busybox-image';
+import { jsonMessages, streamError } from '../../../testing/json-messages';
+import { startDistribution, type Distribution } from '../../../testing/distribution';
+import { DirectoryBlobStore } from '../../../engine/testing/directory-blob-store';
+import { buildImage, buildIndex, layerTar } from '../../../engine/testing/test-image';
 import { RegistryClient } from '../../../engine/images/distribution/registry-client';
 import { pushImage } from '../../../engine/images/distribution/push';
 import type { Descriptor } from '../../../engine/images/distribution/types';

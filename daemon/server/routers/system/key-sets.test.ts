@@ -3,8 +3,8 @@
 // fields cannot drift from dockerd's.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { useEnginePair } from '../../../engine/containers/testing/engine-pair';
-import { expectStatus } from '../../../engine/containers/testing/containers-fixture';
+import { useEnginePair } from '../../testing/engine-pair';
+import { expectStatus } from '../../../testing/containers-fixture';
 import { dockerdMissing } from '../../../testing/dockerd-peer';
 import type { EngineApi } from '../../../testing/engine-client';
 

@@ -37,7 +37,7 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
       headers: { authorization: `Bearer ${app.token}`, origin: 'http://example.com' },
     });
     assert.equal(foreign.status, 403);
-    const p = await session.browser.newPage();
+    const p = await session.newPage();
     await p.goto(app.base + '/');
     await p.getByRole('alert').filter({ hasText: 'needs the gateway token' }).waitFor();
     await session.shot('no-token', p);

@@ -32,12 +32,11 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
     // Every screen is shot before the test fails, so the pictures show what is too wide.
     const tooWide: string[] = [];
     for (const look of looks) {
-      const context = await session.browser.newContext({
+      const page = await session.newPage({
         viewport: { width: look.width, height: look.height },
         colorScheme: look.scheme,
       });
       try {
-        const page = await context.newPage();
         await page.goto(session.app.launchUrl);
         await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
         for (const s of screens) {
@@ -57,7 +56,7 @@ describe('screenshots of every screen', { skip: missingPrerequisite() }, () => {
           if (s.then) await page.keyboard.press('Escape');
         }
       } finally {
-        await context.close();
+        await page.close();
       }
     }
     assert.deepEqual(tooWide, [], 'screens that scroll sideways');

@@ -122,7 +122,7 @@ describe('the volume file browser in web mode', { skip: missingPrerequisite() },
     );
 
     // The user's lists do not show it, in another window while this one browses.
-    const other = await session.browser.newPage();
+    const other = await session.newPage();
     try {
       await other.goto(`${app.launchUrl}#/containers`);
       await other.getByTestId('container-row').filter({ hasText: 'writer' }).waitFor();

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { freePort } from '../daemon/testing/free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { findRepoRoot } from '../electron/main/supervisor/default-services';
 import { cleanupUnder, commandAsUser, userDirEnv } from '../daemon/testing/svcd-harness';
 import { makeRootlessDir } from '../daemon/testing/rootless-harness';
@@ -183,10 +183,18 @@ export interface Session {
   app: WebApp;
   browser: Browser;
   page: Page;
+  /** Another page in a context of its own, with the session's deadlines; closing it closes both. */
+  newPage(options?: BrowserContextOptions): Promise<Page>;
   /** Saves a screenshot of the page under test-artifacts/desktop/. */
   shot(name: string, page?: Page): Promise<void>;
   stop(): Promise<void>;
 }
+
+/**
+ * How long a page action or wait may take: twice Playwright's 30 s, for suites that share two
+ * cores with three others. A wait still ends as soon as what it awaits is on screen.
+ */
+const actionTimeoutMs = 60_000;
 
 /** Web mode with both servers up, and a Chromium page (not yet navigated) to drive it. */
 export async function startSession(opts: WebAppOptions = {}): Promise<Session> {
@@ -200,11 +208,17 @@ export async function startSession(opts: WebAppOptions = {}): Promise<Session> {
     throw err;
   }
   const browser = await launchChromium();
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const newPage = async (options?: BrowserContextOptions): Promise<Page> => {
+    const page = await browser.newPage(options);
+    page.setDefaultTimeout(actionTimeoutMs);
+    return page;
+  };
+  const page = await newPage({ viewport: { width: 1280, height: 800 } });
   return {
     app,
     browser,
     page,
+    newPage,
     shot: async (name, p = page) =>
       void (await p.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })),
     async stop() {

@@ -10,7 +10,8 @@ import type {
 } from '../../../daemon/api/desktop-types';
 import { RegistryRequestError, type AddedRegistries } from '../registries/added-registries';
 import { copyImage, deleteTag, type ProgressMessage } from '../registries/registry-ops';
-import { RegistryAccessError, type RegistrySession } from '../registries/registry-session';
+import { SvcError } from '../../../daemon/api/errors';
+import { answerStatus, RegistryAccessError, type RegistrySession } from '../registries/registry-session';
 import { upstreamPath } from './access';
 import { readJsonBody, sendError, sendJson } from './responses';
 import { upstreamOptions, type Route, type Upstreams } from './upstream';
@@ -103,6 +104,7 @@ function failWith(res: ServerResponse, err: unknown): void {
   if (res.headersSent) return void res.destroy();
   if (err instanceof RegistryRequestError || err instanceof RegistryAccessError)
     return sendError(res, err.status, err.message);
+  if (err instanceof SvcError) return sendError(res, answerStatus(err), err.message);
   if ((err as Error).name === 'AbortError') return void res.destroy();
   sendError(res, 500, (err as Error).message);
 }

@@ -2,10 +2,12 @@
 // svc-registry) and one with token auth (a second svc-registry whose token server checks an
 // htpasswd file), added over /api/registries. What is checked is what the renderer sees: no
 // password comes back, reads work through the token dance, refusals say why, a copy between the
-// two registries keeps the digest, and deleting a tag keeps its manifest's other tags.
+// two registries keeps the digest, deleting a tag keeps its manifest's other tags, and a manifest
+// whose bytes are not those of its digest is refused.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ import type { RegistrySummary } from '../../../daemon/api/desktop-types';
 import { sha256 } from '../../../daemon/lib/digest';
 import { writeHtpasswd } from '../../../daemon/registry/testing/htpasswd-file';
 import { putManifest, pushSmallImage } from '../../../daemon/registry/testing/registry-client';
+import { freePort } from '../../../daemon/testing/free-port';
 import { startRegistry, type RegistryProcess } from '../../../daemon/registry/testing/registry-process';
 import { SettingsFile } from '../desktop-settings';
 import { AddedRegistries } from '../registries/added-registries';
@@ -191,5 +194,59 @@ describe('registries of the registry browser', () => {
     const catalog = await call('GET', `/registries/${id}/v2/_catalog`);
     assert.equal(catalog.status, 200);
     assert.deepEqual(await catalog.json(), { repositories: [] });
+  });
+});
+
+describe('a registry that sends other bytes than its manifest digest names', () => {
+  test('copying from it is refused, naming both digests, and nothing is written', async () => {
+    const named = JSON.stringify({
+      schemaVersion: 2,
+      mediaType: 'application/vnd.oci.image.manifest.v1+json',
+      config: {
+        mediaType: 'application/vnd.oci.image.config.v1+json',
+        digest: sha256(Buffer.from('{}')),
+        size: 2,
+      },
+      layers: [],
+    });
+    const sent = Buffer.from(named.replace('"layers":[]', '"layers":[],"annotations":{"x":"tampered"}'));
+    const namedDigest = sha256(Buffer.from(named));
+    // A registry of its own: /v2/ answers, and every manifest is the tampered body, by tag under
+    // the digest of the original (Docker-Content-Digest), by digest whatever was asked.
+    const tampering = createServer((req, res) => {
+      if (req.url === '/v2/') return res.end('{}');
+      if (req.url?.startsWith('/v2/bad/one/manifests/'))
+        return res
+          .writeHead(200, {
+            'content-type': 'application/vnd.oci.image.manifest.v1+json',
+            'docker-content-digest': namedDigest,
+          })
+          .end(sent);
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"errors":[{"code":"NAME_UNKNOWN"}]}');
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => tampering.listen(port, '127.0.0.1', resolve));
+    try {
+      const added = await call('POST', '/api/registries', {
+        name: 'tampering',
+        url: `http://127.0.0.1:${port}`,
+      });
+      assert.equal(added.status, 201);
+      const { id } = (await added.json()) as RegistrySummary;
+      for (const reference of [namedDigest, 'v1']) {
+        const res = await call('POST', '/api/registries/copy', {
+          from: { registry: id, repository: 'bad/one', reference },
+          to: { registry: 'embedded', repository: 'bad/copied', tag: 'v1' },
+        });
+        const last = JSON.parse((await res.text()).trim().split('\n').at(-1)!) as { error?: string };
+        assert.equal(
+          last.error,
+          `manifest for 127.0.0.1:${port}/bad/one:${reference}: the registry sent a manifest whose digest is ${sha256(sent)}, not ${namedDigest}`,
+        );
+      }
+      assert.equal((await call('GET', '/registries/embedded/v2/bad/copied/tags/list')).status, 404);
+    } finally {
+      await new Promise((resolve) => tampering.close(resolve));
+    }
   });
 });

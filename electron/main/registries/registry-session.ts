@@ -1,14 +1,17 @@
 // Requests to one V2 registry with its stored credentials, done in the main process through the
 // registry wire client the engine pulls with (daemon/lib/registry-wire): Basic sent up front for
-// a basic-auth registry, or the token dance; each request's scope read from its path.
+// a basic-auth registry, or the token dance. Manifest and blob calls are the wire's (RegistryCalls,
+// which verifies what it reads); a proxied request's scope is read from its path.
 import type { Readable } from 'node:stream';
 import type { RegistryAuthKind } from '../../../daemon/api/desktop-types';
-import { UnauthorizedError, UnavailableError } from '../../../daemon/api/errors';
+import { SvcError, UnauthorizedError, UnavailableError } from '../../../daemon/api/errors';
 import type { HttpResponse } from '../../../daemon/lib/http-client';
 import { TokenRefusedError } from '../../../daemon/lib/registry-wire/registry-auth';
 import { formatRegistryErrors } from '../../../daemon/lib/registry-wire/registry-errors';
-import { RegistryTransport } from '../../../daemon/lib/registry-wire/registry-transport';
+import { RegistryCalls } from '../../../daemon/lib/registry-wire/registry-calls';
+import { RegistryTransport, type RequestOptions } from '../../../daemon/lib/registry-wire/registry-transport';
 import { scopeOfRequest } from '../../../daemon/lib/registry-wire/scopes';
+import { DigestMismatchError } from '../../../daemon/lib/registry-wire/verifying-stream';
 
 export interface RegistryConfig {
   id: string;
@@ -41,10 +44,11 @@ export interface SessionInit {
   signal?: AbortSignal;
 }
 
-export class RegistrySession {
+export class RegistrySession extends RegistryCalls {
   private readonly transport: RegistryTransport;
 
   constructor(readonly config: RegistryConfig) {
+    super();
     const { auth, username, password } = config;
     this.transport = new RegistryTransport({
       origin: config.url,
@@ -56,7 +60,7 @@ export class RegistrySession {
   }
 
   /** `host[:port]`, as image references name this registry. */
-  get host(): string {
+  override get host(): string {
     return this.transport.host;
   }
 
@@ -67,8 +71,12 @@ export class RegistrySession {
     const scopes = [scopeOfRequest(method, url.pathname + url.search), ...extraScopes].filter(
       (s): s is string => !!s,
     );
+    return await this.send(url.toString(), { ...init, method, scopes });
+  }
+
+  protected override async send(pathOrUrl: string, options: RequestOptions): Promise<HttpResponse> {
     try {
-      return await this.transport.fetch(url.toString(), { ...init, method, scopes });
+      return await this.transport.fetch(pathOrUrl, options);
     } catch (err) {
       throw accessError(err, this.host);
     }
@@ -101,4 +109,17 @@ function accessError(err: unknown, host: string): unknown {
   if (err instanceof UnauthorizedError || err instanceof UnavailableError)
     return new RegistryAccessError(502, err.message);
   return err;
+}
+
+/**
+ * A registry's answer as the gateway passes it on (registry-errors' typed errors): not found and
+ * refused as such (403: a gateway 401 would mean its own token), a bad request as 400, and what
+ * the registry got wrong (content that does not match its digest, failures) as 502.
+ */
+export function answerStatus(err: SvcError): number {
+  if (err instanceof DigestMismatchError) return 502;
+  if (err.kind === 'not-found') return 404;
+  if (err.kind === 'unauthorized' || err.kind === 'forbidden') return 403;
+  if (err.kind === 'invalid-parameter') return 400;
+  return 502;
 }

@@ -1,6 +1,5 @@
 // Reading manifests as registries serve them: OCI and Docker schema2 manifests and indexes, and
 // legacy schema1 (signed or not), which is turned into a schema2 image once its layers are known.
-import { InvalidParameterError } from '../../../api/errors';
 import {
   MediaTypes,
   canonicalMediaType,
@@ -9,8 +8,7 @@ import {
   isSchema1Manifest,
 } from '../../../lib/media-types';
 import type { Descriptor, ImageConfig, ImageIndex, ImageManifest } from './types';
-import { digestOf } from '../../../lib/registry-wire/verifying-stream';
-import { bodyMediaType, manifestObject } from '../../../lib/manifest-body';
+import { invalidManifest, manifestMediaType, manifestObject } from '../../../lib/manifest-body';
 
 export interface Schema1Manifest {
   schemaVersion: 1;
@@ -27,21 +25,6 @@ export type ParsedManifest =
   | { kind: 'manifest'; mediaType: string; manifest: ImageManifest }
   | { kind: 'schema1'; mediaType: string; schema1: Schema1Manifest };
 
-const genericTypes = new Set(['', 'application/json', 'text/plain', 'application/octet-stream']);
-
-function invalid(message: string): InvalidParameterError {
-  return new InvalidParameterError(`invalid manifest: ${message}`);
-}
-
-/** The media type of a manifest body: the declared one unless generic, else what the body says. */
-export function manifestMediaType(body: Record<string, unknown>, contentType?: string | null): string {
-  const declared = canonicalMediaType(contentType ?? '');
-  if (!genericTypes.has(declared)) return declared;
-  const said = bodyMediaType(body);
-  if (!said) throw invalid('unknown manifest type');
-  return said;
-}
-
 function checkDescriptor(value: unknown, what: string): Descriptor {
   const d = value as Descriptor;
   if (
@@ -49,23 +32,23 @@ function checkDescriptor(value: unknown, what: string): Descriptor {
     typeof d.digest !== 'string' ||
     !/^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/.test(d.digest)
   ) {
-    throw invalid(`${what} has no valid digest`);
+    throw invalidManifest(`${what} has no valid digest`);
   }
-  if (typeof d.size !== 'number' || d.size < 0) throw invalid(`${what} has no valid size`);
+  if (typeof d.size !== 'number' || d.size < 0) throw invalidManifest(`${what} has no valid size`);
   return { ...d, mediaType: canonicalMediaType(d.mediaType ?? '') };
 }
 
 export function parseManifest(bytes: Buffer, contentType?: string | null): ParsedManifest {
   const body = manifestObject(bytes);
-  if (!body) throw invalid('not a JSON object');
+  if (!body) throw invalidManifest('not a JSON object');
   const mediaType = manifestMediaType(body, contentType);
   if (isImageIndex(mediaType)) {
-    if (!Array.isArray(body.manifests)) throw invalid('index without manifests');
+    if (!Array.isArray(body.manifests)) throw invalidManifest('index without manifests');
     const manifests = body.manifests.map((m, i) => checkDescriptor(m, `manifests[${i}]`));
     return { kind: 'index', mediaType, index: { ...(body as unknown as ImageIndex), manifests } };
   }
   if (isImageManifest(mediaType)) {
-    if (!Array.isArray(body.layers)) throw invalid('manifest without layers');
+    if (!Array.isArray(body.layers)) throw invalidManifest('manifest without layers');
     const config = checkDescriptor(body.config, 'config');
     const layers = body.layers.map((l, i) => checkDescriptor(l, `layers[${i}]`));
     return {
@@ -81,31 +64,11 @@ export function parseManifest(bytes: Buffer, contentType?: string | null): Parse
       !Array.isArray(schema1.history) ||
       schema1.fsLayers.length !== schema1.history.length
     ) {
-      throw invalid('schema1 manifest with mismatched fsLayers and history');
+      throw invalidManifest('schema1 manifest with mismatched fsLayers and history');
     }
     return { kind: 'schema1', mediaType, schema1 };
   }
-  throw invalid(`unsupported manifest media type ${mediaType}`);
-}
-
-/**
- * The digest a registry gives a manifest: over the whole body, except signed schema1 whose digest
- * covers the JWS payload (the body without its `signatures`, as the protected header describes).
- */
-export function manifestDigest(bytes: Buffer, mediaType: string, algorithmOf = 'sha256:'): string {
-  if (canonicalMediaType(mediaType) !== MediaTypes.dockerSchema1Signed) return digestOf(bytes, algorithmOf);
-  const body = JSON.parse(bytes.toString('utf8')) as Schema1Manifest;
-  const signature = body.signatures?.[0];
-  if (!signature) return digestOf(bytes, algorithmOf);
-  const header = JSON.parse(Buffer.from(signature.protected, 'base64url').toString('utf8')) as {
-    formatLength: number;
-    formatTail: string;
-  };
-  const payload = Buffer.concat([
-    bytes.subarray(0, header.formatLength),
-    Buffer.from(header.formatTail, 'base64url'),
-  ]);
-  return digestOf(payload, algorithmOf);
+  throw invalidManifest(`unsupported manifest media type ${mediaType}`);
 }
 
 interface V1Compatibility {

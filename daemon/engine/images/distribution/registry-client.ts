@@ -1,29 +1,33 @@
-// The Registry API V2 operations pull and push are made of, for one registry host. Every blob
-// read is verified against its digest while it streams; manifests are checked before use.
+// The Registry API V2 operations pull and push are made of, for one registry host: the reads and
+// manifest writes the desktop shares (RegistryCalls, which verifies every manifest and blob read),
+// and login, search, mounts and uploads. Requests wait for a first /v2/ ping, as Docker's do.
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { InvalidParameterError, SystemError, UnauthorizedError, UnavailableError } from '../../../api/errors';
 import type { HttpResponse } from '../../../lib/http-client';
 import { isLoopbackHost } from '../../../lib/loopback-host';
 import { ByteReader } from '../../../lib/tar/byte-reader';
-import { manifestAcceptTypes } from '../../../lib/media-types';
 import { registryHost, type Reference } from '../../shared/reference';
-import { manifestDigest, parseManifest, type ParsedManifest } from './manifest';
+import { parseManifest, type ParsedManifest } from './manifest';
 import {
   formatRegistryErrors,
   readRegistryErrors,
   registryError,
 } from '../../../lib/registry-wire/registry-errors';
 import { RegistryTransport, type RequestOptions } from '../../../lib/registry-wire/registry-transport';
-import { repositoryScope, catalogScope } from '../../../lib/registry-wire/scopes';
+import {
+  namedDigest,
+  RegistryCalls,
+  type BlobReadOptions,
+  type ManifestBody,
+} from '../../../lib/registry-wire/registry-calls';
+import { repositoryScope } from '../../../lib/registry-wire/scopes';
 import { credentials, type AuthConfig } from './auth-config';
 import type { BlobSink, Descriptor } from './types';
 import { DigestMismatchError, VerifyingStream } from '../../../lib/registry-wire/verifying-stream';
 import { maxManifestBytes } from '../../../lib/manifest-body';
 
-export interface FetchedManifest {
-  descriptor: Descriptor;
-  bytes: Buffer;
+export interface FetchedManifest extends ManifestBody {
   parsed: ParsedManifest;
 }
 
@@ -34,13 +38,6 @@ export interface UploadOptions {
   chunkSize?: number;
   onBytes?: (bytes: number) => void;
   signal?: AbortSignal;
-}
-
-export interface BlobReadOptions {
-  signal?: AbortSignal;
-  onBytes?: (n: number) => void;
-  /** False to count the bytes without hashing them; true when absent. */
-  checkDigest?: boolean;
 }
 
 export interface TransportOptions {
@@ -55,12 +52,13 @@ export interface TransportOptions {
 const pullScope = (repo: string) => repositoryScope(repo, 'pull');
 const pushScope = (repo: string) => repositoryScope(repo, 'pull,push');
 
-export class RegistryClient {
+export class RegistryClient extends RegistryCalls {
   readonly transport: RegistryTransport;
 
   private pinged = false;
 
   constructor(readonly options: TransportOptions) {
+    super();
     const { host, auth = {} } = options;
     const hostname = host.replace(/:\d+$/, '');
     const insecure =
@@ -82,84 +80,31 @@ export class RegistryClient {
     return new RegistryClient({ ...options, host: registryHost(ref.domain) });
   }
 
-  get host(): string {
+  override get host(): string {
     return this.options.host;
+  }
+
+  /** The manifest, verified (RegistryCalls) and parsed. */
+  override async getManifest(
+    repo: string,
+    reference: string,
+    signal?: AbortSignal,
+  ): Promise<FetchedManifest> {
+    const fetched = await super.getManifest(repo, reference, signal);
+    return { ...fetched, parsed: parseManifest(fetched.bytes, fetched.descriptor.mediaType) };
   }
 
   /** Checks the credentials against the registry (POST /auth): throws UnauthorizedError. */
   async checkAuth(signal?: AbortSignal): Promise<void> {
-    const res = await this.fetch('/v2/', { scopes: [], signal });
+    const res = await this.send('/v2/', { scopes: [], signal });
     res.discard();
     if (!res.ok) throw await registryError(res, `login to ${this.host}`);
-  }
-
-  /** GET a manifest by tag or digest; verified against the digest when one was asked for. */
-  async getManifest(repo: string, reference: string, signal?: AbortSignal): Promise<FetchedManifest> {
-    const res = await this.fetch(`/v2/${repo}/manifests/${reference}`, {
-      headers: { Accept: manifestAcceptTypes.join(', ') },
-      scopes: [pullScope(repo)],
-      signal,
-    });
-    if (!res.ok) throw await registryError(res, `manifest for ${this.host}/${repo}:${reference}`);
-    const bytes = await readLimited(res, maxManifestBytes, `manifest ${repo}:${reference}`);
-    const parsed = parseManifest(bytes, res.headers.get('content-type'));
-    const isDigest = reference.includes(':');
-    const digest = manifestDigest(bytes, parsed.mediaType, isDigest ? reference : 'sha256:');
-    if (isDigest && digest !== reference) throw new DigestMismatchError(reference, digest);
-    return { descriptor: { mediaType: parsed.mediaType, digest, size: bytes.length }, bytes, parsed };
-  }
-
-  /** HEAD a manifest: its descriptor, or undefined when the registry does not have it. */
-  async headManifest(repo: string, reference: string, signal?: AbortSignal): Promise<Descriptor | undefined> {
-    const res = await this.fetch(`/v2/${repo}/manifests/${reference}`, {
-      method: 'HEAD',
-      headers: { Accept: manifestAcceptTypes.join(', ') },
-      scopes: [pullScope(repo)],
-      signal,
-    });
-    if (res.status === 404) return undefined;
-    if (!res.ok) throw await registryError(res, `manifest for ${this.host}/${repo}:${reference}`);
-    const digest = res.headers.get('docker-content-digest') ?? res.headers.get('svc-content-digest');
-    if (!digest) return undefined;
-    return {
-      mediaType: res.headers.get('content-type') ?? '',
-      digest,
-      size: Number(res.headers.get('content-length') ?? -1),
-    };
-  }
-
-  /** All tags of a repository, following `Link` pagination. */
-  async listTags(repo: string, signal?: AbortSignal): Promise<string[]> {
-    const tags: string[] = [];
-    let next: string | undefined = `/v2/${repo}/tags/list`;
-    while (next) {
-      const res = await this.fetch(next, { scopes: [pullScope(repo)], signal });
-      if (!res.ok) throw await registryError(res, `tags of ${this.host}/${repo}`);
-      const body = (await res.json()) as { tags?: string[] | null };
-      tags.push(...(body.tags ?? []));
-      next = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '')?.[1];
-    }
-    return tags;
-  }
-
-  /** Every repository of the registry (GET /v2/_catalog, following `Link` pagination). */
-  async listCatalog(signal?: AbortSignal): Promise<string[]> {
-    const repositories: string[] = [];
-    let next: string | undefined = '/v2/_catalog?n=1000';
-    while (next) {
-      const res = await this.fetch(next, { scopes: [catalogScope], signal });
-      if (!res.ok) throw await registryError(res, `catalog of ${this.host}`);
-      const body = (await res.json()) as { repositories?: string[] | null };
-      repositories.push(...(body.repositories ?? []));
-      next = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '')?.[1];
-    }
-    return repositories;
   }
 
   /** The V1 search endpoint's results, or undefined when the registry has none (V2-only). */
   async searchV1(term: string, limit: number, signal?: AbortSignal): Promise<unknown[] | undefined> {
     const query = new URLSearchParams({ q: term, n: String(limit) });
-    const res = await this.fetch(`/v1/search?${query}`, { scopes: [], signal });
+    const res = await this.send(`/v1/search?${query}`, { scopes: [], signal });
     if (res.status === 404 || res.status === 405) {
       res.discard();
       return undefined;
@@ -167,27 +112,6 @@ export class RegistryClient {
     if (!res.ok) throw await registryError(res, `search of ${this.host}`);
     const body = (await res.json()) as { results?: unknown[] };
     return Array.isArray(body.results) ? body.results : [];
-  }
-
-  /**
-   * The blob's bytes as a stream that errors instead of ending if they do not match `desc`: its
-   * size always, its digest unless `checkDigest` is false (for a reader that checks it itself).
-   */
-  async openBlob(repo: string, desc: Descriptor, options: BlobReadOptions = {}): Promise<Readable> {
-    const res = await this.fetch(`/v2/${repo}/blobs/${desc.digest}`, {
-      scopes: [pullScope(repo)],
-      signal: options.signal,
-    });
-    if (!res.ok) throw await registryError(res, `blob ${desc.digest} in ${this.host}/${repo}`);
-    const { body } = res;
-    const verifier = new VerifyingStream(
-      { digest: desc.digest, size: desc.size >= 0 ? desc.size : undefined },
-      options.onBytes,
-      options.checkDigest,
-    );
-    body.on('error', (err) => verifier.destroy(err));
-    verifier.on('close', () => body.destroy());
-    return body.pipe(verifier);
   }
 
   /**
@@ -234,17 +158,6 @@ export class RegistryClient {
     return Buffer.concat(chunks);
   }
 
-  async blobExists(repo: string, digest: string, signal?: AbortSignal): Promise<boolean> {
-    const res = await this.fetch(`/v2/${repo}/blobs/${digest}`, {
-      method: 'HEAD',
-      scopes: [pushScope(repo)],
-      signal,
-    });
-    if (res.ok) return true;
-    if (res.status === 404) return false;
-    throw await registryError(res, `blob ${digest} in ${this.host}/${repo}`);
-  }
-
   /**
    * Cross-repository mount. `mounted` when the registry linked the blob; otherwise the upload
    * session it opened instead (a 202 fallback), to upload into.
@@ -256,7 +169,7 @@ export class RegistryClient {
     signal?: AbortSignal,
   ): Promise<{ mounted: true } | { mounted: false; location: string }> {
     const query = new URLSearchParams({ mount: digest, from });
-    const res = await this.fetch(`/v2/${repo}/blobs/uploads/?${query}`, {
+    const res = await this.send(`/v2/${repo}/blobs/uploads/?${query}`, {
       method: 'POST',
       headers: { 'Content-Length': '0' },
       scopes: [pushScope(repo), pullScope(from)],
@@ -269,7 +182,7 @@ export class RegistryClient {
   }
 
   async startUpload(repo: string, signal?: AbortSignal): Promise<string> {
-    const res = await this.fetch(`/v2/${repo}/blobs/uploads/`, {
+    const res = await this.send(`/v2/${repo}/blobs/uploads/`, {
       method: 'POST',
       headers: { 'Content-Length': '0' },
       scopes: [pushScope(repo)],
@@ -337,35 +250,12 @@ export class RegistryClient {
     if (verifier.errored) throw verifier.errored;
     if (res.status !== 201)
       throw await registryError(res, `upload of ${desc.digest} to ${this.host}/${repo}`);
-    const canonical = res.headers.get('docker-content-digest') ?? res.headers.get('svc-content-digest');
+    const canonical = namedDigest(res);
     if (canonical && canonical !== desc.digest) throw new DigestMismatchError(desc.digest, canonical);
   }
 
-  /** PUTs a manifest under a tag or digest; returns the digest the registry reports. */
-  async putManifest(
-    repo: string,
-    reference: string,
-    mediaType: string,
-    bytes: Buffer,
-    signal?: AbortSignal,
-  ): Promise<string> {
-    const res = await this.fetch(`/v2/${repo}/manifests/${reference}`, {
-      method: 'PUT',
-      headers: { 'Content-Type': mediaType },
-      body: bytes,
-      scopes: [pushScope(repo)],
-      signal,
-    });
-    res.discard();
-    if (res.status !== 201 && res.status !== 200 && res.status !== 202) {
-      throw await registryError(res, `manifest ${this.host}/${repo}:${reference}`);
-    }
-    const digest = res.headers.get('docker-content-digest') ?? res.headers.get('svc-content-digest');
-    return digest ?? manifestDigest(bytes, mediaType);
-  }
-
   /** A request with the credentials the registry asked for: any answer but 401, which throws. */
-  private async fetch(pathOrUrl: string, options: RequestOptions): Promise<HttpResponse> {
+  protected override async send(pathOrUrl: string, options: RequestOptions): Promise<HttpResponse> {
     if (!this.pinged) {
       const ping = await this.transport.ping(options.signal);
       if (ping.status >= 500)
@@ -384,7 +274,7 @@ export class RegistryClient {
     options: RequestOptions,
   ): Promise<HttpResponse> {
     try {
-      return await this.fetch(url, options);
+      return await this.send(url, options);
     } catch (err) {
       throw verifier.errored ?? err;
     }
@@ -405,12 +295,4 @@ async function* slice(reader: ByteReader, length: number): AsyncGenerator<Buffer
     left -= chunk.length;
     yield chunk;
   }
-}
-
-async function readLimited(res: HttpResponse, limit: number, what: string): Promise<Buffer> {
-  const declared = Number(res.headers.get('content-length') ?? 0);
-  if (declared > limit) throw new InvalidParameterError(`${what} is larger than ${limit} bytes`);
-  const bytes = await res.buffer();
-  if (bytes.length > limit) throw new InvalidParameterError(`${what} is larger than ${limit} bytes`);
-  return bytes;
 }

@@ -1,15 +1,14 @@
 // Runs every compiled test file with Node's own test runner, several files side by side: each
 // suite starts its own svcd, containerd, registries and browsers on free ports, bridges and
-// subnets of its own, and most of a suite's time is spent waiting on containers, so a 2-core
-// machine can run three at once (SVC_TEST_CONCURRENCY=3, about half the time). One at a time is
-// the default until every suite's checks of host-wide state hold beside others: in two runs at
-// three, one and three files failed on such checks.
+// subnets of its own, and most of a suite's time is spent waiting on containers, so two files per
+// core run at once by default (4 on a 2-core machine; SVC_TEST_CONCURRENCY=N sets another number,
+// 1 runs them one at a time).
 // Each file runs as its own child; its spec output is printed in one piece when it ends, and a
 // table of every file's result and duration closes the run. A file name or substring on the
 // command line narrows the run.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -76,15 +75,21 @@ const groupOf = (file) => exclusiveGroups.find(([, re]) => re.test(relative(root
 
 /**
  * How long each file took when it last passed, so the longest start first and the run does not
- * end on one long file alone. Kept in the build folder.
+ * end on one long file alone. Kept in the build folder; a clean checkout starts from the
+ * durations committed in scripts/test-durations.json (refresh it by copying the build folder's
+ * after adding or moving test files).
  */
 const durationsFile = join(build, '.test-durations.json');
+const committedDurations = join(root, 'scripts/test-durations.json');
 function readDurations() {
-  try {
-    return JSON.parse(readFileSync(durationsFile, 'utf8'));
-  } catch {
-    return {};
-  }
+  const read = (file) => {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8'));
+    } catch {
+      return {};
+    }
+  };
+  return { ...read(committedDurations), ...read(durationsFile) };
 }
 
 /** The counts the spec reporter prints last (`ℹ pass 12`). */
@@ -124,7 +129,7 @@ if (files.length === 0) {
 }
 await sweepAbandoned();
 
-const concurrency = Math.max(1, Number(process.env.SVC_TEST_CONCURRENCY) || 1);
+const concurrency = Math.max(1, Number(process.env.SVC_TEST_CONCURRENCY) || 2 * availableParallelism());
 const durations = readDurations();
 // Unmeasured files first, the biggest of them first (a rough guess at the longest).
 const expected = (f) => durations[relative(root, f)] ?? 1e12 + statSync(f).size;

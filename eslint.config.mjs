@@ -104,6 +104,8 @@ const rendererPackages = [
   'type:daemon/api/**',
   // A wire fact, not a type: the Accept header for manifests.
   'daemon/api/manifest-accept',
+  // A wire fact, not a type: the 8-byte frames of a logs or attach stream without a TTY.
+  'daemon/api/stdcopy-frames',
   'react',
   'react-dom',
   '@tanstack/*',

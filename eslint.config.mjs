@@ -114,14 +114,43 @@ const rendererPackages = [
   'lucide-react',
 ];
 // The renderer's folders, lowest first: the clients over the gateway, the app's shared state
-// (route, servers' states, engine events), the kit (components and the design system), the
-// terminal, the features, and the shell that puts the features on screen. Each may import the
-// folders before it, never one after it: features import the kit, the shell imports features.
+// (route, servers' states, the engine lists several screens read, engine events), the kit
+// (components, form helpers and the design system), the terminal, the features, and the shell
+// that puts the features on screen. Each may import the folders before it, never one after it:
+// features import the kit, the shell imports features. A feature imports no other feature: what
+// two screens share sits in a folder below the features.
 export const rendererOrder = ['api', 'app/state', 'app/ui', 'terminals', 'features', 'app/shell'];
 const rendererLayers = rendererOrder.map((name, i) => ({
   files: [`renderer/src/${name}/**`],
   allow: [...rendererOrder.slice(0, i + 1).map((below) => `renderer/src/${below}/**`), ...rendererPackages],
 }));
+// The modules of one feature another still imports (a screen showing another's component, or the
+// compose rows inside the containers list): each is to move below the features, none to be added.
+const crossFeatureLeft = {
+  containers: [
+    'compose/projects',
+    'compose/store',
+    'compose/components/compose-dialog',
+    'compose/components/project-row',
+  ],
+  images: ['containers/components/run-dialog', 'registry/queries'],
+  registry: ['containers/components/run-dialog', 'engines/components/engine-select'],
+  settings: ['engines/components/engine-settings'],
+};
+const belowFeatures = rendererOrder.slice(0, rendererOrder.indexOf('features'));
+const featureLayers = readdirSync(fileURLToPath(import.meta.resolve('./renderer/src/features')), {
+  withFileTypes: true,
+})
+  .filter((d) => d.isDirectory())
+  .map((d) => ({
+    files: [`renderer/src/features/${d.name}/**`],
+    allow: [
+      ...belowFeatures.map((below) => `renderer/src/${below}/**`),
+      `renderer/src/features/${d.name}/**`,
+      ...(crossFeatureLeft[d.name] ?? []).map((m) => `renderer/src/features/${m}`),
+      ...rendererPackages,
+    ],
+  }));
 const layers = [
   { files: ['daemon/api/**'], allow: [api, 'type:node:stream'] },
   { files: ['daemon/lib/**'], allow: [api, lib, 'node:*'], tests: testing },
@@ -194,6 +223,7 @@ const layers = [
     // The first: the desktop's registry code, which leaves HTTP to the wire client.
     ...(i === 0 ? { deny: [ownRegistryHttp] } : {}),
   })),
+  ...featureLayers,
   ...rendererLayers,
   // main.tsx (the entry) and Vite's config.
   { files: ['renderer/**'], allow: ['renderer/**', ...rendererPackages, 'vite'] },

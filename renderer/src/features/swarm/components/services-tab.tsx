@@ -10,11 +10,11 @@ import { shortId, when } from '../../../app/ui/format';
 import { toast } from '../../../app/ui/toasts';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
-import { readChunks } from '../../containers/components/logs-tab';
-import { splitCommand } from '../../containers/create-body';
 import { useServices, useSwarmChange, useTasks } from '../queries';
 import type { PortConfig, ServiceSpec, SwarmService } from '../../../../../daemon/api/swarm-types';
 import { swarm } from '../swarm-api';
+import { splitCommand } from '../../../app/ui/form-input';
+import { readChunks } from '../../../api/stdcopy';
 
 const replicasOf = (s: SwarmService) =>
   s.Spec.Mode?.Replicated

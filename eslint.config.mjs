@@ -38,24 +38,25 @@ const serverCore = [
   'daemon/server/middleware/**',
   'daemon/server/streams/**',
 ];
+/** The folders directly inside `dir` (relative to this file), as one layer each. */
+const subfolders = (dir) =>
+  readdirSync(fileURLToPath(import.meta.resolve(dir)), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
 // One router may import the server's machinery and its own folder, not another router.
-const routers = readdirSync(fileURLToPath(import.meta.resolve('./daemon/server/routers')), {
-  withFileTypes: true,
-})
-  .filter((d) => d.isDirectory())
-  .map((d) => ({
-    files: [`daemon/server/routers/${d.name}/**`],
-    allow: [
-      api,
-      lib,
-      'daemon/server/router',
-      'daemon/server/http/**',
-      'daemon/server/streams/**',
-      `daemon/server/routers/${d.name}/**`,
-      'node:*',
-    ],
-    tests: [...testing, ...testTools, 'daemon/runtime/containerd/client', 'ws'],
-  }));
+const routers = subfolders('./daemon/server/routers').map((name) => ({
+  files: [`daemon/server/routers/${name}/**`],
+  allow: [
+    api,
+    lib,
+    'daemon/server/router',
+    'daemon/server/http/**',
+    'daemon/server/streams/**',
+    `daemon/server/routers/${name}/**`,
+    'node:*',
+  ],
+  tests: [...testing, ...testTools, 'daemon/runtime/containerd/client', 'ws'],
+}));
 // The engine's folders, lowest first: each may import the folders before it, never one after it
 // (so no loop between two services goes through an import). Tests may use any of them.
 export const engineOrder = [
@@ -138,19 +139,15 @@ const crossFeatureLeft = {
   settings: ['engines/components/engine-settings'],
 };
 const belowFeatures = rendererOrder.slice(0, rendererOrder.indexOf('features'));
-const featureLayers = readdirSync(fileURLToPath(import.meta.resolve('./renderer/src/features')), {
-  withFileTypes: true,
-})
-  .filter((d) => d.isDirectory())
-  .map((d) => ({
-    files: [`renderer/src/features/${d.name}/**`],
-    allow: [
-      ...belowFeatures.map((below) => `renderer/src/${below}/**`),
-      `renderer/src/features/${d.name}/**`,
-      ...(crossFeatureLeft[d.name] ?? []).map((m) => `renderer/src/features/${m}`),
-      ...rendererPackages,
-    ],
-  }));
+const featureLayers = subfolders('./renderer/src/features').map((name) => ({
+  files: [`renderer/src/features/${name}/**`],
+  allow: [
+    ...belowFeatures.map((below) => `renderer/src/${below}/**`),
+    `renderer/src/features/${name}/**`,
+    ...(crossFeatureLeft[name] ?? []).map((m) => `renderer/src/features/${m}`),
+    ...rendererPackages,
+  ],
+}));
 const layers = [
   { files: ['daemon/api/**'], allow: [api, 'type:node:stream'] },
   { files: ['daemon/lib/**'], allow: [api, lib, 'node:*'], tests: testing },

@@ -38,25 +38,26 @@ const serverCore = [
   'daemon/server/middleware/**',
   'daemon/server/streams/**',
 ];
+/** The folders directly inside `dir` (relative to this file), as one layer each. */
+const subfolders = (dir) =>
+  readdirSync(fileURLToPath(import.meta.resolve(dir)), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
 // One router may import the server's machinery and its own folder, not another router.
-const routers = readdirSync(fileURLToPath(import.meta.resolve('./daemon/server/routers')), {
-  withFileTypes: true,
-})
-  .filter((d) => d.isDirectory())
-  .map((d) => ({
-    files: [`daemon/server/routers/${d.name}/**`],
-    allow: [
-      api,
-      lib,
-      'daemon/server/router',
-      'daemon/server/http/**',
-      'daemon/server/streams/**',
-      `daemon/server/routers/${d.name}/**`,
-      'node:*',
-    ],
-    // Tests read containerd's state directly and check addresses with the CNI subnet arithmetic.
-    tests: [...testing, ...testTools, 'daemon/runtime/containerd/client', 'daemon/runtime/cni/ipv4', 'ws'],
-  }));
+const routers = subfolders('./daemon/server/routers').map((name) => ({
+  files: [`daemon/server/routers/${name}/**`],
+  allow: [
+    api,
+    lib,
+    'daemon/server/router',
+    'daemon/server/http/**',
+    'daemon/server/streams/**',
+    `daemon/server/routers/${name}/**`,
+    'node:*',
+  ],
+  // Tests read containerd's state directly and check addresses with the CNI subnet arithmetic.
+  tests: [...testing, ...testTools, 'daemon/runtime/containerd/client', 'daemon/runtime/cni/ipv4', 'ws'],
+}));
 // The engine's folders, lowest first: each may import the folders before it, never one after it
 // (so no loop between two services goes through an import). Tests may use any of them.
 export const engineOrder = [
@@ -105,6 +106,8 @@ const rendererPackages = [
   'type:daemon/api/**',
   // A wire fact, not a type: the Accept header for manifests.
   'daemon/api/manifest-accept',
+  // A wire fact, not a type: the 8-byte frames of a logs or attach stream without a TTY.
+  'daemon/api/stdcopy-frames',
   'react',
   'react-dom',
   '@tanstack/*',
@@ -113,13 +116,38 @@ const rendererPackages = [
   'lucide-react',
 ];
 // The renderer's folders, lowest first: the clients over the gateway, the app's shared state
-// (route, servers' states, engine events), the kit (components and the design system), the
-// terminal, the features, and the shell that puts the features on screen. Each may import the
-// folders before it, never one after it: features import the kit, the shell imports features.
+// (route, servers' states, the engine lists several screens read, engine events), the kit
+// (components, form helpers and the design system), the terminal, the features, and the shell
+// that puts the features on screen. Each may import the folders before it, never one after it:
+// features import the kit, the shell imports features. A feature imports no other feature: what
+// two screens share sits in a folder below the features.
 export const rendererOrder = ['api', 'app/state', 'app/ui', 'terminals', 'features', 'app/shell'];
 const rendererLayers = rendererOrder.map((name, i) => ({
   files: [`renderer/src/${name}/**`],
   allow: [...rendererOrder.slice(0, i + 1).map((below) => `renderer/src/${below}/**`), ...rendererPackages],
+}));
+// The modules of one feature another still imports (a screen showing another's component, or the
+// compose rows inside the containers list): each is to move below the features, none to be added.
+const crossFeatureLeft = {
+  containers: [
+    'compose/projects',
+    'compose/store',
+    'compose/components/compose-dialog',
+    'compose/components/project-row',
+  ],
+  images: ['containers/components/run-dialog', 'registry/queries'],
+  registry: ['containers/components/run-dialog', 'engines/components/engine-select'],
+  settings: ['engines/components/engine-settings'],
+};
+const belowFeatures = rendererOrder.slice(0, rendererOrder.indexOf('features'));
+const featureLayers = subfolders('./renderer/src/features').map((name) => ({
+  files: [`renderer/src/features/${name}/**`],
+  allow: [
+    ...belowFeatures.map((below) => `renderer/src/${below}/**`),
+    `renderer/src/features/${name}/**`,
+    ...(crossFeatureLeft[name] ?? []).map((m) => `renderer/src/features/${m}`),
+    ...rendererPackages,
+  ],
 }));
 const layers = [
   { files: ['daemon/api/**'], allow: [api, 'type:node:stream'] },
@@ -193,6 +221,7 @@ const layers = [
     // The first: the desktop's registry code, which leaves HTTP to the wire client.
     ...(i === 0 ? { deny: [ownRegistryHttp] } : {}),
   })),
+  ...featureLayers,
   ...rendererLayers,
   // main.tsx (the entry) and Vite's config.
   { files: ['renderer/**'], allow: ['renderer/**', ...rendererPackages, 'vite'] },

@@ -15,9 +15,9 @@ import {
   envFileLines,
   hostPorts,
   laterNetworks,
-  splitCommand,
 } from '../renderer/src/features/containers/create-body';
-import { fold } from '../renderer/src/features/images/progress';
+import { splitCommand } from '../renderer/src/app/ui/form-input';
+import { fold } from '../renderer/src/api/pull-progress';
 import { layerHistory, layerTree } from '../renderer/src/features/images/layer-tree';
 import { archiveName } from '../renderer/src/features/images/names';
 import {

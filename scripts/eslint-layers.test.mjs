@@ -126,6 +126,11 @@ const forbidden = [
     'features never import the shell',
   ],
   ['renderer/src/api/probe.ts', "import '../app/state/router';", 'the clients know no screen'],
+  [
+    'renderer/src/features/volumes/components/probe.tsx',
+    "import { useContainers } from '../../containers/queries';",
+    'a feature imports no other feature',
+  ],
 ];
 
 const allowed = [
@@ -151,7 +156,7 @@ const allowed = [
   ['renderer/src/probe.ts', "import type { EngineEvent } from '../../daemon/api/event-types';"],
   [
     'renderer/src/features/images/probe.ts',
-    "import '../../app/ui/dialog'; import '../../app/state/router'; import '../containers/queries';",
+    "import '../../app/ui/dialog'; import '../../app/state/router'; import './queries';",
   ],
   ['renderer/src/app/shell/probe.ts', "import '../../features/images/commands'; import '../ui/dialog';"],
   ['renderer/src/features/images/components/probe.tsx', "import './images.css';"],

@@ -1,12 +1,14 @@
 // The multiplexed stream of attach, exec and logs without a TTY: each payload behind an 8-byte
 // header [stream type, 0, 0, 0, uint32 big-endian size]. With a TTY the same writers pass bytes raw.
 import { Writable } from 'node:stream';
+import {
+  FrameParser as BytesFrameParser,
+  frameHeaderSize,
+  type StdStreamType,
+} from '../../api/stdcopy-frames';
 import { whenDrained } from '../../lib/when-drained';
 
-export const StdStream = { stdin: 0, stdout: 1, stderr: 2, systemErr: 3 } as const;
-export type StdStreamType = (typeof StdStream)[keyof typeof StdStream];
-
-export const frameHeaderSize = 8;
+export { frameHeaderSize, StdStream, type StdStreamType } from '../../api/stdcopy-frames';
 const maxPayload = 0xffffffff;
 
 export function frameHeader(type: StdStreamType, size: number): Buffer {
@@ -86,34 +88,20 @@ export interface Frame {
   payload: Buffer;
 }
 
-/** Incremental frame parser: push bytes in any cut, get whole frames out. */
+/** daemon/api's parser, with each payload a Buffer over the same bytes (no copy). */
 export class FrameParser {
-  private buffered: Buffer = Buffer.alloc(0);
+  private readonly bytes = new BytesFrameParser();
 
   push(chunk: Buffer): Frame[] {
-    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
-    const frames: Frame[] = [];
-    let off = 0;
-    while (this.buffered.length - off >= frameHeaderSize) {
-      const type = this.buffered[off];
-      if (type > StdStream.systemErr)
-        throw new Error(`unrecognized stream type ${type} in multiplexed stream`);
-      const size = this.buffered.readUInt32BE(off + 4);
-      const end = off + frameHeaderSize + size;
-      if (this.buffered.length < end) break;
-      frames.push({
-        stream: type as StdStreamType,
-        payload: this.buffered.subarray(off + frameHeaderSize, end),
-      });
-      off = end;
-    }
-    this.buffered = this.buffered.subarray(off);
-    return frames;
+    return this.bytes.push(chunk).map(({ stream, payload }) => ({
+      stream,
+      payload: Buffer.from(payload.buffer, payload.byteOffset, payload.length),
+    }));
   }
 
   /** Bytes of an incomplete frame still held. */
   get pending(): number {
-    return this.buffered.length;
+    return this.bytes.pending;
   }
 }
 

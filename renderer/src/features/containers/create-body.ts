@@ -3,6 +3,7 @@
 // SOURCE:TARGET[:ro], tmpfs TARGET[:OPTIONS], networks each with its aliases (the first at
 // create, the others connected before the start). Every wrong line is named at once.
 import type { ContainerCreateBody } from '../../api/engine-types';
+import { aliasList, FormErrors, keyValues, lines, splitCommand } from '../../app/ui/form-input';
 
 export interface RunForm {
   image: string;
@@ -39,42 +40,10 @@ export const emptyRunForm: RunForm = {
   labels: '',
 };
 
-/** Every problem the form has, one per wrong line or field. */
-export class FormErrors extends Error {
-  constructor(readonly problems: string[]) {
-    super(problems.join('; '));
-  }
-}
-
-const lines = (s: string) =>
-  s
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-
-/** Splits a command line on spaces, keeping quoted parts together. */
-export function splitCommand(s: string): string[] {
-  return [...s.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
-}
-
-/** KEY=VALUE lines as a record; each other line is a problem named after `what`. */
-export function keyValues(text: string, what: string, problems: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const l of lines(text)) {
-    const eq = l.indexOf('=');
-    if (eq <= 0) problems.push(`${what} "${l}" is not KEY=VALUE`);
-    else out[l.slice(0, eq)] = l.slice(eq + 1);
-  }
-  return out;
-}
-
 /** An env file's variables as `docker run --env-file` reads them: `#` comments and blanks skipped. */
 export function envFileLines(text: string): string[] {
   return lines(text).filter((l) => !l.startsWith('#'));
 }
-
-/** Aliases typed with commas or spaces between them. */
-export const aliasList = (s: string) => s.split(/[\s,]+/).filter(Boolean);
 
 /** Modes that are not networks a container joins beside others. */
 const soloModes = ['host', 'none'];

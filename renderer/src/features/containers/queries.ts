@@ -4,15 +4,10 @@ import { engine, type ContainerAction } from '../../api/engine-client';
 import { ApiError, getJson, jsonLines } from '../../api/gateway';
 import { containerName } from '../../app/ui/format';
 import type { ContainerCreateBody, JsonMessage } from '../../api/engine-types';
-import { fold, type Progress } from '../images/progress';
-import { splitTag } from '../images/components/progress-dialog';
 import { usePending } from './store';
+import { useContainers } from '../../app/state/engine-lists';
 import { useEngineUp } from '../../app/state/use-desktop-state';
-
-export function useContainers(all: boolean) {
-  const up = useEngineUp();
-  return useQuery({ queryKey: ['containers', { all }], queryFn: () => engine.containers(all), enabled: up });
-}
+import { fold, splitTag, type Progress } from '../../api/pull-progress';
 
 export function useContainer(id: string) {
   const up = useEngineUp();

@@ -8,7 +8,7 @@ import { withoutHelpers } from '../../api/helper-containers';
 import { bytes } from '../../app/ui/format';
 import { toast } from '../../app/ui/toasts';
 import { useEngineUp } from '../../app/state/use-desktop-state';
-import type { EngineProduct } from '../engines/engine-product';
+import type { EngineProduct } from '../../app/state/engine-product';
 
 export type Kind = 'containers' | 'images' | 'volumes' | 'build cache';
 

@@ -5,7 +5,8 @@ import type { EngineSummary } from '../../../../daemon/api/desktop-types';
 import { useEngineTarget } from '../../api/engine-target';
 import { command, type Command } from '../../app/ui/command';
 import { requestIntent } from '../../app/state/intent';
-import { embeddedEngine, enginesKey, selectEngine } from './queries';
+import { selectEngine } from './queries';
+import { embeddedEngine, enginesKey } from '../../app/state/engines';
 
 export function engineCommands(qc: QueryClient): Command[] {
   const added = qc.getQueryData<EngineSummary[]>(enginesKey) ?? [];

@@ -9,25 +9,7 @@ import { withoutHelpers } from '../../api/helper-containers';
 import { navigate, useRoute } from '../../app/state/router';
 import { useTimeline } from '../../app/state/use-engine-events';
 import { useEngineUp } from '../../app/state/use-desktop-state';
-
-/** The embedded engine, listed first beside the added ones. */
-export const embeddedEngine: EngineSummary = {
-  id: EMBEDDED_ENGINE,
-  name: 'Local (svcd)',
-  kind: 'unix',
-  endpoint: 'embedded',
-  tls: false,
-};
-
-export const enginesKey = ['desktop-engines', {}];
-
-export function useEngines() {
-  const query = useQuery({
-    queryKey: enginesKey,
-    queryFn: () => getJson<EngineSummary[]>('/api/engines'),
-  });
-  return { ...query, all: [embeddedEngine, ...(query.data ?? [])] };
-}
+import { dropEngineAnswers, enginesKey, useEngines } from '../../app/state/engines';
 
 /**
  * Whether the engine answers: its /version through the gateway, or the reason it does not. The
@@ -84,11 +66,6 @@ export function selectEngine(qc: QueryClient, id: string): void {
   const { section, rest } = useRoute.getState();
   if (rest.length) navigate(section);
   dropEngineAnswers(qc);
-}
-
-/** Forgets every cached answer of an engine (not the app's own, keyed `desktop-…`). */
-export function dropEngineAnswers(qc: QueryClient): void {
-  void qc.resetQueries({ predicate: (q) => !String(q.queryKey[0]).startsWith('desktop-') });
 }
 
 export interface EngineContainers {

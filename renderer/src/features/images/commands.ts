@@ -21,7 +21,7 @@ import { cached, command, type Command } from '../../app/ui/command';
 import { navigate } from '../../app/state/router';
 import { downloadUrl } from '../../app/ui/save-file';
 import { archiveName } from './names';
-import { useImagesUi, type ImageDialog } from './store';
+import { useImagesUi, type ImageDialog } from '../../app/state/images-ui';
 
 const VIEWS: [string, string, LucideIcon][] = [
   ['summary', 'Show details of', Info],

@@ -3,12 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import { ApiError } from '../../api/gateway';
 import { useEngineUp } from '../../app/state/use-desktop-state';
-import { asOwnSave } from '../events/own-actions';
-
-export function useImages() {
-  const up = useEngineUp();
-  return useQuery({ queryKey: ['images', {}], queryFn: engine.images, enabled: up });
-}
+import { asOwnSave } from '../../app/state/own-actions';
 
 export function useImage(id: string) {
   const up = useEngineUp();

@@ -2,7 +2,7 @@
 // create` would: subnet, gateway and IP range in one IPAM config (an IPv6 subnet and gateway in a
 // second), labels and driver options as KEY=VALUE lines. Every wrong field is named at once.
 import type { NetworkCreateBody } from '../../api/engine-types';
-import { FormErrors, keyValues } from '../containers/create-body';
+import { FormErrors, keyValues } from '../../app/ui/form-input';
 
 export interface NetworkForm {
   name: string;

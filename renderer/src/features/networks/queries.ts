@@ -5,15 +5,6 @@ import { engine } from '../../api/engine-client';
 import type { NetworkConnectBody, NetworkCreateBody } from '../../api/engine-types';
 import { useEngineUp } from '../../app/state/use-desktop-state';
 
-export function useNetworks() {
-  const up = useEngineUp();
-  return useQuery({
-    queryKey: ['networks', {}],
-    queryFn: async () => Promise.all((await engine.networks()).map((n) => engine.network(n.Id))),
-    enabled: up,
-  });
-}
-
 /**
  * Whether the engine is a swarm manager, where overlay networks can be made: the Swarm screen's
  * read of /info, made again each time a dialog asks (nothing announces a `docker swarm init`).

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { desktop, desktopSettings, engineMode } from '../../api/desktop-client';
 import { engine } from '../../api/engine-client';
 import { useEngineUp } from '../../app/state/use-desktop-state';
-import { dropEngineAnswers } from '../engines/queries';
+import { dropEngineAnswers } from '../../app/state/engines';
 
 export function useUsage() {
   return useQuery({ queryKey: ['usage', {}], queryFn: desktop.state, refetchInterval: 2000 });

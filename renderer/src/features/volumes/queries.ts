@@ -4,8 +4,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import { useEngineUp } from '../../app/state/use-desktop-state';
 import { containerName } from '../../app/ui/format';
-import { useContainers } from '../containers/queries';
 import { reapHelpers } from './volume-helper';
+import { useContainers } from '../../app/state/engine-lists';
 
 export function useVolumes() {
   const up = useEngineUp();

@@ -1,7 +1,7 @@
 // The create-volume dialog's fields turned into a POST /volumes/create body, as `docker volume
 // create` would: the local driver's tmpfs (with its size) and bind of a host folder as the
 // type/device/o options it reads, further options and labels as KEY=VALUE lines.
-import { FormErrors, keyValues } from '../containers/create-body';
+import { FormErrors, keyValues } from '../../app/ui/form-input';
 
 export interface VolumeForm {
   name: string;

@@ -11,11 +11,11 @@ import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { useEngineUp } from '../../../app/state/use-desktop-state';
 import { useNow } from '../../../app/ui/use-now';
-import { useEngines } from '../../engines/queries';
 import { folderContext, pickedFolder, type FolderContext } from '../build-context';
 import type { BuildStep } from '../build-output';
 import { cancelBuild, rebuild, showBuild, startBuild, useBuilds, type BuildRecord } from '../store';
 import './build.css';
+import { useEngines } from '../../../app/state/engines';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 

@@ -6,10 +6,10 @@ import { errorText } from '../../../api/gateway';
 import { containerName } from '../../../app/ui/format';
 import { Breadcrumb } from '../../../app/ui/detail';
 import { VirtualList } from '../../../app/ui/virtual-list';
-import { readChunks, type Stream } from '../../containers/components/logs-tab';
 import { projectContainers } from '../project-actions';
 import { serviceLabel } from '../projects';
 import './compose.css';
+import { readChunks, type Stream } from '../../../api/stdcopy';
 
 interface Line {
   /** The engine's RFC 3339 time, nanoseconds included: sorts as text. */

@@ -7,7 +7,7 @@ import { ErrorMessage } from '../../../app/ui/error-message';
 import { containerName, shortId } from '../../../app/ui/format';
 import { useEngineUp } from '../../../app/state/use-desktop-state';
 import { VirtualList } from '../../../app/ui/virtual-list';
-import { useBulkAction, useContainers } from '../queries';
+import { useBulkAction } from '../queries';
 import { useContainersUi, usePending } from '../store';
 import { useStatsPolling } from '../stats-feed';
 import { RunDialog } from './run-dialog';
@@ -23,6 +23,7 @@ import { ProjectRow } from '../../compose/components/project-row';
 import { groupedRows } from '../../compose/projects';
 import { useFoldedProjects } from '../../compose/store';
 import './containers.css';
+import { useContainers } from '../../../app/state/engine-lists';
 
 const ROW = 44;
 

@@ -4,7 +4,7 @@
 // search jumps between matches; download streams the full log through the gateway.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { engine } from '../../../api/engine-client';
-import { demuxer } from '../../../api/stdcopy';
+import { readChunks } from '../../../api/stdcopy';
 import { ErrorMessage } from '../../../app/ui/error-message';
 import { plural } from '../../../app/ui/format';
 import { VirtualList } from '../../../app/ui/virtual-list';
@@ -28,32 +28,12 @@ const WINDOWS: [number, string][] = [
   [86400, 'the last day'],
 ];
 
-export type Stream = 'stdout' | 'stderr';
 /** Which streams the engine sends: both, or one of them. */
 const STREAMS: [string, string][] = [
   ['both', 'stdout and stderr'],
   ['stdout', 'stdout only'],
   ['stderr', 'stderr only'],
 ];
-
-/** Each chunk's text with the stream it came on (a TTY has one stream, shown as stdout). */
-export async function readChunks(
-  res: Response,
-  tty: boolean,
-  onText: (stream: Stream, text: string) => void,
-): Promise<void> {
-  const demux = demuxer(tty);
-  const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
-  const reader = res.body!.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    for (const c of demux(value)) {
-      const stream = c.stream === 'stderr' ? 'stderr' : 'stdout';
-      onText(stream, decoders[stream].decode(c.data, { stream: true }));
-    }
-  }
-}
 
 export function LogsTab({ id, tty, created }: { id: string; tty: boolean; created: string }) {
   const [tail, setTail] = useState('1000');

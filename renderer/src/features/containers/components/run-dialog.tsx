@@ -10,22 +10,21 @@ import { Dialog } from '../../../app/ui/dialog';
 import { FormFooter } from '../../../app/ui/form-problems';
 import { navigate } from '../../../app/state/router';
 import { useDebounced } from '../../../app/ui/use-debounced';
-import { useEngines } from '../../engines/queries';
-import { ProgressView } from '../../images/components/progress-dialog';
-import type { Progress } from '../../images/progress';
-import { useImages } from '../../images/queries';
-import { useNetworks } from '../../networks/queries';
 import {
   createBody,
   emptyRunForm,
   envFileLines,
-  FormErrors,
   hostPorts,
   laterNetworks,
   type RunForm,
 } from '../create-body';
 import { useHostPortProblems, usePortPublishing, useRunContainer } from '../queries';
 import './containers.css';
+import { useImages, useNetworks } from '../../../app/state/engine-lists';
+import { FormErrors } from '../../../app/ui/form-input';
+import type { Progress } from '../../../api/pull-progress';
+import { ProgressView } from '../../../app/ui/progress-view';
+import { useEngines } from '../../../app/state/engines';
 
 /** The local names an image field may mean: `busybox` is `busybox:latest`. */
 const withTag = (ref: string) => (/[:@][^/]*$/.test(ref) ? ref : `${ref}:latest`);

@@ -10,8 +10,8 @@ import { useEngineUp } from '../../../app/state/use-desktop-state';
 import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
 import { ErrorMessage } from '../../../app/ui/error-message';
 import { bytes, plural } from '../../../app/ui/format';
-import { useEngineProduct } from '../../engines/engine-product';
 import { diskUsageGaps, sections, useDiskUsage, usePrune, type Kind, type Section } from '../queries';
+import { useEngineProduct } from '../../../app/state/engine-product';
 
 export const PRUNE_LABELS: Record<Kind, { title: string; action: string; noun: string }> = {
   containers: { title: 'Containers', action: 'Remove stopped containers', noun: 'stopped container' },

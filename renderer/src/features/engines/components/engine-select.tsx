@@ -1,6 +1,6 @@
+import { useEngines } from '../../../app/state/engines';
 // A choice among the engines the app knows: the sidebar's switcher, and the engine a registry
 // dialog pulls into or pushes from.
-import { useEngines } from '../queries';
 
 export function EngineSelect({ value, onChange }: { value: string; onChange: (id: string) => void }) {
   const { all } = useEngines();

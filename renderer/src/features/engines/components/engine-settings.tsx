@@ -8,7 +8,8 @@ import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
 import { ErrorMessage } from '../../../app/ui/error-message';
 import { useIntentHandler } from '../../../app/state/intent';
 import { rowKeys } from '../../../app/ui/row-keys';
-import { useAddEngine, useEngines, useEngineStatus, useRemoveEngine } from '../queries';
+import { useAddEngine, useEngineStatus, useRemoveEngine } from '../queries';
+import { useEngines } from '../../../app/state/engines';
 
 export function EngineSettings() {
   const engines = useEngines();

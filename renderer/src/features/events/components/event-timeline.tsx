@@ -3,15 +3,14 @@ import { useRef } from 'react';
 import type { EngineEvent } from '../../../api/engine-types';
 import { shortId } from '../../../app/ui/format';
 import { TIMELINE_LIMIT } from '../../../app/state/use-engine-events';
-import { useImages } from '../../images/queries';
-import { useContainers } from '../../containers/queries';
-import { isOwnSave } from '../own-actions';
 import { VirtualList } from '../../../app/ui/virtual-list';
 import { useTimeline } from '../queries';
 import { EVENT_TYPES, useEventsUi } from '../store';
 import { Activity } from 'lucide-react';
 import { EmptyState } from '../../../app/ui/empty-state';
 import './events.css';
+import { useContainers, useImages } from '../../../app/state/engine-lists';
+import { isOwnSave } from '../../../app/state/own-actions';
 
 /**
  * The engine names an untagged or deleted image by its ID, as dockerd does; the timeline says

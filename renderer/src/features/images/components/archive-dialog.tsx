@@ -7,7 +7,7 @@ import { errorText, parseJsonLines } from '../../../api/gateway';
 import { Dialog } from '../../../app/ui/dialog';
 import { toast } from '../../../app/ui/toasts';
 import { bytes } from '../../../app/ui/format';
-import { splitCommand } from '../../containers/create-body';
+import { splitCommand } from '../../../app/ui/form-input';
 
 interface Answer {
   stream?: string;

@@ -5,16 +5,14 @@ import { engine } from '../../../api/engine-client';
 import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
 import { ErrorMessage } from '../../../app/ui/error-message';
 import { RunDialog } from '../../containers/components/run-dialog';
-import { useContainers } from '../../containers/queries';
 import { Dialog } from '../../../app/ui/dialog';
 import { ago, bytes, shortId } from '../../../app/ui/format';
 import { useEngineUp } from '../../../app/state/use-desktop-state';
-import { explainRemoveError, useImageMutations, useImages } from '../queries';
+import { explainRemoveError, useImageMutations } from '../queries';
 import { archiveName } from '../names';
 import { navigate } from '../../../app/state/router';
-import { useImagesUi } from '../store';
 import { ArchiveDialog } from './archive-dialog';
-import { ProgressDialog, splitTag } from './progress-dialog';
+import { ProgressDialog } from './progress-dialog';
 import { SearchBox } from '../../../app/ui/search-box';
 import { Download, FileArchive, FileInput, History, Layers, Play, Tag, Trash2, Upload } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
@@ -22,6 +20,9 @@ import { EmptyState } from '../../../app/ui/empty-state';
 import { EngineDown } from '../../../app/ui/engine-down';
 import { rowKeys } from '../../../app/ui/row-keys';
 import './images.css';
+import { useContainers, useImages } from '../../../app/state/engine-lists';
+import { useImagesUi } from '../../../app/state/images-ui';
+import { splitTag } from '../../../api/pull-progress';
 
 export function ImageList() {
   const ui = useImagesUi();

@@ -6,11 +6,11 @@ import { errorText, jsonLines } from '../../../api/gateway';
 import type { JsonMessage } from '../../../api/engine-types';
 import { Dialog } from '../../../app/ui/dialog';
 import { toast } from '../../../app/ui/toasts';
-import { bytes } from '../../../app/ui/format';
 import { useDebounced } from '../../../app/ui/use-debounced';
 import { useRegistryReferences, useRegistrySearch } from '../../registry/queries';
-import { fold, type Progress } from '../progress';
 import './images.css';
+import { fold, splitTag, type Progress } from '../../../api/pull-progress';
+import { ProgressView } from '../../../app/ui/progress-view';
 
 export function ProgressDialog({
   mode,
@@ -101,45 +101,4 @@ export function ProgressDialog({
       </form>
     </Dialog>
   );
-}
-
-/** One bar per layer, the stream's other messages, and its error. */
-export function ProgressView({ progress }: { progress: Progress }) {
-  return (
-    <div className="progress" aria-live="polite">
-      {progress.layers.map((l) => (
-        <div key={l.id} className="layer">
-          <code>{l.id}</code>
-          <progress
-            max={l.total || 1}
-            value={done(l.status) ? l.total || 1 : l.total ? l.current : undefined}
-          />
-          <span>
-            {l.status} {l.total ? `${bytes(l.current)} / ${bytes(l.total)}` : ''}
-          </span>
-        </div>
-      ))}
-      {progress.messages.map((m, i) => (
-        <div key={i} className="muted">
-          {m}
-        </div>
-      ))}
-      {progress.error ? (
-        <div className="error" role="alert">
-          {progress.error}
-        </div>
-      ) : null}
-    </div>
-  );
-}
-
-const done = (status: string) => /complete|already exists|pushed/i.test(status);
-
-/** "host:5000/repo:tag" → ["host:5000/repo", "tag"]; a port is not a tag. */
-export function splitTag(ref: string): [string, string] {
-  const at = ref.indexOf('@');
-  if (at >= 0) return [ref.slice(0, at), ref.slice(at + 1)];
-  const colon = ref.lastIndexOf(':');
-  if (colon > ref.lastIndexOf('/')) return [ref.slice(0, colon), ref.slice(colon + 1)];
-  return [ref, 'latest'];
 }

@@ -4,9 +4,9 @@
 import { useState, type FormEvent } from 'react';
 import { Dialog } from '../../../app/ui/dialog';
 import { FormFooter } from '../../../app/ui/form-problems';
-import { FormErrors } from '../../containers/create-body';
 import { emptyNetworkForm, networkBody, type NetworkForm } from '../network-form';
 import { useNetworkMutations, useSwarmManager } from '../queries';
+import { FormErrors } from '../../../app/ui/form-input';
 
 export function CreateNetworkDialog({
   onClose,

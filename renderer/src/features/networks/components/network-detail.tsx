@@ -13,10 +13,10 @@ import { toast } from '../../../app/ui/toasts';
 import { Button } from '../../../app/ui/button';
 import { Breadcrumb, Fields } from '../../../app/ui/detail';
 import { useEngineUp } from '../../../app/state/use-desktop-state';
-import { aliasList } from '../../containers/create-body';
-import { useContainers } from '../../containers/queries';
 import { builtinNetworks, useNetworkMutations } from '../queries';
 import './networks.css';
+import { useContainers } from '../../../app/state/engine-lists';
+import { aliasList } from '../../../app/ui/form-input';
 
 const pairs = (o: Record<string, string> | null | undefined) =>
   Object.entries(o ?? {})

@@ -14,11 +14,11 @@ import { EngineDown } from '../../../app/ui/engine-down';
 import { useIntentHandler } from '../../../app/state/intent';
 import { rowKeys } from '../../../app/ui/row-keys';
 import { useEngineUp } from '../../../app/state/use-desktop-state';
-import { useContainers } from '../../containers/queries';
-import { builtinNetworks, useNetworkMutations, useNetworks } from '../queries';
+import { builtinNetworks, useNetworkMutations } from '../queries';
 import { CreateNetworkDialog } from './create-network-dialog';
 import { Topology } from './topology';
 import './networks.css';
+import { useContainers, useNetworks } from '../../../app/state/engine-lists';
 
 type Pending = { kind: 'remove'; name: string } | { kind: 'prune'; names: string[] };
 

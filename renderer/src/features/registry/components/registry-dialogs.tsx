@@ -12,10 +12,10 @@ import { Dialog } from '../../../app/ui/dialog';
 import { ErrorMessage } from '../../../app/ui/error-message';
 import { toast } from '../../../app/ui/toasts';
 import { EngineSelect } from '../../engines/components/engine-select';
-import { ProgressView, splitTag } from '../../images/components/progress-dialog';
-import { fold, type Progress } from '../../images/progress';
 import { transfers, useAddRegistry, useEngineImages, useRegistries } from '../queries';
 import './registry.css';
+import { fold, splitTag, type Progress } from '../../../api/pull-progress';
+import { ProgressView } from '../../../app/ui/progress-view';
 
 /** Runs one progress stream: its state, and start/cancel. Ends in a toast either way. */
 function useTransfer(done: string, failed: string, after?: () => void) {

@@ -10,32 +10,33 @@ import { shortId, when } from '../../../app/ui/format';
 import { toast } from '../../../app/ui/toasts';
 import { Button } from '../../../app/ui/button';
 import { EmptyState } from '../../../app/ui/empty-state';
-import { readChunks } from '../../containers/components/logs-tab';
-import { splitCommand } from '../../containers/create-body';
 import { useServices, useSwarmChange, useTasks } from '../queries';
-import { swarm, type PortConfig, type Service, type ServiceSpec } from '../swarm-api';
+import type { PortConfig, ServiceSpec, SwarmService } from '../../../../../daemon/api/swarm-types';
+import { swarm } from '../swarm-api';
+import { splitCommand } from '../../../app/ui/form-input';
+import { readChunks } from '../../../api/stdcopy';
 
-const replicasOf = (s: Service) =>
-  s.Spec.Mode.Replicated
-    ? `${s.ServiceStatus?.RunningTasks ?? '?'}/${s.ServiceStatus?.DesiredTasks ?? s.Spec.Mode.Replicated.Replicas}`
+const replicasOf = (s: SwarmService) =>
+  s.Spec.Mode?.Replicated
+    ? `${s.ServiceStatus?.RunningTasks ?? '?'}/${s.ServiceStatus?.DesiredTasks ?? s.Spec.Mode.Replicated.Replicas ?? '?'}`
     : `${s.ServiceStatus?.RunningTasks ?? '?'}/${s.ServiceStatus?.DesiredTasks ?? '?'}`;
 /** The image without the digest the engine pins it to. */
 const imageOf = (spec: ServiceSpec) =>
-  spec.TaskTemplate.ContainerSpec.Image.replace(/@sha256:[0-9a-f]+$/, '');
+  (spec.TaskTemplate?.ContainerSpec?.Image ?? '').replace(/@sha256:[0-9a-f]+$/, '');
 const portText = (p: PortConfig) => `${p.PublishedPort ?? '?'}→${p.TargetPort}/${p.Protocol ?? 'tcp'}`;
 
 type Dialogs =
   | { kind: 'create' }
-  | { kind: 'scale'; s: Service }
-  | { kind: 'image'; s: Service }
-  | { kind: 'remove'; s: Service }
+  | { kind: 'scale'; s: SwarmService }
+  | { kind: 'image'; s: SwarmService }
+  | { kind: 'remove'; s: SwarmService }
   | undefined;
 
 export function ServicesTab() {
   const services = useServices(true);
   const [dialog, setDialog] = useState<Dialogs>();
   const [open, setOpen] = useState<{ id: string; view: 'tasks' | 'logs' }>();
-  const rollback = useSwarmChange((s: Service) => swarm.rollbackService(s));
+  const rollback = useSwarmChange((s: SwarmService) => swarm.rollbackService(s));
   const shown = services.data?.find((s) => s.ID === open?.id);
   return (
     <>
@@ -78,9 +79,9 @@ export function ServicesTab() {
                       <span className="muted service-note">update {s.UpdateStatus.State}</span>
                     ) : null}
                   </td>
-                  <td>{s.Spec.Mode.Replicated ? 'replicated' : 'global'}</td>
+                  <td>{s.Spec.Mode?.Replicated ? 'replicated' : 'global'}</td>
                   <td data-testid="service-replicas">{replicasOf(s)}</td>
-                  <td className="truncate" title={s.Spec.TaskTemplate.ContainerSpec.Image}>
+                  <td className="truncate" title={s.Spec.TaskTemplate?.ContainerSpec?.Image}>
                     {imageOf(s.Spec)}
                   </td>
                   <td>{(s.Endpoint?.Ports ?? []).map(portText).join(', ') || '—'}</td>
@@ -101,7 +102,7 @@ export function ServicesTab() {
                       iconOnly
                       icon={ArrowUpDown}
                       label={`Scale ${name}`}
-                      disabled={!s.Spec.Mode.Replicated}
+                      disabled={!s.Spec.Mode?.Replicated}
                       onClick={() => setDialog({ kind: 'scale', s })}
                     />
                     <Button
@@ -145,7 +146,7 @@ export function ServicesTab() {
   );
 }
 
-function Tasks({ service }: { service: Service }) {
+function Tasks({ service }: { service: SwarmService }) {
   const tasks = useTasks(service.ID);
   const rows = [...(tasks.data ?? [])].sort(
     (a, b) => (a.Slot ?? 0) - (b.Slot ?? 0) || b.CreatedAt.localeCompare(a.CreatedAt),
@@ -186,7 +187,7 @@ function Tasks({ service }: { service: Service }) {
   );
 }
 
-function ServiceLogs({ service }: { service: Service }) {
+function ServiceLogs({ service }: { service: SwarmService }) {
   const [lines, setLines] = useState<string[]>([]);
   const [error, setError] = useState<string>();
   useEffect(() => {
@@ -195,7 +196,7 @@ function ServiceLogs({ service }: { service: Service }) {
     void (async () => {
       try {
         const res = await swarm.serviceLogs(service.ID, abort.signal);
-        await readChunks(res, !!service.Spec.TaskTemplate.ContainerSpec.TTY, (_s, text) => {
+        await readChunks(res, !!service.Spec.TaskTemplate?.ContainerSpec?.TTY, (_s, text) => {
           const parts = (partial + text).split('\n');
           partial = parts.pop()!;
           setLines((old) => [...old, ...parts].slice(-2000));
@@ -205,7 +206,7 @@ function ServiceLogs({ service }: { service: Service }) {
       }
     })();
     return () => abort.abort();
-  }, [service.ID, service.Spec.TaskTemplate.ContainerSpec.TTY]);
+  }, [service.ID, service.Spec.TaskTemplate?.ContainerSpec?.TTY]);
   return (
     <section aria-label={`Logs of ${service.Spec.Name}`}>
       <h2>Logs of {service.Spec.Name}</h2>
@@ -228,7 +229,7 @@ function parsePorts(text: string): PortConfig[] {
       const m = /^(?:(\d+):)?(\d+)(?:\/(tcp|udp|sctp))?$/.exec(p);
       if (!m) throw new Error(`Port "${p}" needs the form published:target, as 8080:80 or 8080:80/udp.`);
       return {
-        Protocol: m[3] ?? 'tcp',
+        Protocol: (m[3] ?? 'tcp') as PortConfig['Protocol'],
         TargetPort: Number(m[2]),
         PublishedPort: m[1] ? Number(m[1]) : undefined,
       };
@@ -321,8 +322,16 @@ function CreateService({ onClose }: { onClose: () => void }) {
 }
 
 /** Scale (replicas) or update the image: the current spec with the one field changed. */
-function UpdateService({ s, what, onClose }: { s: Service; what: 'scale' | 'image'; onClose: () => void }) {
-  const [replicas, setReplicas] = useState(s.Spec.Mode.Replicated?.Replicas ?? 1);
+function UpdateService({
+  s,
+  what,
+  onClose,
+}: {
+  s: SwarmService;
+  what: 'scale' | 'image';
+  onClose: () => void;
+}) {
+  const [replicas, setReplicas] = useState(s.Spec.Mode?.Replicated?.Replicas ?? 1);
   const [image, setImage] = useState(imageOf(s.Spec));
   const update = useSwarmChange(async () => {
     // The service as it is now: another change since the list was read would make ours stale.
@@ -334,7 +343,7 @@ function UpdateService({ s, what, onClose }: { s: Service; what: 'scale' | 'imag
             ...current.Spec,
             TaskTemplate: {
               ...current.Spec.TaskTemplate,
-              ContainerSpec: { ...current.Spec.TaskTemplate.ContainerSpec, Image: image.trim() },
+              ContainerSpec: { ...current.Spec.TaskTemplate?.ContainerSpec, Image: image.trim() },
             },
           };
     return swarm.updateService(current, spec);
@@ -380,7 +389,7 @@ function UpdateService({ s, what, onClose }: { s: Service; what: 'scale' | 'imag
   );
 }
 
-function RemoveService({ s, onClose }: { s: Service; onClose: () => void }) {
+function RemoveService({ s, onClose }: { s: SwarmService; onClose: () => void }) {
   // The dialog closes at once: a refusal comes back as a toast that stays.
   const remove = useSwarmChange((id: string) =>
     swarm

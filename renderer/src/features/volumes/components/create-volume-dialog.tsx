@@ -4,9 +4,9 @@ import { useState, type FormEvent } from 'react';
 import { Dialog } from '../../../app/ui/dialog';
 import { FormFooter } from '../../../app/ui/form-problems';
 import { toast } from '../../../app/ui/toasts';
-import { FormErrors } from '../../containers/create-body';
 import { useVolumeMutations } from '../queries';
 import { emptyVolumeForm, volumeBody, type VolumeForm } from '../volume-form';
+import { FormErrors } from '../../../app/ui/form-input';
 
 export function CreateVolumeDialog({ onClose }: { onClose: () => void }) {
   const [form, setForm] = useState<VolumeForm>(emptyVolumeForm);

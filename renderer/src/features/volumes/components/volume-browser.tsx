@@ -7,8 +7,8 @@ import { navigate } from '../../../app/state/router';
 import { Button } from '../../../app/ui/button';
 import { Breadcrumb } from '../../../app/ui/detail';
 import { EmptyState } from '../../../app/ui/empty-state';
-import { useImagesUi, type ImageDialog } from '../../images/store';
 import { NoLocalImage, useVolumeHelper, VOLUME_MOUNT } from '../volume-helper';
+import { useImagesUi, type ImageDialog } from '../../../app/state/images-ui';
 
 /** The images screen, with one of its ways to get an image open. */
 const getImage = (d: ImageDialog) => () => (navigate('images'), useImagesUi.getState().open(d));

@@ -1,5 +1,5 @@
-// Pull and push progress streams folded into one row per layer.
-import type { JsonMessage } from '../../api/engine-types';
+// Pull and push progress streams folded into one row per layer, and the reference a pull names.
+import type { JsonMessage } from './engine-types';
 
 export interface LayerProgress {
   id: string;
@@ -30,4 +30,13 @@ export function fold(
   const i = p.layers.findIndex((l) => l.id === m.id);
   const layers = i < 0 ? [...p.layers, row] : p.layers.map((l, j) => (j === i ? { ...l, ...row } : l));
   return { ...p, layers };
+}
+
+/** "host:5000/repo:tag" → ["host:5000/repo", "tag"]; a port is not a tag. */
+export function splitTag(ref: string): [string, string] {
+  const at = ref.indexOf('@');
+  if (at >= 0) return [ref.slice(0, at), ref.slice(at + 1)];
+  const colon = ref.lastIndexOf(':');
+  if (colon > ref.lastIndexOf('/')) return [ref.slice(0, colon), ref.slice(colon + 1)];
+  return [ref, 'latest'];
 }

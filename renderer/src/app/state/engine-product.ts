@@ -5,8 +5,8 @@ import { useQuery } from '@tanstack/react-query';
 import { engine } from '../../api/engine-client';
 import { useEngineTarget } from '../../api/engine-target';
 import type { VersionResponse } from '../../api/engine-types';
-import { useEngineUp } from '../../app/state/use-desktop-state';
-import { useEngines } from './queries';
+import { useEngineUp } from './use-desktop-state';
+import { useEngines } from './engines';
 
 export interface EngineProduct {
   /** Podman's API service (its /version lists a "Podman Engine" component). */

@@ -1,4 +1,5 @@
-// UI state of the images screen.
+// UI state of the images screen: its search and its open dialog, which other screens (the
+// volume browser, the command palette) open too.
 import { create } from 'zustand';
 
 export type ImageDialog =

@@ -1,7 +1,7 @@
 // The supervisor's view of svcd and svc-registry, pushed by the gateway (Server-Sent Events),
 // kept in the react-query cache so every screen reads the same state.
 import { useEffect } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { desktop, type ServiceState } from '../../api/desktop-client';
 
 export const servicesKey = ['services', {}] as const;
@@ -29,11 +29,9 @@ export function useDesktopStateStream(): void {
 }
 
 export function useService(name: string): ServiceState | undefined {
-  const { data } = useQuery<ServiceState[]>({
-    queryKey: servicesKey,
-    queryFn: async () => (await desktop.state()).services,
-    staleTime: Infinity,
-  });
+  // Filled by the stream alone: it opens with every service's state, so a fetch of /api/state
+  // beside it would ask the same thing twice at start.
+  const { data } = useQuery<ServiceState[]>({ queryKey: servicesKey, queryFn: skipToken, staleTime: Infinity });
   return data?.find((s) => s.name === name);
 }
 

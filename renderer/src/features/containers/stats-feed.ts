@@ -9,7 +9,7 @@
 //   makes the engine sample every second. A poll every few seconds costs one short request per
 //   running container in view, and nothing once none is.
 import { useEffect, useRef, type RefObject } from 'react';
-import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { notifyManager, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { create } from 'zustand';
 import { engine } from '../../api/engine-client';
 import { jsonLines } from '../../api/gateway';
@@ -165,8 +165,11 @@ export function useStatsPolling(): void {
         if (pre) points.push([id, toPoint({ ...s, precpu_stats: pre })]);
         else started = true;
       }
-      // All rows at once: one render and one frame a round, not one per running container.
-      for (const [id, p] of points) append(qc, id, p);
+      // All rows at once: one render and one frame a round, not one per running container
+      // (each setQueryData alone schedules its own notification task and render).
+      notifyManager.batch(() => {
+        for (const [id, p] of points) append(qc, id, p);
+      });
       if (!stopped) timer = setTimeout(() => void round(), started ? 1000 : POLL_MS);
     };
     // Rows come into view: those not counted yet at once, otherwise on the timer's beat.

@@ -9,6 +9,8 @@
  *   mount(source, target, fstype, flags, data, done)   flags: MS_* bits (the caller parses options)
  *   umount(target, flags, done)                        flags: MNT_* bits
  *   mkfifo(paths[], mode, done)                        every path made, or the first error
+ *   unreadBytes(fd)                                    SIOCOUTQ of a unix stream socket, at once:
+ *                                                      what the peer has not read yet (0: all of it)
  */
 #define NAPI_VERSION 8
 #define _GNU_SOURCE
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -188,11 +192,28 @@ static napi_value do_mkfifo(napi_env env, napi_callback_info info) {
   return queue(env, c, argv[2]);
 }
 
+/* Synchronous: one ioctl that never blocks. The amount, or -errno. */
+static napi_value do_unread_bytes(napi_env env, napi_callback_info info) {
+  napi_value argv[1], result;
+  size_t argc = 1;
+  int32_t fd;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 1 ||
+      napi_get_value_int32(env, argv[0], &fd) != napi_ok) {
+    napi_throw_type_error(env, NULL, "unreadBytes(fd)");
+    return NULL;
+  }
+  int amount = 0;
+  if (ioctl(fd, SIOCOUTQ, &amount) != 0) amount = -errno;
+  napi_create_int32(env, amount, &result);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"mount", NULL, do_strings_call, NULL, NULL, NULL, napi_default, (void *)&mount_signature},
       {"umount", NULL, do_strings_call, NULL, NULL, NULL, napi_default, (void *)&umount_signature},
       {"mkfifo", NULL, do_mkfifo, NULL, NULL, NULL, napi_default, NULL},
+      {"unreadBytes", NULL, do_unread_bytes, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof *props, props) != napi_ok) return NULL;
   return exports;

@@ -1,4 +1,4 @@
-// mount(2), umount2(2) and mkfifo(3) from svcd's own process (host-calls.c, built into
+// mount(2), umount2(2), mkfifo(3) and one socket ioctl from svcd's own process (host-calls.c, built into
 // build/native/ by build:node), instead of a mount(8), umount(8) or mkfifo(1) process each.
 import { join } from 'node:path';
 import { repoRoot } from './product';
@@ -16,6 +16,8 @@ interface Native {
   ): void;
   umount(target: string, flags: number, done: Done): void;
   mkfifo(paths: string[], mode: number, done: Done): void;
+  /** SIOCOUTQ of a unix stream socket: what its peer has not read yet, or -errno. */
+  unreadBytes(fd: number): number;
 }
 
 /** MS_* bits of mount(2) (linux/mount.h). */

@@ -3,7 +3,9 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidParameterError } from '../../api/errors';
+import { hostCalls } from '../../lib/host-calls';
 
 /** The spec's media type of a hijacked stream. Docker's twin is `rawStreamMediaTypeTwin`. */
 export const rawStreamMediaType = 'application/vnd.svc.raw-stream';
@@ -43,13 +45,26 @@ export interface HijackedConnection {
 }
 
 /**
- * How long output that is ready at once (an attach's log replay) waits behind a 101 head. A client
- * such as docker-py reads the head with a buffered reader and the rest from the socket beneath
- * it, so bytes that reach it before it has read the head are lost; nothing on the connection says
- * when it has, so the head is given the time a client takes to be scheduled and read it. Exec
- * needs none: starting the process takes longer than that.
+ * Waits until the client has read the head, before output that is ready at once (an attach's log
+ * replay) follows it. A client such as docker-py reads the head with a buffered reader and the
+ * rest from the socket beneath it, so bytes that reach it before it has read the head are lost.
+ * On a unix socket the kernel says when the client has read everything sent (SIOCOUTQ is 0), up
+ * to `headReadLimitMs` for a client that reads nothing; on TCP, or without the native module,
+ * nothing says it, and the head gets `headReadGraceMs`: the time a client takes to be scheduled
+ * and read it on a quiet machine. Exec needs neither: starting the process takes longer.
  */
-export const headReadGraceMs = 25;
+export async function untilHeadRead(conn: HijackedConnection): Promise<void> {
+  const socket = conn.conn as Socket;
+  const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  const native = hostCalls();
+  if (!native || typeof fd !== 'number' || fd < 0 || typeof socket.remotePort === 'number') {
+    return sleep(headReadGraceMs);
+  }
+  const deadline = Date.now() + headReadLimitMs;
+  while (!socket.destroyed && native.unreadBytes(fd) > 0 && Date.now() < deadline) await sleep(1);
+}
+const headReadGraceMs = 25;
+const headReadLimitMs = 2000;
 
 /** True when the request asked to upgrade to a raw TCP stream. */
 export function wantsTcpUpgrade(req: IncomingMessage): boolean {

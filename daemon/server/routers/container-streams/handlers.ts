@@ -1,12 +1,11 @@
 import type { Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidParameterError } from '../../../api/errors';
 import { supports, type ApiVersion } from '../../../api/versions';
 import type { Query } from '../../http/query';
 import { parseTimestampNano } from '../../http/timestamps';
 import type { Handler } from '../../router';
 import { parseDetachKeys } from '../../streams/detach-keys';
-import { headReadGraceMs, hijack } from '../../streams/hijack';
+import { hijack, untilHeadRead } from '../../streams/hijack';
 import { StreamMultiplexer } from '../../streams/stdcopy';
 import { EarlyOutput, serveSession, type StdioSession } from '../../streams/stdio-session';
 import { acceptWebSocket, isWebSocketHandshake } from '../../streams/websocket';
@@ -75,7 +74,7 @@ export function containerStreamsHandlers(b: ContainerStreamsBackend): Record<str
       const session = query.bool('stream') ? b.attach(params.id, attachRequest(query, version)) : undefined;
       const early = session && new EarlyOutput(session);
       const conn = await hijack(req, res);
-      if (conn.upgraded && query.bool('logs')) await sleep(headReadGraceMs);
+      if (conn.upgraded && query.bool('logs')) await untilHeadRead(conn);
       const mux = new StreamMultiplexer(conn.conn, framed);
       try {
         await replayLogs(b, params.id, query, conn.conn, framed, conn.signal);

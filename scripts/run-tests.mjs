@@ -145,6 +145,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     const names = [...running.values()].map((file) => relative(root, file));
     process.stdout.write(`\nrun-tests: ${signal}; still running: ${names.join(', ') || 'none'}\n`);
+    // No file starts after the signal: the run ends with those already going.
+    queue.length = 0;
     for (const child of running.keys()) child.kill(signal);
   });
 }

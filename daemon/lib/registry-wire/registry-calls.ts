@@ -6,6 +6,7 @@
 // subclass's.
 import type { Readable } from 'node:stream';
 import { InvalidParameterError } from '../../api/errors';
+import type { Descriptor } from '../../api/manifest-types';
 import type { HttpResponse } from '../http-client';
 import {
   invalidManifest,
@@ -20,11 +21,7 @@ import type { RequestOptions } from './registry-transport';
 import { catalogScope, repositoryScope } from './scopes';
 import { DigestMismatchError, VerifyingStream } from './verifying-stream';
 
-export interface ManifestDescriptor {
-  mediaType: string;
-  digest: string;
-  size: number;
-}
+export type ManifestDescriptor = Pick<Descriptor, 'mediaType' | 'digest' | 'size'>;
 
 export interface ManifestBody {
   /** The digest is the bytes' own, checked against the one asked for or named by the registry. */

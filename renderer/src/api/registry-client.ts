@@ -3,46 +3,9 @@
 // (the gateway signs the requests in with that registry's stored credentials).
 import { getJson, query, request } from './gateway';
 import { MANIFEST_ACCEPT } from '../../../daemon/api/manifest-accept';
+import type { ImageConfig, ManifestDocument } from '../../../daemon/api/manifest-types';
 
 const R = '/registry/v2';
-
-export interface Descriptor {
-  mediaType: string;
-  digest: string;
-  size: number;
-  platform?: { architecture: string; os: string; variant?: string; 'os.version'?: string };
-  annotations?: Record<string, string>;
-}
-
-export interface Manifest {
-  schemaVersion: number;
-  mediaType?: string;
-  config?: Descriptor;
-  layers?: Descriptor[];
-  manifests?: Descriptor[];
-  annotations?: Record<string, string>;
-}
-
-/** The parts of an image config (OCI / Docker v1) the browser shows. */
-export interface ImageConfigBlob {
-  architecture?: string;
-  os?: string;
-  variant?: string;
-  created?: string;
-  author?: string;
-  config?: {
-    User?: string;
-    Env?: string[];
-    Entrypoint?: string[] | null;
-    Cmd?: string[] | null;
-    WorkingDir?: string;
-    ExposedPorts?: Record<string, object>;
-    Labels?: Record<string, string> | null;
-    Volumes?: Record<string, object> | null;
-  };
-  rootfs?: { type: string; diff_ids: string[] };
-  history?: { created?: string; created_by?: string; comment?: string; empty_layer?: boolean }[];
-}
 
 /** One page of a paged list, and the `last` of the next page when the Link header names one. */
 export interface Page<T> {
@@ -64,7 +27,7 @@ async function readManifest(res: Response) {
   return {
     digest,
     contentType: res.headers.get('Content-Type') ?? '',
-    manifest: (await res.json()) as Manifest,
+    manifest: (await res.json()) as ManifestDocument,
   };
 }
 
@@ -88,8 +51,7 @@ export function registryAt(id: string) {
           headers: { Accept: MANIFEST_ACCEPT },
         }),
       ),
-    config: (repo: string, digest: string) =>
-      getJson<ImageConfigBlob>(`${base}/${path(repo)}/blobs/${digest}`),
+    config: (repo: string, digest: string) => getJson<ImageConfig>(`${base}/${path(repo)}/blobs/${digest}`),
     deleteManifest: (repo: string, digest: string) =>
       request(`${base}/${path(repo)}/manifests/${digest}`, { method: 'DELETE' }),
   };

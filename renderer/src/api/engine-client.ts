@@ -40,7 +40,9 @@ const enc = encodeURIComponent;
  * A volume list as engines added beside svcd may send it: Docker's API gives an array, even an
  * empty one, but some of them send `Volumes: null` for none.
  */
-type VolumesOrNull<T extends { Volumes: Volume[] }> = Omit<T, 'Volumes'> & { Volumes: Volume[] | null };
+export type VolumesOrNull<T extends { Volumes: Volume[] }> = Omit<T, 'Volumes'> & {
+  Volumes: Volume[] | null;
+};
 
 export interface BuildOptions {
   tags: string[];

@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import { InvalidParameterError } from '../../api/errors';
 import type { Descriptor } from '../../api/manifest-types';
+import type { CatalogResponse } from '../../api/registry-types';
 import type { HttpResponse } from '../http-client';
 import {
   invalidManifest,
@@ -168,7 +169,7 @@ export abstract class RegistryCalls {
     while (next) {
       const res = await this.send(next, { scopes: [catalogScope], signal });
       if (!res.ok) throw await registryError(res, `catalog of ${this.host}`);
-      const body = (await res.json()) as { repositories?: string[] | null };
+      const body = (await res.json()) as Partial<CatalogResponse>;
       repositories.push(...(body.repositories ?? []));
       next = nextPage(res);
     }

@@ -4,6 +4,7 @@
 import { getJson, query, request } from './gateway';
 import { MANIFEST_ACCEPT } from '../../../daemon/api/manifest-accept';
 import type { ImageConfig, ManifestDocument } from '../../../daemon/api/manifest-types';
+import type { CatalogResponse, TagListResponse } from '../../../daemon/api/registry-types';
 
 const R = '/registry/v2';
 
@@ -37,12 +38,12 @@ export function registryAt(id: string) {
   return {
     catalog: async (n: number, last?: string, signal?: AbortSignal): Promise<Page<string>> => {
       const res = await request(`${base}/_catalog${query({ n, last })}`, { signal });
-      const body = (await res.json()) as { repositories: string[] | null };
+      const body = (await res.json()) as CatalogResponse;
       return { items: body.repositories ?? [], next: nextLast(res.headers.get('Link')) };
     },
     tags: async (repo: string, n: number, last?: string): Promise<Page<string>> => {
       const res = await request(`${base}/${path(repo)}/tags/list${query({ n, last })}`);
-      const body = (await res.json()) as { tags: string[] | null };
+      const body = (await res.json()) as TagListResponse;
       return { items: body.tags ?? [], next: nextLast(res.headers.get('Link')) };
     },
     manifest: async (repo: string, reference: string) =>
@@ -59,7 +60,6 @@ export function registryAt(id: string) {
 
 /** The embedded registry's catalog and tags, as the pull dialog suggests them. */
 export const registry = {
-  catalog: (n = 1000, last?: string) =>
-    getJson<{ repositories: string[] | null }>(`${R}/_catalog${query({ n, last })}`),
-  tags: (repo: string) => getJson<{ name: string; tags: string[] | null }>(`${R}/${path(repo)}/tags/list`),
+  catalog: (n = 1000, last?: string) => getJson<CatalogResponse>(`${R}/_catalog${query({ n, last })}`),
+  tags: (repo: string) => getJson<TagListResponse>(`${R}/${path(repo)}/tags/list`),
 };

@@ -4,6 +4,7 @@
 // byte for byte so digests stay), and deleting a tag. Manifests and blobs are read through the
 // wire's RegistryCalls, which refuses any whose bytes do not match their digest.
 import { InvalidParameterError } from '../../../daemon/api/errors';
+import type { JsonMessage, JsonStreamError } from '../../../daemon/api/image-types';
 import type { Descriptor, ManifestDocument } from '../../../daemon/api/manifest-types';
 import type { HttpResponse } from '../../../daemon/lib/http-client';
 import type { ManifestBody } from '../../../daemon/lib/registry-wire/registry-calls';
@@ -12,13 +13,8 @@ import { digestOf } from '../../../daemon/lib/registry-wire/verifying-stream';
 import { RegistryAccessError, type RegistrySession } from './registry-session';
 
 /** One line of progress, in the Docker Engine's pull/push shape so the UI folds both alike. */
-export interface ProgressMessage {
-  status?: string;
-  id?: string;
-  progressDetail?: { current?: number; total?: number };
-  error?: string;
-  errorDetail?: { message: string };
-}
+export type ProgressMessage = Pick<JsonMessage, 'status' | 'id' | 'progressDetail'> &
+  Partial<JsonStreamError>;
 
 export type Emit = (m: ProgressMessage) => void;
 

@@ -16,6 +16,11 @@ export interface ExecCreateBody {
 }
 
 /** How the request's API version reads an exec create. */
+/** What POST /containers/{id}/exec answers: the new exec instance's ID. */
+export interface ExecCreateResponse {
+  Id: string;
+}
+
 export interface ExecCreateOptions {
   /** Env and WorkingDir are read only from the API versions that have them. */
   env: boolean;

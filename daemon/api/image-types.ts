@@ -112,6 +112,12 @@ export interface JsonMessage {
   aux?: Record<string, unknown>;
 }
 
+/** The in-stream error object of Docker's JSON streams. */
+export interface JsonStreamError {
+  error: string;
+  errorDetail: { code?: number; message: string };
+}
+
 /** Where a long operation writes its progress (one JSON message per line of the response). */
 export type Emit = (message: JsonMessage) => void;
 

@@ -319,8 +319,12 @@ export interface SwarmTask extends SwarmObjectMeta {
   JobIteration?: ObjectVersion;
 }
 
-export interface ServiceCreateResponse {
+/** What POST /secrets/create and /configs/create answer (Docker's IDResponse). */
+export interface IdResponse {
   ID: string;
+}
+
+export interface ServiceCreateResponse extends IdResponse {
   Warnings?: string[] | null;
 }
 

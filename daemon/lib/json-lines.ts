@@ -1,6 +1,7 @@
 // Newline-delimited JSON: the progress streams of pull/push/build/load and /events, and the line
 // splitting that the json-file log reader shares.
 import type { Writable } from 'node:stream';
+import type { JsonStreamError } from '../api/image-types';
 import { whenDrained } from './when-drained';
 
 const newline = 0x0a;
@@ -73,12 +74,6 @@ export async function* readJsonLines<T = unknown>(source: AsyncIterable<Buffer |
     const text = line.toString('utf8').trim();
     if (text !== '') yield JSON.parse(text) as T;
   }
-}
-
-/** The in-stream error object of Docker's JSON streams. */
-export interface JsonStreamError {
-  error: string;
-  errorDetail: { code?: number; message: string };
 }
 
 export function jsonStreamError(message: string, code?: number): JsonStreamError {

@@ -8,7 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { startTestContainerd, type TestContainerd } from '../../runtime/containerd/test-fixtures';
 import { ContentStore } from './content-store';
 import { DigestMismatchError, digestOf } from '../../lib/registry-wire/verifying-stream';
-import type { Descriptor } from './distribution/types';
+import type { Descriptor } from '../../api/manifest-types';
 
 let ctd: TestContainerd;
 let store: ContentStore;

@@ -6,7 +6,8 @@ import type { Readable } from 'node:stream';
 import { NotFoundError } from '../../api/errors';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import type { Labels } from '../../runtime/containerd/types';
-import type { BlobSink, BlobSource, Descriptor } from './distribution/types';
+import type { BlobSink, BlobSource } from './distribution/types';
+import type { Descriptor } from '../../api/manifest-types';
 import { DigestMismatchError } from '../../lib/registry-wire/verifying-stream';
 
 /** containerd's label naming the repositories of a registry a blob is known to live in. */

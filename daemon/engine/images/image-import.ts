@@ -14,7 +14,7 @@ import { applyChanges } from './image-changes';
 import type { ImageStore, ImageContent } from './image-store';
 import { putBlob, withLease } from './lease';
 import { parsePlatform } from './distribution/platform';
-import type { Descriptor } from './distribution/types';
+import type { Descriptor } from '../../api/manifest-types';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import { ContentStore } from './content-store';
 import { progressBar } from './progress';

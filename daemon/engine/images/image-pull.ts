@@ -11,7 +11,8 @@ import {
 import { decodeAuthConfig } from './distribution/auth-config';
 import { pullImage } from './distribution/pull';
 import { RegistryClient } from './distribution/registry-client';
-import { shortId, type Descriptor } from './distribution/types';
+import { shortId } from './distribution/types';
+import type { Descriptor } from '../../api/manifest-types';
 import { ContentStore } from './content-store';
 import type { ImageContent, ImageStore } from './image-store';
 import { withLease } from './lease';

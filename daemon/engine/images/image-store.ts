@@ -10,7 +10,7 @@ import type { Image } from '../../runtime/containerd/images-service';
 import { ContentStore } from './content-store';
 import { parseManifest } from './distribution/manifest';
 import { parsePlatform, selectManifest } from './distribution/platform';
-import type { Descriptor, ImageManifest } from './distribution/types';
+import type { Descriptor, ImageManifest } from '../../api/manifest-types';
 import { parseReference, referenceString, withDefaultTag, type Reference } from '../shared/reference';
 import { chainIds, topChainId } from './unpacker';
 

@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import { ContentStore } from './content-store';
-import type { Descriptor } from './distribution/types';
+import type { Descriptor } from '../../api/manifest-types';
 import { digestOf } from '../../lib/registry-wire/verifying-stream';
 
 const leaseLifetimeMs = 24 * 60 * 60 * 1000;

@@ -6,7 +6,7 @@ import type { DistributionInspect, ImageSearchRequest, ImageSearchResult } from 
 import { decodeAuthConfig } from './distribution/auth-config';
 import { RegistryClient } from './distribution/registry-client';
 import type { TransportOptions } from './distribution/registry-client';
-import type { ImageConfig } from './distribution/types';
+import type { ImageConfig } from '../../api/manifest-types';
 import { parseImageAndTag, registryHost } from '../shared/reference';
 
 /** What the lookups need of svcd's settings. */

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
 import { sha256 } from '../../lib/digest';
 import type { ContainerdClient } from '../../runtime/containerd/client';
-import type { Descriptor } from './distribution/types';
+import type { Descriptor } from '../../api/manifest-types';
 
 /** The committed snapshot an image without layers runs on. */
 export const EMPTY_CHAIN = 'svc-empty-rootfs';

@@ -17,7 +17,7 @@ import { extractTar } from '../shared/tar-extract';
 import { tarSources } from '../shared/tar-directory';
 import { decodeAuthConfig } from '../images/distribution/auth-config';
 import { RegistryClient } from '../images/distribution/registry-client';
-import type { Descriptor } from '../images/distribution/types';
+import type { Descriptor } from '../../api/manifest-types';
 import { parseReference, referenceString, withDefaultTag, type Reference } from '../shared/reference';
 import { parsePluginConfig } from './plugin-config';
 

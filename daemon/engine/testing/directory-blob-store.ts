@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { NotFoundError } from '../../api/errors';
-import type { BlobSink, BlobSource, Descriptor } from '../images/distribution/types';
+import type { BlobSink, BlobSource } from '../images/distribution/types';
+import type { Descriptor } from '../../api/manifest-types';
 import { VerifyingStream } from '../../lib/registry-wire/verifying-stream';
 
 export class DirectoryBlobStore implements BlobSink, BlobSource {

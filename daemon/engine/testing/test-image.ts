@@ -5,13 +5,7 @@ import { buffer } from 'node:stream/consumers';
 import { gzipSync } from 'node:zlib';
 import { MediaTypes } from '../../lib/media-types';
 import { TarWriter } from '../../lib/tar/tar-writer';
-import type {
-  Descriptor,
-  ImageConfig,
-  ImageIndex,
-  ImageManifest,
-  Platform,
-} from '../images/distribution/types';
+import type { Descriptor, ImageConfig, ImageIndex, ImageManifest, Platform } from '../../api/manifest-types';
 import { digestOf } from '../../lib/registry-wire/verifying-stream';
 import type { DirectoryBlobStore } from './directory-blob-store';
 import { storeBytes } from '../images/distribution/json-blob';

@@ -6,6 +6,8 @@
 // subclass's.
 import type { Readable } from 'node:stream';
 import { InvalidParameterError } from '../../api/errors';
+import type { Descriptor } from '../../api/manifest-types';
+import type { CatalogResponse } from '../../api/registry-types';
 import type { HttpResponse } from '../http-client';
 import {
   invalidManifest,
@@ -20,11 +22,7 @@ import type { RequestOptions } from './registry-transport';
 import { catalogScope, repositoryScope } from './scopes';
 import { DigestMismatchError, VerifyingStream } from './verifying-stream';
 
-export interface ManifestDescriptor {
-  mediaType: string;
-  digest: string;
-  size: number;
-}
+export type ManifestDescriptor = Pick<Descriptor, 'mediaType' | 'digest' | 'size'>;
 
 export interface ManifestBody {
   /** The digest is the bytes' own, checked against the one asked for or named by the registry. */
@@ -171,7 +169,7 @@ export abstract class RegistryCalls {
     while (next) {
       const res = await this.send(next, { scopes: [catalogScope], signal });
       if (!res.ok) throw await registryError(res, `catalog of ${this.host}`);
-      const body = (await res.json()) as { repositories?: string[] | null };
+      const body = (await res.json()) as Partial<CatalogResponse>;
       repositories.push(...(body.repositories ?? []));
       next = nextPage(res);
     }

@@ -1,5 +1,6 @@
 // Registry operations the tests and the bench repeat: push a blob (whole or chunked), push a
 // manifest, and build a schema2 image manifest around pushed blobs.
+import type { Descriptor as OciDescriptor } from '../../api/manifest-types';
 import { sha256, type Digest } from '../../lib/digest';
 import { MediaTypes } from '../../lib/media-types';
 import { http, type HttpResponse } from '../../testing/http-client';
@@ -79,11 +80,7 @@ export async function putManifest(
   });
 }
 
-export interface Descriptor {
-  mediaType: string;
-  digest: Digest;
-  size: number;
-}
+export type Descriptor = Pick<OciDescriptor, 'mediaType' | 'size'> & { digest: Digest };
 
 export function descriptor(mediaType: string, data: Buffer): Descriptor {
   return { mediaType, digest: sha256(data), size: data.length };

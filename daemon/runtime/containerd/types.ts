@@ -1,4 +1,5 @@
 // Wire shapes shared by several containerd services, as our client hands them out (camelCase).
+import type { Descriptor as OciDescriptor } from '../../api/manifest-types';
 
 export interface Mount {
   type: string;
@@ -7,13 +8,11 @@ export interface Mount {
   options: string[];
 }
 
-/** An OCI content descriptor. Sizes are Numbers: content above 2^53 bytes is not a concern. */
-export interface Descriptor {
-  mediaType: string;
-  digest: string;
-  size: number;
-  annotations?: Record<string, string>;
-}
+/**
+ * An OCI content descriptor, with the fields containerd's proto carries. Sizes are Numbers:
+ * content above 2^53 bytes is not a concern.
+ */
+export type Descriptor = Pick<OciDescriptor, 'mediaType' | 'digest' | 'size' | 'annotations'>;
 
 export type Labels = Record<string, string>;
 

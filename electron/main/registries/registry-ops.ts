@@ -4,6 +4,8 @@
 // byte for byte so digests stay), and deleting a tag. Manifests and blobs are read through the
 // wire's RegistryCalls, which refuses any whose bytes do not match their digest.
 import { InvalidParameterError } from '../../../daemon/api/errors';
+import type { JsonMessage, JsonStreamError } from '../../../daemon/api/image-types';
+import type { Descriptor, ManifestDocument } from '../../../daemon/api/manifest-types';
 import type { HttpResponse } from '../../../daemon/lib/http-client';
 import type { ManifestBody } from '../../../daemon/lib/registry-wire/registry-calls';
 import { registryError } from '../../../daemon/lib/registry-wire/registry-errors';
@@ -11,35 +13,16 @@ import { digestOf } from '../../../daemon/lib/registry-wire/verifying-stream';
 import { RegistryAccessError, type RegistrySession } from './registry-session';
 
 /** One line of progress, in the Docker Engine's pull/push shape so the UI folds both alike. */
-export interface ProgressMessage {
-  status?: string;
-  id?: string;
-  progressDetail?: { current?: number; total?: number };
-  error?: string;
-  errorDetail?: { message: string };
-}
+export type ProgressMessage = Pick<JsonMessage, 'status' | 'id' | 'progressDetail'> &
+  Partial<JsonStreamError>;
 
 export type Emit = (m: ProgressMessage) => void;
-
-interface Descriptor {
-  mediaType?: string;
-  digest: string;
-  size: number;
-}
-
-/** The parts of a manifest or index a copy reads. */
-interface ManifestJson {
-  mediaType?: string;
-  config?: Descriptor;
-  layers?: Descriptor[];
-  manifests?: Descriptor[];
-}
 
 const shortId = (digest: string) => digest.replace(/^sha256:/, '').slice(0, 12);
 /** Progress lines at most every this many bytes of a blob. */
 const PROGRESS_STEP = 256 * 1024;
 
-const json = (m: ManifestBody) => m.doc as ManifestJson;
+const json = (m: ManifestBody) => m.doc as unknown as ManifestDocument;
 
 /** PUTs a manifest byte for byte, under the media type its body (else its registry) gave it. */
 async function putManifest(

@@ -11,6 +11,7 @@ import type {
   ContainerInspect,
   ContainerSummary,
   DistributionInspect,
+  ExecCreateResponse,
   ExecInspect,
   ImageDeleteItem,
   ImageHistoryItem,
@@ -29,10 +30,19 @@ import type {
   VersionResponse,
   Volume,
   VolumeCreateBody,
+  VolumeListResponse,
   VolumePruneResponse,
 } from './engine-types';
 
 const enc = encodeURIComponent;
+
+/**
+ * A volume list as engines added beside svcd may send it: Docker's API gives an array, even an
+ * empty one, but some of them send `Volumes: null` for none.
+ */
+export type VolumesOrNull<T extends { Volumes: Volume[] }> = Omit<T, 'Volumes'> & {
+  Volumes: Volume[] | null;
+};
 
 export interface BuildOptions {
   tags: string[];
@@ -129,7 +139,7 @@ export const engine = {
     }),
 
   execCreate: (id: string, cmd: string[]) =>
-    sendJson<{ Id: string }>('POST', `${E()}/containers/${enc(id)}/exec`, {
+    sendJson<ExecCreateResponse>('POST', `${E()}/containers/${enc(id)}/exec`, {
       AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,
@@ -138,7 +148,7 @@ export const engine = {
     }),
   /** Runs a command in a running container to its end: its output (tty) and exit code. */
   execRun: async (id: string, cmd: string[]) => {
-    const created = await sendJson<{ Id: string }>('POST', `${E()}/containers/${enc(id)}/exec`, {
+    const created = await sendJson<ExecCreateResponse>('POST', `${E()}/containers/${enc(id)}/exec`, {
       AttachStdout: true,
       AttachStderr: true,
       Tty: true,
@@ -221,12 +231,12 @@ export const engine = {
   removeImage: (id: string, force: boolean) =>
     sendJson<ImageDeleteItem[]>('DELETE', `${E()}/images/${enc(id)}${query({ force })}`),
 
-  volumes: () => getJson<{ Volumes: Volume[] | null; Warnings: string[] | null }>(`${E()}/volumes`),
+  volumes: () => getJson<VolumesOrNull<VolumeListResponse>>(`${E()}/volumes`),
   volume: (name: string) => getJson<Volume>(`${E()}/volumes/${enc(name)}`),
   createVolume: (v: VolumeCreateBody) => sendJson<Volume>('POST', `${E()}/volumes/create`, v),
   removeVolume: (name: string) => sendJson('DELETE', `${E()}/volumes/${enc(name)}`),
   pruneVolumes: () => sendJson<VolumePruneResponse>('POST', `${E()}/volumes/prune`),
-  volumeUsage: () => getJson<{ Volumes: Volume[] | null }>(`${E()}/system/df`),
+  volumeUsage: () => getJson<VolumesOrNull<Pick<SystemDfResponse, 'Volumes'>>>(`${E()}/system/df`),
   networks: () => getJson<NetworkResource[]>(`${E()}/networks`),
   /** Whether the engine serves the networks API (it answers 501 until it does). */
   hasNetworks: async () =>

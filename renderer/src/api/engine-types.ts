@@ -5,7 +5,7 @@ export type {
   ContainerPathStat,
 } from '../../../daemon/api/container-summary-types';
 export type { ContainerCreateBody, ContainerCreateResponse } from '../../../daemon/api/container-types';
-export type { ExecInspect } from '../../../daemon/api/exec-types';
+export type { ExecCreateResponse, ExecInspect } from '../../../daemon/api/exec-types';
 export type { EngineEvent } from '../../../daemon/api/event-types';
 export type {
   ImageSummary,
@@ -20,7 +20,12 @@ export type { VersionResponse, InfoResponse, SystemDfResponse } from '../../../d
 export type { ContainerPruneResponse } from '../../../daemon/api/container-summary-types';
 export type { ImagePruneResponse } from '../../../daemon/api/image-types';
 export type { BuildPruneResponse } from '../../../daemon/api/build-types';
-export type { Volume, VolumeCreateBody, VolumePruneResponse } from '../../../daemon/api/volume-types';
+export type {
+  Volume,
+  VolumeCreateBody,
+  VolumeListResponse,
+  VolumePruneResponse,
+} from '../../../daemon/api/volume-types';
 export type { StatsSample } from '../../../daemon/api/stats-types';
 export type {
   NetworkConnectBody,

@@ -3,46 +3,10 @@
 // (the gateway signs the requests in with that registry's stored credentials).
 import { getJson, query, request } from './gateway';
 import { MANIFEST_ACCEPT } from '../../../daemon/api/manifest-accept';
+import type { ImageConfig, ManifestDocument } from '../../../daemon/api/manifest-types';
+import type { CatalogResponse, TagListResponse } from '../../../daemon/api/registry-types';
 
 const R = '/registry/v2';
-
-export interface Descriptor {
-  mediaType: string;
-  digest: string;
-  size: number;
-  platform?: { architecture: string; os: string; variant?: string; 'os.version'?: string };
-  annotations?: Record<string, string>;
-}
-
-export interface Manifest {
-  schemaVersion: number;
-  mediaType?: string;
-  config?: Descriptor;
-  layers?: Descriptor[];
-  manifests?: Descriptor[];
-  annotations?: Record<string, string>;
-}
-
-/** The parts of an image config (OCI / Docker v1) the browser shows. */
-export interface ImageConfigBlob {
-  architecture?: string;
-  os?: string;
-  variant?: string;
-  created?: string;
-  author?: string;
-  config?: {
-    User?: string;
-    Env?: string[];
-    Entrypoint?: string[] | null;
-    Cmd?: string[] | null;
-    WorkingDir?: string;
-    ExposedPorts?: Record<string, object>;
-    Labels?: Record<string, string> | null;
-    Volumes?: Record<string, object> | null;
-  };
-  rootfs?: { type: string; diff_ids: string[] };
-  history?: { created?: string; created_by?: string; comment?: string; empty_layer?: boolean }[];
-}
 
 /** One page of a paged list, and the `last` of the next page when the Link header names one. */
 export interface Page<T> {
@@ -64,7 +28,7 @@ async function readManifest(res: Response) {
   return {
     digest,
     contentType: res.headers.get('Content-Type') ?? '',
-    manifest: (await res.json()) as Manifest,
+    manifest: (await res.json()) as ManifestDocument,
   };
 }
 
@@ -74,12 +38,12 @@ export function registryAt(id: string) {
   return {
     catalog: async (n: number, last?: string, signal?: AbortSignal): Promise<Page<string>> => {
       const res = await request(`${base}/_catalog${query({ n, last })}`, { signal });
-      const body = (await res.json()) as { repositories: string[] | null };
+      const body = (await res.json()) as CatalogResponse;
       return { items: body.repositories ?? [], next: nextLast(res.headers.get('Link')) };
     },
     tags: async (repo: string, n: number, last?: string): Promise<Page<string>> => {
       const res = await request(`${base}/${path(repo)}/tags/list${query({ n, last })}`);
-      const body = (await res.json()) as { tags: string[] | null };
+      const body = (await res.json()) as TagListResponse;
       return { items: body.tags ?? [], next: nextLast(res.headers.get('Link')) };
     },
     manifest: async (repo: string, reference: string) =>
@@ -88,8 +52,7 @@ export function registryAt(id: string) {
           headers: { Accept: MANIFEST_ACCEPT },
         }),
       ),
-    config: (repo: string, digest: string) =>
-      getJson<ImageConfigBlob>(`${base}/${path(repo)}/blobs/${digest}`),
+    config: (repo: string, digest: string) => getJson<ImageConfig>(`${base}/${path(repo)}/blobs/${digest}`),
     deleteManifest: (repo: string, digest: string) =>
       request(`${base}/${path(repo)}/manifests/${digest}`, { method: 'DELETE' }),
   };
@@ -97,7 +60,6 @@ export function registryAt(id: string) {
 
 /** The embedded registry's catalog and tags, as the pull dialog suggests them. */
 export const registry = {
-  catalog: (n = 1000, last?: string) =>
-    getJson<{ repositories: string[] | null }>(`${R}/_catalog${query({ n, last })}`),
-  tags: (repo: string) => getJson<{ name: string; tags: string[] | null }>(`${R}/${path(repo)}/tags/list`),
+  catalog: (n = 1000, last?: string) => getJson<CatalogResponse>(`${R}/_catalog${query({ n, last })}`),
+  tags: (repo: string) => getJson<TagListResponse>(`${R}/${path(repo)}/tags/list`),
 };

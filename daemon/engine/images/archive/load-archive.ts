@@ -13,13 +13,8 @@ import { MediaTypes, isLayer } from '../../../lib/media-types';
 import { detectCompression, MAGIC_LENGTH } from '../../../lib/tar/decompress';
 import { parseManifest } from '../distribution/manifest';
 import { schema2Manifest, storeBytes } from '../distribution/json-blob';
-import {
-  shortId,
-  type BlobSink,
-  type Descriptor,
-  type ImageConfig,
-  type ProgressListener,
-} from '../distribution/types';
+import { shortId, type BlobSink, type ProgressListener } from '../distribution/types';
+import type { Descriptor, ImageConfig } from '../../../api/manifest-types';
 import { VerifyingStream, digestOf } from '../../../lib/registry-wire/verifying-stream';
 import { parseReference, referenceString, withDefaultTag } from '../../shared/reference';
 import { archivePath, extractArchive } from './extract-archive';

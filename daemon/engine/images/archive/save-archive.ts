@@ -10,7 +10,8 @@ import { MediaTypes, isImageManifest, isNondistributableLayer } from '../../../l
 import { TarWriter } from '../../../lib/tar/tar-writer';
 import { parseManifest } from '../distribution/manifest';
 import { jsonBlob } from '../distribution/json-blob';
-import type { BlobSource, Descriptor, ImageConfig, ImageManifest } from '../distribution/types';
+import type { BlobSource } from '../distribution/types';
+import type { Descriptor, ImageConfig, ImageManifest } from '../../../api/manifest-types';
 import { DigestMismatchError, digestOf } from '../../../lib/registry-wire/verifying-stream';
 import { familiarName, parseReference, referenceString, withDefaultTag } from '../../shared/reference';
 import type { OpenUncompressed } from './uncompressed-layers';

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { decompress } from '../../../lib/tar/decompress';
-import type { BlobSource, Descriptor } from '../distribution/types';
+import type { BlobSource } from '../distribution/types';
+import type { Descriptor } from '../../../api/manifest-types';
 import { VerifyingStream } from '../../../lib/registry-wire/verifying-stream';
 
 export interface UncompressedLayer {

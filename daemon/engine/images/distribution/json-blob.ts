@@ -2,7 +2,8 @@
 // by their digest, and put into a sink unless it already has them.
 import { Readable } from 'node:stream';
 import { MediaTypes } from '../../../lib/media-types';
-import type { BlobSink, Descriptor, ImageManifest } from './types';
+import type { BlobSink } from './types';
+import type { Descriptor, ImageManifest } from '../../../api/manifest-types';
 import { digestOf } from '../../../lib/registry-wire/verifying-stream';
 
 export interface JsonBlob {

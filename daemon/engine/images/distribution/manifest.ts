@@ -7,7 +7,7 @@ import {
   isImageManifest,
   isSchema1Manifest,
 } from '../../../lib/media-types';
-import type { Descriptor, ImageConfig, ImageIndex, ImageManifest } from './types';
+import type { Descriptor, ImageConfig, ImageIndex, ImageManifest } from '../../../api/manifest-types';
 import { invalidManifest, manifestMediaType, manifestObject } from '../../../lib/manifest-body';
 
 export interface Schema1Manifest {

@@ -1,7 +1,7 @@
 // Platform strings (`linux/amd64`, `linux/arm64/v8`) and choosing a manifest from an index, with
 // the defaults containerd's platform matcher applies (arm64 → v8, arm → v7).
 import { InvalidParameterError, NotFoundError } from '../../../api/errors';
-import type { Descriptor, Platform } from './types';
+import type { Descriptor, Platform } from '../../../api/manifest-types';
 
 export const DEFAULT_PLATFORM: Platform = { os: 'linux', architecture: 'amd64' };
 

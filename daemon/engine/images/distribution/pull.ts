@@ -14,7 +14,8 @@ import { mapLimit } from './limit';
 import { schema1Config, schema1Layers, type ParsedManifest } from './manifest';
 import { parsePlatform, selectManifest, formatPlatform } from './platform';
 import type { RegistryClient, FetchedManifest } from './registry-client';
-import { shortId, type BlobSink, type Descriptor, type ImageConfig, type ProgressListener } from './types';
+import { shortId, type BlobSink, type ProgressListener } from './types';
+import type { Descriptor, ImageConfig } from '../../../api/manifest-types';
 import { digestOf } from '../../../lib/registry-wire/verifying-stream';
 import { schema2Manifest, storeBytes } from './json-blob';
 

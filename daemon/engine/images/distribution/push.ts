@@ -7,7 +7,8 @@ import { isImageIndex, isNondistributableLayer } from '../../../lib/media-types'
 import { mapLimit } from './limit';
 import { parseManifest } from './manifest';
 import type { RegistryClient } from './registry-client';
-import { shortId, type BlobSource, type Descriptor, type ProgressListener } from './types';
+import { shortId, type BlobSource, type ProgressListener } from './types';
+import type { Descriptor } from '../../../api/manifest-types';
 import { DigestMismatchError, digestOf } from '../../../lib/registry-wire/verifying-stream';
 
 export interface PushOptions {

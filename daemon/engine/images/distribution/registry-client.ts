@@ -23,7 +23,8 @@ import {
 } from '../../../lib/registry-wire/registry-calls';
 import { repositoryScope } from '../../../lib/registry-wire/scopes';
 import { credentials, type AuthConfig } from './auth-config';
-import type { BlobSink, Descriptor } from './types';
+import type { BlobSink } from './types';
+import type { Descriptor } from '../../../api/manifest-types';
 import { DigestMismatchError, VerifyingStream } from '../../../lib/registry-wire/verifying-stream';
 import { maxManifestBytes } from '../../../lib/manifest-body';
 

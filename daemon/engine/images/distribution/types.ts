@@ -1,56 +1,8 @@
-// Shapes shared by the registry client, pull and push: OCI descriptors and manifests, and the
-// narrow interfaces through which blobs reach storage (BlobSink) or are read from it (BlobSource).
+// Interfaces shared by the registry client, pull and push: the narrow ones through which blobs
+// reach storage (BlobSink) or are read from it (BlobSource), and progress. The wire shapes they
+// carry are in daemon/api/manifest-types.
 import type { Readable } from 'node:stream';
-
-export interface Platform {
-  architecture: string;
-  os: string;
-  variant?: string;
-  'os.version'?: string;
-  'os.features'?: string[];
-}
-
-export interface Descriptor {
-  mediaType: string;
-  digest: string;
-  size: number;
-  urls?: string[];
-  annotations?: Record<string, string>;
-  platform?: Platform;
-}
-
-export interface ImageManifest {
-  schemaVersion: 2;
-  mediaType?: string;
-  config: Descriptor;
-  layers: Descriptor[];
-  annotations?: Record<string, string>;
-}
-
-export interface ImageIndex {
-  schemaVersion: 2;
-  mediaType?: string;
-  manifests: Descriptor[];
-  annotations?: Record<string, string>;
-}
-
-/** The image config fields this layer reads; the rest passes through untouched. */
-export interface ImageConfig {
-  architecture?: string;
-  os?: string;
-  variant?: string;
-  created?: string;
-  config?: Record<string, unknown>;
-  rootfs?: { type: 'layers'; diff_ids: string[] };
-  history?: {
-    created?: string;
-    created_by?: string;
-    author?: string;
-    comment?: string;
-    empty_layer?: boolean;
-  }[];
-  [key: string]: unknown;
-}
+import type { Descriptor } from '../../../api/manifest-types';
 
 /**
  * Where fetched blobs go (a content store). `write` reads `stream` to its end; the stream errors

@@ -1,5 +1,10 @@
 // What the exec router needs from the engine.
-import type { ExecCreateBody, ExecCreateOptions, ExecInspect } from '../../../api/exec-types';
+import type {
+  ExecCreateBody,
+  ExecCreateOptions,
+  ExecCreateResponse,
+  ExecInspect,
+} from '../../../api/exec-types';
 import type { StdioSession } from '../../streams/stdio-session';
 
 export interface ExecSession extends StdioSession {
@@ -10,7 +15,7 @@ export interface ExecSession extends StdioSession {
 }
 
 export interface ExecBackend {
-  create(ref: string, body: ExecCreateBody, options: ExecCreateOptions): Promise<{ Id: string }>;
+  create(ref: string, body: ExecCreateBody, options: ExecCreateOptions): Promise<ExecCreateResponse>;
   /** The exec instance as a session, before it starts (so no output is missed); 404 when unknown. */
   get(id: string): ExecSession;
   /** Throws the conflict a start would meet (already run, container stopped). */

@@ -13,7 +13,7 @@ import { DirectoryBlobStore } from '../../../engine/testing/directory-blob-store
 import { buildImage, buildIndex, layerTar } from '../../../engine/testing/test-image';
 import { RegistryClient } from '../../../engine/images/distribution/registry-client';
 import { pushImage } from '../../../engine/images/distribution/push';
-import type { Descriptor } from '../../../engine/images/distribution/types';
+import type { Descriptor } from '../../../api/manifest-types';
 import type { ImageInspect } from '../../../api/image-types';
 
 let svcd: SvcdInstance;

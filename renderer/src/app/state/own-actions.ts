@@ -1,6 +1,7 @@
 // What the app itself asks an engine for that shows as an engine event: the layer view reads an
 // image's `docker save`, so the engine reports a `save` nobody typed. The timeline marks those
 // (and hides them unless asked) by the image and the time the app's request was open.
+import type { EngineEvent, EventActor } from '../../../../daemon/api/event-types';
 
 interface OwnSave {
   image: string;
@@ -30,7 +31,9 @@ export async function asOwnSave<T>(image: string, read: () => Promise<T>): Promi
 }
 
 /** Whether this image event is a save the app made itself. */
-export function isOwnSave(e: { Type: string; Action: string; time: number; Actor: { ID: string } }): boolean {
+export function isOwnSave(
+  e: Pick<EngineEvent, 'Type' | 'Action' | 'time'> & { Actor: Pick<EventActor, 'ID'> },
+): boolean {
   if (e.Type !== 'image' || e.Action !== 'save') return false;
   const id = bare(e.Actor.ID);
   return saves.some(

@@ -1,16 +1,10 @@
 // The build's streamed answer folded per step: each "Step N/M : …" opens a step that collects
 // the lines up to the next, with the time it took (by when its lines arrived) and whether the
 // engine took it from the cache.
+import type { JsonMessage, JsonStreamError } from '../../../../daemon/api/image-types';
 
-export interface BuildMessage {
-  stream?: string;
-  status?: string;
-  progress?: string;
-  id?: string;
-  aux?: { ID?: string };
-  error?: string;
-  errorDetail?: { code?: number; message: string };
-}
+/** One message of the build's JSON stream: progress, or the error that ends it; a build's aux is the image ID. */
+export type BuildMessage = Omit<JsonMessage, 'aux'> & Partial<JsonStreamError> & { aux?: { ID?: string } };
 
 export interface BuildStep {
   /** "Step 2/5 : RUN make", or "Preparing" for what comes before the first step. */

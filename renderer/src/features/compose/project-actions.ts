@@ -2,7 +2,8 @@
 // removed with its networks (and, when asked, its volumes), as `docker-compose down [-v]` does.
 import { E } from '../../api/engine-target';
 import { getJson, query, sendJson } from '../../api/gateway';
-import type { ContainerSummary } from '../../api/engine-types';
+import type { VolumesOrNull } from '../../api/engine-client';
+import type { ContainerSummary, NetworkResource, VolumeListResponse } from '../../api/engine-types';
 import { PROJECT_LABEL } from './projects';
 
 const enc = encodeURIComponent;
@@ -44,16 +45,14 @@ export async function removeProject(project: string, volumes: boolean): Promise<
     gone,
     containers.map((c) => c.Names[0]?.replace(/^\//, '') ?? c.Id),
   );
-  const nets = await getJson<{ Id: string; Name: string }[]>(
-    `${E()}/networks${query({ filters: labelled(project) })}`,
-  );
+  const nets = await getJson<NetworkResource[]>(`${E()}/networks${query({ filters: labelled(project) })}`);
   failIfAny(
     await Promise.allSettled(nets.map((n) => sendJson('DELETE', `${E()}/networks/${enc(n.Id)}`))),
     nets.map((n) => `network ${n.Name}`),
   );
   let vols: string[] = [];
   if (volumes) {
-    const list = await getJson<{ Volumes: { Name: string }[] | null }>(
+    const list = await getJson<VolumesOrNull<VolumeListResponse>>(
       `${E()}/volumes${query({ filters: labelled(project) })}`,
     );
     vols = (list.Volumes ?? []).map((v) => v.Name);

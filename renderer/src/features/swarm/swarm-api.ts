@@ -3,6 +3,7 @@
 import { E } from '../../api/engine-target';
 import { getJson, query, request, sendJson } from '../../api/gateway';
 import type {
+  IdResponse,
   ServiceCreateResponse,
   ServiceSpec,
   SwarmConfig,
@@ -53,6 +54,6 @@ export const swarm = {
   nodes: () => getJson<SwarmNode[]>(`${E()}/nodes`),
   objects: (kind: ObjectKind) => getJson<SwarmObject[]>(`${E()}/${kind}`),
   createObject: (kind: ObjectKind, name: string, data: string) =>
-    sendJson<{ ID: string }>('POST', `${E()}/${kind}/create`, { Name: name, Data: base64(data) }),
+    sendJson<IdResponse>('POST', `${E()}/${kind}/create`, { Name: name, Data: base64(data) }),
   removeObject: (kind: ObjectKind, id: string) => sendJson('DELETE', `${E()}/${kind}/${enc(id)}`),
 };

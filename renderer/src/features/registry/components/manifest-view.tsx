@@ -7,7 +7,7 @@
 import { Fragment, useState } from 'react';
 import { Copy, Download, Play, Send, Tag, Trash2 } from 'lucide-react';
 import type { RegistrySummary } from '../../../../../daemon/api/desktop-types';
-import type { Descriptor, ImageConfigBlob, Manifest } from '../../../api/registry-client';
+import type { Descriptor, ImageConfig, ManifestDocument } from '../../../../../daemon/api/manifest-types';
 import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
 import { ErrorMessage } from '../../../app/ui/error-message';
 import { bytes, plural, shortId, when } from '../../../app/ui/format';
@@ -80,7 +80,7 @@ export function ManifestView({
   );
 }
 
-function ImageSummaryRows({ manifest, config }: { manifest: Manifest; config?: ImageConfigBlob }) {
+function ImageSummaryRows({ manifest, config }: { manifest: ManifestDocument; config?: ImageConfig }) {
   const layers = manifest.layers ?? [];
   return (
     <>
@@ -160,7 +160,7 @@ function LayerTable({ layers }: { layers: Descriptor[] }) {
   );
 }
 
-function ConfigView({ config, layers }: { config: ImageConfigBlob; layers: Descriptor[] }) {
+function ConfigView({ config, layers }: { config: ImageConfig; layers: Descriptor[] }) {
   const c = config.config ?? {};
   const rows: [string, string | undefined][] = [
     ['Created', config.created ? when(config.created) : undefined],

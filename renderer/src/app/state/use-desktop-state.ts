@@ -4,7 +4,9 @@ import { useEffect } from 'react';
 import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import { desktop, type ServiceState } from '../../api/desktop-client';
 
-export const servicesKey = ['services', {}] as const;
+// The app's own state, keyed `desktop-…`: switching engines keeps it (it is filled by the stream
+// alone, so an answer dropped there would not come back).
+export const servicesKey = ['desktop-services', {}] as const;
 
 export function useDesktopStateStream(): void {
   const qc = useQueryClient();
@@ -31,7 +33,11 @@ export function useDesktopStateStream(): void {
 export function useService(name: string): ServiceState | undefined {
   // Filled by the stream alone: it opens with every service's state, so a fetch of /api/state
   // beside it would ask the same thing twice at start.
-  const { data } = useQuery<ServiceState[]>({ queryKey: servicesKey, queryFn: skipToken, staleTime: Infinity });
+  const { data } = useQuery<ServiceState[]>({
+    queryKey: servicesKey,
+    queryFn: skipToken,
+    staleTime: Infinity,
+  });
   return data?.find((s) => s.name === name);
 }
 

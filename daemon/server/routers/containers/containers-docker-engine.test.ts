@@ -35,8 +35,9 @@ describe('container lifecycle as Docker Engine 20.10 answers it', { skip: docker
   test('wait returns at the first exit of a container its restart policy restarts', async () => {
     for (const engine of both()) {
       const always = { RestartPolicy: { Name: 'always' } };
-      // not-running (the default), asked while it runs.
-      const a = await create(engine, ['sh', '-c', 'sleep 0.3; exit 2'], always);
+      // not-running (the default), asked while it runs: its first run lasts long enough for the
+      // wait to arrive on a loaded machine (0.3 s did not, beside three other suites).
+      const a = await create(engine, ['sh', '-c', 'sleep 2; exit 2'], always);
       await start(engine, a);
       assert.deepEqual(await wait(engine, a), { StatusCode: 2, Error: null });
       // next-exit, asked before the start.

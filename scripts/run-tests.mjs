@@ -1,15 +1,14 @@
 // Runs every compiled test file with Node's own test runner, several files side by side: each
 // suite starts its own svcd, containerd, registries and browsers on free ports, bridges and
 // subnets of its own, and most of a suite's time is spent waiting on containers, so two files per
-// core can run at once (SVC_TEST_CONCURRENCY=4 on a 2-core machine, about a third of the time).
-// One at a time stays the default until full runs side by side have passed five times in a row;
-// each failure they showed so far was a wait or a race in a suite or in svcd, fixed where found.
+// core run at once by default (four on a 2-core machine, about a third of the time of one at a
+// time); SVC_TEST_CONCURRENCY=1 runs them one by one.
 // Each file runs as its own child; its spec output is printed in one piece when it ends, and a
 // table of every file's result and duration closes the run. A file name or substring on the
 // command line narrows the run.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -130,7 +129,7 @@ if (files.length === 0) {
 }
 await sweepAbandoned();
 
-const concurrency = Math.max(1, Number(process.env.SVC_TEST_CONCURRENCY) || 1);
+const concurrency = Math.max(1, Number(process.env.SVC_TEST_CONCURRENCY) || 2 * availableParallelism());
 const durations = readDurations();
 // Unmeasured files first, the biggest of them first (a rough guess at the longest).
 const expected = (f) => durations[relative(root, f)] ?? 1e12 + statSync(f).size;

@@ -208,9 +208,15 @@ export async function startSession(opts: WebAppOptions = {}): Promise<Session> {
     throw err;
   }
   const browser = await launchChromium();
+  // What a timed-out wait cannot say: the renderer threw, or its page died. Printed at stop.
+  const troubles: string[] = [];
   const newPage = async (options?: BrowserContextOptions): Promise<Page> => {
     const page = await browser.newPage(options);
     page.setDefaultTimeout(actionTimeoutMs);
+    page.on('pageerror', (err) =>
+      troubles.push(`${new Date().toISOString()} page error: ${err.stack ?? err}`),
+    );
+    page.on('crash', () => troubles.push(`${new Date().toISOString()} the page crashed`));
     return page;
   };
   const page = await newPage({ viewport: { width: 1280, height: 800 } });
@@ -222,6 +228,7 @@ export async function startSession(opts: WebAppOptions = {}): Promise<Session> {
     shot: async (name, p = page) =>
       void (await p.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })),
     async stop() {
+      if (troubles.length) process.stderr.write(`the renderer in this session:\n${troubles.join('\n')}\n`);
       await browser.close();
       await app.stop();
     },

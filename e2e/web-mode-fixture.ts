@@ -208,7 +208,8 @@ export async function startSession(opts: WebAppOptions = {}): Promise<Session> {
     throw err;
   }
   const browser = await launchChromium();
-  // What a timed-out wait cannot say: the renderer threw, or its page died. Printed at stop.
+  // What a timed-out wait cannot say: the renderer threw, a request failed, or the page died.
+  // Printed at stop.
   const troubles: string[] = [];
   const newPage = async (options?: BrowserContextOptions): Promise<Page> => {
     const page = await browser.newPage(options);
@@ -217,6 +218,14 @@ export async function startSession(opts: WebAppOptions = {}): Promise<Session> {
       troubles.push(`${new Date().toISOString()} page error: ${err.stack ?? err}`),
     );
     page.on('crash', () => troubles.push(`${new Date().toISOString()} the page crashed`));
+    // A stream the app closed is aborted by design; any other failed request is news.
+    page.on('requestfailed', (r) => {
+      const failure = r.failure()?.errorText ?? '';
+      if (failure !== 'net::ERR_ABORTED')
+        troubles.push(
+          `${new Date().toISOString()} ${r.method()} ${r.url().split('?')[0]} failed: ${failure}`,
+        );
+    });
     return page;
   };
   const page = await newPage({ viewport: { width: 1280, height: 800 } });

@@ -5,6 +5,7 @@ import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './app/shell/app';
 import { ApiError, connectGateway } from './api/gateway';
+import { markFailedStylesheets } from './api/network-failures';
 
 // Server state is refreshed by engine events, not by focus or intervals.
 const client = new QueryClient({
@@ -17,6 +18,8 @@ const client = new QueryClient({
     },
   },
 });
+
+markFailedStylesheets();
 
 // The gateway's address and token first: every request carries them. Without them the shell
 // says how to open the app.

@@ -1,9 +1,11 @@
 // The shell: sidebar, engine status, the current screen; one events subscription for all.
 import { lazy, Suspense, useEffect, type ComponentType } from 'react';
 import { gateway } from '../../api/gateway';
+import { loadChunk } from '../../api/network-failures';
 import { ContainerList } from '../../features/containers/components/container-list';
 import { CommandPalette } from './palette-opener';
 import { useRoute } from '../state/router';
+import { ScreenBoundary } from '../ui/screen-boundary';
 import { focusSearch } from '../ui/search-box';
 import { useFocusKeeper } from '../ui/screen-focus';
 import { Sidebar } from './sidebar';
@@ -18,7 +20,7 @@ import './shell.css';
  * the containers list (the first screen) only.
  */
 function screen<P>(load: () => Promise<ComponentType<P>>) {
-  return lazy(async () => ({ default: await load() }));
+  return lazy(async () => ({ default: await loadChunk(load) }));
 }
 
 const ProjectLogs = screen(() =>
@@ -109,6 +111,7 @@ function useSearchShortcut(): void {
 
 export function App() {
   const theme = useTheme((t) => t.theme);
+  const routeKey = useRoute((r) => `${r.section}/${r.rest.join('/')}`);
   useEffect(() => {
     applyTheme(theme);
     // "system" follows the system's switch while the app is open, not only at start.
@@ -136,9 +139,11 @@ export function App() {
     <div className="shell">
       <Sidebar />
       <main>
-        <Suspense fallback={<p className="muted">Loading…</p>}>
-          <Screen />
-        </Suspense>
+        <ScreenBoundary resetKey={routeKey} what="This screen">
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            <Screen />
+          </Suspense>
+        </ScreenBoundary>
       </main>
       <CommandPalette />
       <Toaster />

@@ -1,8 +1,10 @@
 // Ctrl+K (or Cmd+K) opens the command palette. The palette and every feature's entries load
 // at its first opening, not with the first screen.
 import { lazy, Suspense, useEffect, useState } from 'react';
+import { loadChunk } from '../../api/network-failures';
+import { ScreenBoundary } from '../ui/screen-boundary';
 
-const Palette = lazy(async () => ({ default: (await import('./command-palette')).Palette }));
+const Palette = lazy(async () => ({ default: (await loadChunk(() => import('./command-palette'))).Palette }));
 
 export function CommandPalette() {
   const [open, setOpen] = useState(false);
@@ -17,8 +19,10 @@ export function CommandPalette() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
   return open ? (
-    <Suspense fallback={null}>
-      <Palette onClose={() => setOpen(false)} />
-    </Suspense>
+    <ScreenBoundary what="The command palette">
+      <Suspense fallback={null}>
+        <Palette onClose={() => setOpen(false)} />
+      </Suspense>
+    </ScreenBoundary>
   ) : null;
 }

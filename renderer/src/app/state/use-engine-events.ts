@@ -6,6 +6,7 @@ import { create } from 'zustand';
 import { engine } from '../../api/engine-client';
 import { useEngineTarget } from '../../api/engine-target';
 import { jsonLines } from '../../api/gateway';
+import { followAgainAfterNetworkFailures } from '../../api/network-failures';
 import type { EngineEvent } from '../../api/engine-types';
 import { useEngineUp } from './use-desktop-state';
 
@@ -64,12 +65,12 @@ export function useEngineEvents(): void {
     const first = !subscribed.current;
     subscribed.current = true;
     void qc.invalidateQueries(first ? { predicate: (q) => q.state.status === 'error' } : undefined);
-    (async () => {
+    followAgainAfterNetworkFailures(abort.signal, async () => {
       // Resume where the timeline stopped (or from the app's opening), as `docker events --since`.
       const since = useTimeline.getState().events.at(-1)?.time ?? openedAt;
       const res = await engine.events(abort.signal, since);
       for await (const ev of jsonLines<EngineEvent>(res)) record(qc, ev);
-    })().catch(() => {
+    }).catch(() => {
       // The stream ends when the engine goes away; the supervisor state reopens it.
     });
     return () => abort.abort();

@@ -13,6 +13,7 @@ import { notifyManager, useQuery, useQueryClient, type QueryClient } from '@tans
 import { create } from 'zustand';
 import { engine } from '../../api/engine-client';
 import { jsonLines } from '../../api/gateway';
+import { followAgainAfterNetworkFailures } from '../../api/network-failures';
 import type { StatsSample } from '../../api/engine-types';
 
 export interface StatsPoint {
@@ -79,10 +80,10 @@ export function useStatsStream(id: string, running: boolean): void {
     if (!running) return;
     const abort = new AbortController();
     qc.setQueryData(errorKey(id), null);
-    (async () => {
+    followAgainAfterNetworkFailures(abort.signal, async () => {
       const res = await engine.stats(id, abort.signal);
       for await (const s of jsonLines<StatsSample>(res)) append(qc, id, toPoint(s));
-    })().catch((err: unknown) => {
+    }).catch((err: unknown) => {
       if ((err as Error).name !== 'AbortError') qc.setQueryData(errorKey(id), err);
     });
     return () => abort.abort();

@@ -16,11 +16,12 @@ import { Play, RotateCw, Square, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { Breadcrumb, DetailTabs } from '../../../app/ui/detail';
 import { FileBrowser } from '../../../app/ui/file-browser';
+import { loadChunk } from '../../../api/network-failures';
 import './containers.css';
 
 // xterm.js is a third of the bundle: it loads when a terminal is first opened.
 const TerminalView = lazy(() =>
-  import('../../../terminals/terminal-view').then((m) => ({ default: m.TerminalView })),
+  loadChunk(() => import('../../../terminals/terminal-view')).then((m) => ({ default: m.TerminalView })),
 );
 
 const TABS = ['summary', 'logs', 'terminal', 'stats', 'files'] as const;

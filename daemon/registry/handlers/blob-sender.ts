@@ -7,6 +7,7 @@
 // piece is ever allocated anew.
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BufferPool } from '../../lib/buffer-pool';
 import { sendFile } from '../native/blob-sendfile';
@@ -132,7 +133,7 @@ async function sendByReads(
 }
 
 /** The range as the store's own stream (one ranged GET), at the pace the client takes it. */
-async function sendByStream(res: ServerResponse, stream: NodeJS.ReadableStream): Promise<void> {
+async function sendByStream(res: ServerResponse, stream: Readable): Promise<void> {
   // pipeline ends the response, and on a failure or a client gone destroys both sides.
   await pipeline(stream, res);
 }
@@ -148,7 +149,7 @@ export async function sendRange(
     const socketFd = plainSocketFd(res.socket);
     if (file.fd !== undefined && socketFd !== undefined)
       await sendByKernel(res, res.socket!, socketFd, file.fd, start, end);
-    else if (file.stream) await sendByStream(res, file.stream(start, end));
+    else if (file.stream) await sendByStream(res, await file.stream(start, end));
     else await sendByReads(res, file, start, end);
   } finally {
     await file.close();

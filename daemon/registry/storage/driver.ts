@@ -22,8 +22,17 @@ export interface RandomReader {
    * The bytes [start, end] (inclusive) as one stream, for stores where a read is a request (an
    * object store's ranged GET): one long read there beats many short ones.
    */
-  stream?(start: number, end: number): Readable;
+  stream?(start: number, end: number): Promise<Readable>;
   close(): Promise<void>;
+}
+
+/** A file being written whole that appears at its path only once committed. */
+export interface StagedFile {
+  stream: Writable;
+  /** Makes the written bytes the file's content at once (after `stream` has finished). */
+  commit(): Promise<void>;
+  /** Drops what was written; the file's path is left as it was. */
+  abort(): Promise<void>;
 }
 
 export interface StorageDriver {
@@ -49,6 +58,15 @@ export interface StorageDriver {
   appender(path: string): Promise<Writable>;
   /** Moves a file into place atomically and durably (its bytes first), creating the target's parents. */
   move(from: string, to: string): Promise<void>;
+  /**
+   * A file written straight at its final path, invisible until committed, for stores where a
+   * move is a copy of every byte (an object store): a blob whose digest is known before its
+   * bytes then lands where it belongs without being written twice. Absent where a move is a
+   * rename.
+   */
+  stagedWriter?(path: string): Promise<StagedFile>;
+  /** Drops staged files never committed or aborted (their writer died) begun before `before` (ms). */
+  purgeStaged?(before: number): Promise<number>;
   /** Removes a file or a whole directory; absent paths are fine. */
   delete(path: string): Promise<void>;
   /** Sets the modification time (gc spares recently written blobs). */

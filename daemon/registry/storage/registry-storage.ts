@@ -53,9 +53,9 @@ export class RegistryStorage {
     return names;
   }
 
-  /** Purges expired uploads of every repository. */
+  /** Purges expired uploads of every repository, and blobs staged by requests that died. */
   async purgeExpiredUploads(now = Date.now()): Promise<number> {
-    let purged = 0;
+    let purged = await this.uploads.purgeStaged(now);
     for (const name of await this.repositoryDirs((e) => e.includes(repositoryEntries.uploads)))
       purged += await this.uploads.purgeExpired(name, now);
     return purged;

@@ -5,10 +5,12 @@
 // are gathered in memory (S3 needs a length up front). A chunk that leaves the last segment
 // under S3's 5 MiB multipart floor is gathered with it: the next append reads that segment back
 // and rewrites it longer under the same key, so every segment but the last can be a part of the
-// multipart copy that moves the finished upload into place, server-side. Nothing touches the
-// local disk, and any replica sees what another wrote.
+// multipart copy that moves the finished upload into place, server-side. A blob that comes
+// whole in one request with its digest named skips all that: it is a multipart upload straight
+// at its own key, completed once verified (staged), so its bytes are written once, not copied
+// again. Nothing touches the local disk, and any replica sees what another wrote.
 import { Readable, Writable } from 'node:stream';
-import type { FileInfo, RandomReader, StorageDriver } from './driver';
+import type { FileInfo, RandomReader, StagedFile, StorageDriver } from './driver';
 import { readAll, S3Client, S3Error, xmlElement, xmlValue, xmlValues } from './s3-client';
 
 export interface S3DriverOptions {
@@ -24,6 +26,12 @@ export interface S3DriverOptions {
 }
 
 export const multipartFloor = 5 << 20;
+/**
+ * Parts of one staged file in flight at once, each a chunk in memory. Measured with 64 MiB
+ * pushes to Ceph's gateway: 1, 2 and 3 within a few percent of each other; 2 covers a gateway
+ * that takes longer to answer one.
+ */
+const stagedParallel = 2;
 const segmentsSuffix = '.segments';
 const segmentedMeta = 'x-amz-meta-segmented';
 
@@ -56,6 +64,52 @@ async function eachLimited<T, R>(
 
 function offsetName(offset: number): string {
   return String(offset).padStart(16, '0');
+}
+
+/**
+ * A Writable handing its bytes to `send` in pieces of `chunkSize` or more (S3 needs a length up
+ * front), in order, `parallel` pieces out while the next is gathered: a write that hands over
+ * one piece too many waits for the oldest, so at most `parallel + 1` pieces are held. At the end
+ * `tail` gets what is left, the next piece's index, and whether anything was written at all.
+ */
+function piecewiseWriter(
+  chunkSize: number,
+  parallel: number,
+  send: (piece: Buffer, index: number) => Promise<void>,
+  tail: (rest: Buffer, index: number, fresh: boolean) => Promise<void>,
+  gathered: Buffer[] = [],
+): Writable {
+  let length = gathered.reduce((n, b) => n + b.length, 0);
+  let index = 0;
+  const inflight: Promise<void>[] = [];
+  let fresh = false;
+  const take = (): Buffer => {
+    const piece = Buffer.concat(gathered, length);
+    gathered = [];
+    length = 0;
+    return piece;
+  };
+  const flush = async (): Promise<void> => {
+    const sending = send(take(), index++);
+    // Seen by a later write or final(); handled here so a destroyed stream does not leave it unheard.
+    sending.catch(() => undefined);
+    inflight.push(sending);
+    while (inflight.length > parallel) await inflight.shift();
+  };
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      gathered.push(chunk);
+      length += chunk.length;
+      fresh = true;
+      if (length < chunkSize) return done();
+      flush().then(() => done(), done);
+    },
+    final(done) {
+      Promise.all(inflight)
+        .then(() => tail(take(), index, fresh))
+        .then(() => done(), done);
+    },
+  });
 }
 
 export class S3Driver implements StorageDriver {
@@ -216,7 +270,19 @@ export class S3Driver implements StorageDriver {
         }
         return filled;
       },
-      stream: (start, end) => Readable.from(this.readParts(parts, start, end), { objectMode: false }),
+      stream: async (start, end) => {
+        const within = parts.filter((p) => p.start <= end && start < p.start + p.size);
+        // Within one object (every committed blob): the gateway's answer itself, with no stream
+        // between it and the client.
+        if (within.length !== 1)
+          return Readable.from(this.readParts(parts, start, end), { objectMode: false });
+        const [part] = within;
+        return this.s3.send({
+          method: 'GET',
+          key: part.key,
+          headers: { Range: `bytes=${start - part.start}-${end - part.start}` },
+        });
+      },
       close: async () => undefined,
     };
   }
@@ -239,45 +305,95 @@ export class S3Driver implements StorageDriver {
     const last = parts[parts.length - 1];
     let start = S3Driver.size(parts);
     let gathered: Buffer[] = [];
-    let length = 0;
     // A last segment under the multipart floor is gathered with the bytes that follow it.
     if (last && last.size < multipartFloor) {
       const res = await this.s3.send({ method: 'GET', key: last.key });
       gathered = [await readAll(res)];
-      length = last.size;
       start = last.start;
     }
-    // One segment goes out while the next is gathered, strictly in order: a writer waits for
-    // the segment before the one it hands over, so an upload holds at most two chunks.
-    let inflight = Promise.resolve();
-    const flush = (): Promise<void> => {
-      const body = Buffer.concat(gathered, length);
+    // The name is taken when the piece is handed over, in order: segments go one at a time, so
+    // a reader never sees a later one without those before it.
+    const putSegment = (body: Buffer): Promise<void> => {
       const segment = `${key}${segmentsSuffix}/${offsetName(start)}`;
-      gathered = [];
-      start += length;
-      length = 0;
-      const previous = inflight;
-      inflight = previous.then(() => this.put(segment, body));
-      // Seen by final() or a later write; handled here so a destroyed stream does not leave it unheard.
-      inflight.catch(() => undefined);
-      return previous;
+      start += body.length;
+      return this.put(segment, body);
     };
-    let fresh = false;
-    const chunkSize = this.options.chunkSize;
-    return new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        gathered.push(chunk);
-        length += chunk.length;
-        fresh = true;
-        if (length < chunkSize) return done();
-        flush().then(() => done(), done);
-      },
-      final(done) {
-        // Nothing new: the gathered tail is already stored as it is.
-        const last = fresh && length > 0 ? flush() : Promise.resolve();
-        last.then(() => inflight).then(() => done(), done);
-      },
+    // Nothing new: the gathered tail is already stored as it is.
+    return piecewiseWriter(
+      this.options.chunkSize,
+      1,
+      putSegment,
+      (rest, _index, fresh) => (fresh && rest.length > 0 ? putSegment(rest) : Promise.resolve()),
+      gathered,
+    );
+  }
+
+  /**
+   * A multipart upload at the path, so nothing shows there before the commit; its parts are
+   * sent as they fill. A file smaller than one part is one PUT at the commit instead.
+   */
+  async stagedWriter(path: string): Promise<StagedFile> {
+    const key = this.key(path);
+    let upload: Promise<string> | undefined;
+    const etags: string[] = [];
+    let small: Buffer | undefined;
+    const putPart = async (body: Buffer, index: number): Promise<void> => {
+      const uploadId = await (upload ??= this.createMultipart(key));
+      const res = await this.s3.send({
+        method: 'PUT',
+        key,
+        query: { partNumber: String(index + 1), uploadId },
+        body,
+      });
+      res.resume();
+      etags[index] = String(res.headers.etag ?? '');
+    };
+    const stream = piecewiseWriter(this.options.chunkSize, stagedParallel, putPart, async (rest, index) => {
+      if (!upload) small = rest;
+      else if (rest.length > 0) await putPart(rest, index);
     });
+    return {
+      stream,
+      commit: async () => {
+        if (upload) await this.completeMultipart(key, await upload, etags);
+        else await this.put(key, small ?? Buffer.alloc(0));
+      },
+      abort: async () => {
+        if (upload) await this.abortMultipart(key, await upload);
+      },
+    };
+  }
+
+  /** The multipart uploads under the root directory: staged files, and copies under way. */
+  async *stagedUploads(): AsyncGenerator<{ key: string; uploadId: string; initiatedMs: number }> {
+    let marker: Record<string, string> = {};
+    for (;;) {
+      const { body } = await this.s3.call({
+        method: 'GET',
+        query: { uploads: '', prefix: this.prefix, ...marker },
+      });
+      for (const block of xmlValues(body, 'Upload')) {
+        const key = xmlValue(block, 'Key');
+        const uploadId = xmlValue(block, 'UploadId');
+        if (key && uploadId)
+          yield { key, uploadId, initiatedMs: Date.parse(xmlValue(block, 'Initiated') ?? '') };
+      }
+      if (xmlValue(body, 'IsTruncated') !== 'true') return;
+      marker = {
+        'key-marker': xmlValue(body, 'NextKeyMarker') ?? '',
+        'upload-id-marker': xmlValue(body, 'NextUploadIdMarker') ?? '',
+      };
+    }
+  }
+
+  async purgeStaged(before: number): Promise<number> {
+    let purged = 0;
+    for await (const upload of this.stagedUploads()) {
+      if (!(upload.initiatedMs < before)) continue;
+      await this.abortMultipart(upload.key, upload.uploadId);
+      purged++;
+    }
+    return purged;
   }
 
   /** A server-side copy of one object; a multipart copy above the threshold. */
@@ -296,11 +412,35 @@ export class S3Driver implements StorageDriver {
     return `/${this.s3.options.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
   }
 
+  private async createMultipart(key: string): Promise<string> {
+    const init = await this.s3.call({ method: 'POST', key, query: { uploads: '' } });
+    const uploadId = xmlValue(init.body, 'UploadId');
+    if (!uploadId) throw new Error(`S3: no UploadId creating a multipart upload of ${key}`);
+    return uploadId;
+  }
+
+  private async completeMultipart(key: string, uploadId: string, etags: string[]): Promise<void> {
+    const parts = etags
+      .map((etag, i) => `<Part>${xmlElement('PartNumber', String(i + 1))}${xmlElement('ETag', etag)}</Part>`)
+      .join('');
+    const done = await this.s3.call({
+      method: 'POST',
+      key,
+      query: { uploadId },
+      body: Buffer.from(`<CompleteMultipartUpload>${parts}</CompleteMultipartUpload>`),
+    });
+    // S3 may answer 200 with an error in the body.
+    if (xmlValue(done.body, 'Code'))
+      throw new S3Error(200, xmlValue(done.body, 'Code')!, `S3 complete ${key}: ${done.body}`);
+  }
+
+  private async abortMultipart(key: string, uploadId: string): Promise<void> {
+    await this.s3.call({ method: 'DELETE', key, query: { uploadId }, accept: [404] });
+  }
+
   /** Assembles `to` from byte ranges of other objects, each ≥ 5 MiB but the last. */
   private async multipartCopy(to: string, pieces: Part[]): Promise<void> {
-    const init = await this.s3.call({ method: 'POST', key: to, query: { uploads: '' } });
-    const uploadId = xmlValue(init.body, 'UploadId');
-    if (!uploadId) throw new Error(`S3: no UploadId creating a multipart upload of ${to}`);
+    const uploadId = await this.createMultipart(to);
     try {
       // Server-side copies, several at once: the gateway does the work, the registry only waits.
       const etags = await eachLimited(pieces, this.options.concurrency, async (piece, i) => {
@@ -315,24 +455,9 @@ export class S3Driver implements StorageDriver {
         });
         return xmlValue(res.body, 'ETag') ?? '';
       });
-      const parts = etags
-        .map(
-          (etag, i) => `<Part>${xmlElement('PartNumber', String(i + 1))}${xmlElement('ETag', etag)}</Part>`,
-        )
-        .join('');
-      const done = await this.s3.call({
-        method: 'POST',
-        key: to,
-        query: { uploadId },
-        body: Buffer.from(`<CompleteMultipartUpload>${parts}</CompleteMultipartUpload>`),
-      });
-      // S3 may answer 200 with an error in the body.
-      if (xmlValue(done.body, 'Code'))
-        throw new S3Error(200, xmlValue(done.body, 'Code')!, `S3 complete ${to}: ${done.body}`);
+      await this.completeMultipart(to, uploadId, etags);
     } catch (err) {
-      await this.s3
-        .call({ method: 'DELETE', key: to, query: { uploadId }, accept: [404] })
-        .catch(() => undefined);
+      await this.abortMultipart(to, uploadId).catch(() => undefined);
       throw err;
     }
   }

@@ -4,7 +4,7 @@
 // after a crash an upload resumes from what reached the disk (the hash is rebuilt from it).
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { once } from 'node:events';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { digestAlgorithm, digestHex, isDigest, type Digest } from '../../lib/digest';
 import { KeyedLock } from '../../lib/keyed-lock';
@@ -109,6 +109,8 @@ export class UploadWriter {
         await this.driver.delete(paths.upload(name, uuid));
         return moved.digest;
       }
+      const direct = await this.directTarget(name, uuid, digests, body, range);
+      if (direct) return this.commitDirect(name, uuid, direct, body!);
       const size = await this.append(name, uuid, body, range);
       const session = await this.session(name, uuid, size);
       const canonical = `sha256:${session.hash.digest('hex')}` as Digest;
@@ -132,9 +134,61 @@ export class UploadWriter {
     });
   }
 
+  /**
+   * The digest a whole blob in one request may be written under straight away, when the store
+   * stages files (its move would copy every byte): the upload is fresh, the client named only
+   * sha256 digests, all one, and that blob is not stored yet.
+   */
+  private async directTarget(
+    name: string,
+    uuid: string,
+    digests: Digest[],
+    body: Readable | undefined,
+    range: ByteRange | undefined,
+  ): Promise<Digest | undefined> {
+    const [digest] = digests;
+    if (!this.driver.stagedWriter || !body || !digest || (range && range.start !== 0)) return undefined;
+    if (digests.some((d) => d !== digest || digestAlgorithm(d) !== 'sha256')) return undefined;
+    if ((await this.offset(name, uuid)) !== 0 || (await this.blobs.stat(digest))) return undefined;
+    return digest;
+  }
+
+  /**
+   * Streams the body to the blob's own path, staged; verified, it is committed there. The commit
+   * note first, as for a move: a kill after the commit leaves an upload that can finish.
+   */
+  private async commitDirect(name: string, uuid: string, digest: Digest, body: Readable): Promise<Digest> {
+    const staged = await this.driver.stagedWriter!(paths.blobData(digest));
+    const hash = createHash('sha256');
+    try {
+      await writeBody(body, staged.stream, (chunk) => hash.update(chunk));
+    } catch (err) {
+      await staged.abort().catch(() => undefined);
+      throw err;
+    }
+    this.sessions.delete(uuid);
+    const actual = `sha256:${hash.digest('hex')}` as Digest;
+    if (actual !== digest) {
+      await staged.abort();
+      await this.cancel(name, uuid);
+      throw new RegistryError('DIGEST_INVALID', undefined, { digest, actual });
+    }
+    await this.driver.putContent(paths.uploadCommitted(name, uuid), digest, { durable: false });
+    await staged.commit();
+    await this.driver.delete(paths.uploadData(name, uuid));
+    await this.layers.link(name, digest);
+    await this.driver.delete(paths.upload(name, uuid));
+    return digest;
+  }
+
   async cancel(name: string, uuid: string): Promise<void> {
     this.sessions.delete(uuid);
     await this.driver.delete(paths.upload(name, uuid));
+  }
+
+  /** Drops the store's staged blobs whose request died, once they are older than the expiry. */
+  async purgeStaged(now = Date.now()): Promise<number> {
+    return (await this.driver.purgeStaged?.(now - this.options.expireMs)) ?? 0;
   }
 
   /** Removes every upload of a repository started longer ago than the expiry. */
@@ -180,25 +234,14 @@ export class UploadWriter {
     if (!body) return offset;
     const session = await this.session(name, uuid, offset);
     const out = await this.driver.appender(paths.uploadData(name, uuid));
-    // Settles once the file is closed, rejected by a failed write (ENOSPC, EIO). After one, the
-    // rest of the body is read and dropped: the client gets the answer, not a reset connection.
-    const written = finished(out);
-    let failed = false;
-    written.catch(() => (failed = true));
     try {
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        if (failed) continue;
+      await writeBody(body, out, (chunk) => {
         session.hash.update(chunk);
         session.offset += chunk.length;
-        if (!out.write(chunk)) await Promise.race([once(out, 'drain'), written]).catch(() => undefined);
-      }
-      if (!out.destroyed) out.end();
-      await written;
+      });
     } catch (err) {
       // The bytes already written stay (the client resumes after them); the hash is rebuilt.
       this.sessions.delete(uuid);
-      if (!out.destroyed) out.end();
-      await written.catch(() => undefined);
       throw err;
     }
     return session.offset;
@@ -225,6 +268,31 @@ export class UploadWriter {
 
   private locked<T>(uuid: string, fn: () => Promise<T>): Promise<T> {
     return this.lock.run(uuid, fn);
+  }
+}
+
+/**
+ * Writes a request body to `out`, each chunk seen by `onChunk` first, and closes it. After a
+ * failed write (ENOSPC, EIO, the store refusing) the rest of the body is read and dropped: the
+ * client gets the answer, not a reset connection.
+ */
+async function writeBody(body: Readable, out: Writable, onChunk: (chunk: Buffer) => void): Promise<void> {
+  // Settles once the file is closed, rejected by a failed write.
+  const written = finished(out);
+  let failed = false;
+  written.catch(() => (failed = true));
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      if (failed) continue;
+      onChunk(chunk);
+      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), written]).catch(() => undefined);
+    }
+    if (!out.destroyed) out.end();
+    await written;
+  } catch (err) {
+    if (!out.destroyed) out.end();
+    await written.catch(() => undefined);
+    throw err;
   }
 }
 

@@ -1,6 +1,7 @@
 // The one way the renderer reaches anything: the gateway at its own origin (web mode) or at the
 // address the preload gives (Electron), always with this launch's token.
 import { fixableText } from './fixable-errors';
+import { againAfterNetworkFailures } from './network-failures';
 
 /** A folder read by Electron's main process: its name and each file under it. */
 export interface ChosenFolder {
@@ -66,9 +67,14 @@ async function readMessage(res: Response): Promise<string> {
 export async function request(path: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set('Authorization', `Bearer ${gateway.token}`);
+  const send = () => fetch(gateway.base + path, { ...init, headers });
+  const method = (init.method ?? 'GET').toUpperCase();
   let res: Response;
   try {
-    res = await fetch(gateway.base + path, { ...init, headers });
+    // A read may be sent again; a change is not, as it may have been carried out.
+    res = await (method === 'GET' || method === 'HEAD'
+      ? againAfterNetworkFailures(send, init.signal ?? undefined)
+      : send());
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 'The app gateway is not answering (was the app stopped?)', path);

@@ -1,14 +1,13 @@
 // Chromium fails every request in flight when the host's networks change (ERR_NETWORK_CHANGED),
 // and containers change them as they start and stop (a veth, a bridge's address). Such a failure
 // says nothing about the gateway or the engine: what can be asked again is asked again.
-import { ApiError } from './gateway';
 
 /**
  * A request that got no answer at all, rather than an answer or an abort: fetch's TypeError, as
- * the gateway client passes it on (status 0), or a stream's read cut on the way.
+ * the gateway client passes it on (an ApiError of status 0), or a stream's read cut on the way.
  */
 export function isNetworkFailure(err: unknown): boolean {
-  return err instanceof TypeError || (err instanceof ApiError && err.status === 0);
+  return err instanceof TypeError || (err instanceof Error && (err as { status?: unknown }).status === 0);
 }
 
 const pause = (ms: number, signal?: AbortSignal) =>
@@ -16,6 +15,24 @@ const pause = (ms: number, signal?: AbortSignal) =>
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
+
+/**
+ * Runs `attempt` again while it fails on the way, 0.25 s then 0.5 s later, for what may be asked
+ * twice (a read; a removal where "already gone" is success).
+ */
+export async function againAfterNetworkFailures<T>(
+  attempt: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  for (let failures = 0; ; failures++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (failures === 2 || signal?.aborted || !isNetworkFailure(err)) throw err;
+      await pause(250 * 2 ** failures, signal);
+    }
+  }
+}
 
 /**
  * Runs `follow` (which opens a stream and reads it to its end) until `signal` aborts, opening it

@@ -6,6 +6,7 @@ import { useEffect, useState } from 'react';
 import { engine } from '../../api/engine-client';
 import { E } from '../../api/engine-target';
 import { VOLUME_BROWSER_LABEL } from '../../api/helper-containers';
+import { againAfterNetworkFailures } from '../../api/network-failures';
 
 /** Where the helper mounts the volume; the browser never goes above it. */
 export const VOLUME_MOUNT = '/volume';
@@ -17,9 +18,12 @@ export class NoLocalImage extends Error {
   }
 }
 
-/** Removes a helper; one already gone (a browser closing as another opens) is no error. */
+/**
+ * Removes a helper; one already gone (a browser closing as another opens, or a removal whose
+ * answer a network change cut off) is no error, so a failure on the way is tried again.
+ */
 async function removeHelper(prefix: string, id: string): Promise<void> {
-  await engine.removeFrom(prefix, id).catch((err: { status?: number }) => {
+  await againAfterNetworkFailures(() => engine.removeFrom(prefix, id)).catch((err: { status?: number }) => {
     if (err.status !== 404) throw err;
   });
 }

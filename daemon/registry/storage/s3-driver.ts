@@ -114,6 +114,8 @@ function piecewiseWriter(
 
 export class S3Driver implements StorageDriver {
   private readonly prefix: string;
+  /** This process's multipart uploads (staged files, copies), from their creation to their end. */
+  private readonly underWay = new Set<string>();
 
   constructor(
     readonly s3: S3Client,
@@ -386,10 +388,14 @@ export class S3Driver implements StorageDriver {
     }
   }
 
+  /**
+   * Aborts the multipart uploads begun before `before` but this process's own still under way:
+   * an expiry shorter than a slow request must not cut it.
+   */
   async purgeStaged(before: number): Promise<number> {
     let purged = 0;
     for await (const upload of this.stagedUploads()) {
-      if (!(upload.initiatedMs < before)) continue;
+      if (!(upload.initiatedMs < before) || this.underWay.has(upload.uploadId)) continue;
       await this.abortMultipart(upload.key, upload.uploadId);
       purged++;
     }
@@ -416,6 +422,7 @@ export class S3Driver implements StorageDriver {
     const init = await this.s3.call({ method: 'POST', key, query: { uploads: '' } });
     const uploadId = xmlValue(init.body, 'UploadId');
     if (!uploadId) throw new Error(`S3: no UploadId creating a multipart upload of ${key}`);
+    this.underWay.add(uploadId);
     return uploadId;
   }
 
@@ -432,10 +439,12 @@ export class S3Driver implements StorageDriver {
     // S3 may answer 200 with an error in the body.
     if (xmlValue(done.body, 'Code'))
       throw new S3Error(200, xmlValue(done.body, 'Code')!, `S3 complete ${key}: ${done.body}`);
+    this.underWay.delete(uploadId);
   }
 
   private async abortMultipart(key: string, uploadId: string): Promise<void> {
     await this.s3.call({ method: 'DELETE', key, query: { uploadId }, accept: [404] });
+    this.underWay.delete(uploadId);
   }
 
   /** Assembles `to` from byte ranges of other objects, each ≥ 5 MiB but the last. */

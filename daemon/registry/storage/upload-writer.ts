@@ -174,7 +174,10 @@ export class UploadWriter {
       throw new RegistryError('DIGEST_INVALID', undefined, { digest, actual });
     }
     await this.driver.putContent(paths.uploadCommitted(name, uuid), digest, { durable: false });
-    await staged.commit();
+    await staged.commit().catch(async (err: unknown) => {
+      await staged.abort().catch(() => undefined);
+      throw err;
+    });
     await this.driver.delete(paths.uploadData(name, uuid));
     await this.layers.link(name, digest);
     await this.driver.delete(paths.upload(name, uuid));

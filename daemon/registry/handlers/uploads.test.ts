@@ -228,7 +228,9 @@ describe('upload session', () => {
     assert.ok(range.body.equals(data.subarray(6291455, 6291461)));
   });
 
-  test('a whole blob that takes longer than the upload expiry to arrive is not cut by the purge loop', async () => {
+  test('a whole blob that takes longer than the upload expiry to arrive is not cut by the purge loop', async (t) => {
+    // On disk, as in Distribution, an upload older than the expiry is purged, request or not.
+    if (!(reg.driver instanceof S3Driver)) return t.skip('only a staged blob outlives its upload');
     const data = randomBytes(12 << 20);
     const location = await startUpload(reg.url, 'up/slow');
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -17,21 +17,33 @@ const pause = (ms: number, signal?: AbortSignal) =>
   });
 
 /**
- * Runs `attempt` again while it fails on the way, 0.25 s then 0.5 s later, for what may be asked
- * twice (a read; a removal where "already gone" is success).
+ * Runs `attempt`, and again after each of `pauses` (ms) while `retryable` says so of its error;
+ * `beforeRetry` readies the next try.
  */
-export async function againAfterNetworkFailures<T>(
+async function retried<T>(
   attempt: () => Promise<T>,
+  retryable: (err: unknown) => boolean,
+  pauses: number[],
   signal?: AbortSignal,
+  beforeRetry?: () => Promise<unknown>,
 ): Promise<T> {
-  for (let failures = 0; ; failures++) {
+  for (let tries = 0; ; tries++) {
     try {
       return await attempt();
     } catch (err) {
-      if (failures === 2 || signal?.aborted || !isNetworkFailure(err)) throw err;
-      await pause(250 * 2 ** failures, signal);
+      if (tries === pauses.length || signal?.aborted || !retryable(err)) throw err;
+      await pause(pauses[tries], signal);
+      await beforeRetry?.();
     }
   }
+}
+
+/**
+ * Runs `attempt` again while it fails on the way, 0.25 s then 0.5 s later, for what may be asked
+ * twice (a read; a removal where "already gone" is success).
+ */
+export function againAfterNetworkFailures<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  return retried(attempt, isNetworkFailure, [250, 500], signal);
 }
 
 /**
@@ -57,18 +69,14 @@ export async function followAgainAfterNetworkFailures(
   }
 }
 
-/** Loads a chunk (a screen, the palette), again up to twice more when its load fails on the way. */
-export async function loadChunk<T>(load: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await load();
-    } catch (err) {
-      if (attempt === 3) throw err;
-      // After the pause: a stylesheet's failure may land after the script's.
-      await pause(500 * attempt);
-      await reloadFailedStylesheets();
-    }
-  }
+/**
+ * Loads a chunk (a screen, the palette), again up to twice more when its load fails, whatever
+ * the error: a stylesheet's failure is the loader's own Error, not fetch's TypeError. The
+ * failed stylesheets are fetched again after the pause, as a stylesheet's failure may land after
+ * the script's.
+ */
+export function loadChunk<T>(load: () => Promise<T>): Promise<T> {
+  return retried(load, () => true, [500, 1000], undefined, reloadFailedStylesheets);
 }
 
 /**

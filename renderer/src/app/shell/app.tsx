@@ -1,10 +1,10 @@
 // The shell: sidebar, engine status, the current screen; one events subscription for all.
-import { lazy, Suspense, useEffect, type ComponentType } from 'react';
+import { Suspense, useEffect } from 'react';
 import { gateway } from '../../api/gateway';
-import { loadChunk } from '../../api/network-failures';
 import { ContainerList } from '../../features/containers/components/container-list';
 import { CommandPalette } from './palette-opener';
 import { useRoute } from '../state/router';
+import { lazyChunk } from '../ui/lazy-chunk';
 import { ScreenBoundary } from '../ui/screen-boundary';
 import { focusSearch } from '../ui/search-box';
 import { useFocusKeeper } from '../ui/screen-focus';
@@ -15,57 +15,53 @@ import { useDesktopStateStream } from '../state/use-desktop-state';
 import { useEngineEvents } from '../state/use-engine-events';
 import './shell.css';
 
-/**
- * A screen in a chunk of its own, loaded when first shown: the first paint loads the shell and
- * the containers list (the first screen) only.
- */
-function screen<P>(load: () => Promise<ComponentType<P>>) {
-  return lazy(async () => ({ default: await loadChunk(load) }));
-}
-
-const ProjectLogs = screen(() =>
+// Each screen in a chunk of its own, loaded when first shown: the first paint loads the shell
+// and the containers list (the first screen) only.
+const ProjectLogs = lazyChunk(() =>
   import('../../features/compose/components/project-logs').then((m) => m.ProjectLogs),
 );
-const ContainerDetail = screen(() =>
+const ContainerDetail = lazyChunk(() =>
   import('../../features/containers/components/container-detail').then((m) => m.ContainerDetail),
 );
-const AllContainers = screen(() =>
+const AllContainers = lazyChunk(() =>
   import('../../features/engines/components/all-containers').then((m) => m.AllContainers),
 );
-const ImageDetail = screen(() =>
+const ImageDetail = lazyChunk(() =>
   import('../../features/images/components/image-detail').then((m) => m.ImageDetail),
 );
-const ImageList = screen(() =>
+const ImageList = lazyChunk(() =>
   import('../../features/images/components/image-list').then((m) => m.ImageList),
 );
-const BuildScreen = screen(() =>
+const BuildScreen = lazyChunk(() =>
   import('../../features/build/components/build-screen').then((m) => m.BuildScreen),
 );
-const VolumeBrowser = screen(() =>
+const VolumeBrowser = lazyChunk(() =>
   import('../../features/volumes/components/volume-browser').then((m) => m.VolumeBrowser),
 );
-const VolumeList = screen(() =>
+const VolumeList = lazyChunk(() =>
   import('../../features/volumes/components/volume-list').then((m) => m.VolumeList),
 );
-const NetworkDetail = screen(() =>
+const NetworkDetail = lazyChunk(() =>
   import('../../features/networks/components/network-detail').then((m) => m.NetworkDetail),
 );
-const NetworkList = screen(() =>
+const NetworkList = lazyChunk(() =>
   import('../../features/networks/components/network-list').then((m) => m.NetworkList),
 );
-const SwarmScreen = screen(() =>
+const SwarmScreen = lazyChunk(() =>
   import('../../features/swarm/components/swarm-screen').then((m) => m.SwarmScreen),
 );
-const RegistryBrowser = screen(() =>
+const RegistryBrowser = lazyChunk(() =>
   import('../../features/registry/components/registry-browser').then((m) => m.RegistryBrowser),
 );
-const EventTimeline = screen(() =>
+const EventTimeline = lazyChunk(() =>
   import('../../features/events/components/event-timeline').then((m) => m.EventTimeline),
 );
-const DiskUsage = screen(() =>
+const DiskUsage = lazyChunk(() =>
   import('../../features/disk-usage/components/disk-usage').then((m) => m.DiskUsage),
 );
-const Settings = screen(() => import('../../features/settings/components/settings').then((m) => m.Settings));
+const Settings = lazyChunk(() =>
+  import('../../features/settings/components/settings').then((m) => m.Settings),
+);
 
 function Screen() {
   const { section, rest } = useRoute();

@@ -1,10 +1,10 @@
 // Ctrl+K (or Cmd+K) opens the command palette. The palette and every feature's entries load
 // at its first opening, not with the first screen.
-import { lazy, Suspense, useEffect, useState } from 'react';
-import { loadChunk } from '../../api/network-failures';
+import { Suspense, useEffect, useState } from 'react';
+import { lazyChunk } from '../ui/lazy-chunk';
 import { ScreenBoundary } from '../ui/screen-boundary';
 
-const Palette = lazy(async () => ({ default: (await loadChunk(() => import('./command-palette'))).Palette }));
+const Palette = lazyChunk(() => import('./command-palette').then((m) => m.Palette));
 
 export function CommandPalette() {
   const [open, setOpen] = useState(false);

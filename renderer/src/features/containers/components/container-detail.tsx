@@ -1,5 +1,5 @@
 // One container: Summary, Logs, Terminal, Stats, Files, as tabs in the route.
-import { lazy, Suspense, useState } from 'react';
+import { Suspense, useState } from 'react';
 import { ApiError } from '../../../api/gateway';
 import { ConfirmDialog } from '../../../app/ui/confirm-dialog';
 import { ErrorMessage } from '../../../app/ui/error-message';
@@ -16,13 +16,11 @@ import { Play, RotateCw, Square, Trash2 } from 'lucide-react';
 import { Button } from '../../../app/ui/button';
 import { Breadcrumb, DetailTabs } from '../../../app/ui/detail';
 import { FileBrowser } from '../../../app/ui/file-browser';
-import { loadChunk } from '../../../api/network-failures';
+import { lazyChunk } from '../../../app/ui/lazy-chunk';
 import './containers.css';
 
 // xterm.js is a third of the bundle: it loads when a terminal is first opened.
-const TerminalView = lazy(() =>
-  loadChunk(() => import('../../../terminals/terminal-view')).then((m) => ({ default: m.TerminalView })),
-);
+const TerminalView = lazyChunk(() => import('../../../terminals/terminal-view').then((m) => m.TerminalView));
 
 const TABS = ['summary', 'logs', 'terminal', 'stats', 'files'] as const;
 

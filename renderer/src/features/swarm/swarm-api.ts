@@ -36,13 +36,18 @@ export const swarm = {
   /** A new spec for the service at its version (the engine refuses a stale one). */
   updateService: (s: SwarmService, spec: ServiceSpec) =>
     sendJson('POST', `${E()}/services/${enc(s.ID)}/update${query({ version: s.Version.Index })}`, spec),
-  /** Back to the spec before the last update, as `docker service rollback`. */
-  rollbackService: (s: SwarmService) =>
-    sendJson(
+  /**
+   * Back to the spec before the last update, as `docker service rollback`: at the version read
+   * just before, since the engine moves it on by itself (an update's status going to completed).
+   */
+  rollbackService: async (id: string) => {
+    const s = await swarm.service(id);
+    return sendJson(
       'POST',
       `${E()}/services/${enc(s.ID)}/update${query({ version: s.Version.Index, rollback: 'previous' })}`,
       s.Spec,
-    ),
+    );
+  },
   removeService: (id: string) => sendJson('DELETE', `${E()}/services/${enc(id)}`),
   serviceLogs: (id: string, signal: AbortSignal) =>
     request(

@@ -36,7 +36,7 @@ export function ServicesTab() {
   const services = useServices(true);
   const [dialog, setDialog] = useState<Dialogs>();
   const [open, setOpen] = useState<{ id: string; view: 'tasks' | 'logs' }>();
-  const rollback = useSwarmChange((s: SwarmService) => swarm.rollbackService(s));
+  const rollback = useSwarmChange((s: SwarmService) => swarm.rollbackService(s.ID));
   const shown = services.data?.find((s) => s.ID === open?.id);
   return (
     <>

@@ -1,7 +1,8 @@
 // Writes a byte range of a stored blob to a response. A local file going to a plain TCP or unix
 // socket is handed to the kernel (sendfile, on the native sender's thread): no byte passes
-// through Node. An object store's range is one ranged GET piped to the client at its pace (a
-// request per 1 MiB piece halved S3 pull rates). Otherwise (a local file under TLS) reads run a
+// through Node. An object store's range is one ranged GET: over plain HTTP on both sides its
+// socket is spliced to the client's on that same thread, else its answer is piped to the client
+// at its pace (a request per 1 MiB piece halved S3 pull rates). Otherwise (a local file under TLS) reads run a
 // few pieces ahead of the socket into pooled buffers, and a buffer goes back to the pool only once
 // the kernel has its bytes (the write callback), so every response respects backpressure and no
 // piece is ever allocated anew.
@@ -10,8 +11,8 @@ import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BufferPool } from '../../lib/buffer-pool';
-import { sendFile } from '../native/blob-sendfile';
-import type { RandomReader } from '../storage/driver';
+import { relaySocket, sendFile, type Transfer } from '../native/blob-sendfile';
+import type { RandomReader, SocketBody } from '../storage/driver';
 
 // Measured on loopback with 1 to 32 clients: 1 MiB pieces three deep beat larger pieces and
 // fewer reads ahead (the thread pool's latency is hidden) and match blocking reads from the page
@@ -66,21 +67,24 @@ function flushed(socket: Socket): Promise<void> {
   return new Promise((resolve, reject) => socket.write('', (err) => (err ? reject(err) : resolve())));
 }
 
+/**
+ * The body moved by the native sender's thread (`start` hands it over with the client's idle
+ * limit), after the headers and any bytes already in hand (`first`) are in the kernel.
+ */
 async function sendByKernel(
   res: ServerResponse,
   socket: Socket,
-  socketFd: number,
-  fileFd: number,
-  start: number,
-  end: number,
+  first: Buffer | undefined,
+  start: (idleMs: number) => Transfer,
 ): Promise<void> {
   res.flushHeaders();
+  if (first?.length) await written(res, first);
   await flushed(socket);
   // Node sees no traffic on its socket while the kernel sends: its idle timeout would cut the
   // transfer, so the sender's thread applies it instead, to the client's progress.
   const timeout = socket.timeout ?? 0;
   socket.setTimeout(0);
-  const transfer = sendFile(socketFd, fileFd, start, end - start + 1, timeout || noIdleLimit);
+  const transfer = start(timeout || noIdleLimit);
   const onClose = (): void => transfer.cancel();
   res.once('close', onClose);
   try {
@@ -94,6 +98,28 @@ async function sendByKernel(
     socket.setTimeout(timeout);
   }
   res.end();
+}
+
+/** An object store's answer spliced from its socket to the client's. */
+async function sendByRelay(
+  res: ServerResponse,
+  socket: Socket,
+  socketFd: number,
+  body: SocketBody,
+): Promise<void> {
+  try {
+    const sourceFd = plainSocketFd(body.socket);
+    if (sourceFd === undefined) throw new Error("the store's connection has no descriptor");
+    if (body.rest === 0) {
+      res.end(body.first);
+      return;
+    }
+    await sendByKernel(res, socket, body.first, (idleMs) =>
+      relaySocket(socketFd, sourceFd, body.rest, idleMs),
+    );
+  } finally {
+    body.socket.destroy();
+  }
 }
 
 async function sendByReads(
@@ -146,9 +172,15 @@ export async function sendRange(
   end: number,
 ): Promise<void> {
   try {
-    const socketFd = plainSocketFd(res.socket);
-    if (file.fd !== undefined && socketFd !== undefined)
-      await sendByKernel(res, res.socket!, socketFd, file.fd, start, end);
+    const socket = res.socket;
+    const socketFd = plainSocketFd(socket);
+    const fileFd = file.fd;
+    const body = socketFd !== undefined ? await file.socketBody?.(start, end) : undefined;
+    if (fileFd !== undefined && socketFd !== undefined)
+      await sendByKernel(res, socket!, undefined, (idleMs) =>
+        sendFile(socketFd, fileFd, start, end - start + 1, idleMs),
+      );
+    else if (body) await sendByRelay(res, socket!, socketFd!, body);
     else if (file.stream) await sendByStream(res, await file.stream(start, end));
     else await sendByReads(res, file, start, end);
   } finally {

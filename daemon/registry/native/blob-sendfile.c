@@ -12,8 +12,16 @@
  * result comes back on the event loop through a thread-safe function. One thread serves every
  * transfer: sendfile from the page cache is far faster than any socket drains.
  *
+ * A blob kept in an object store comes from another socket (the store's answer to a GET, its
+ * head already read by JS): a relay splices it through a pipe of its own to the client, so those
+ * bytes never pass through the event loop either (piping them in JS cost a copy each way and
+ * left pulls bound to the one JS thread).
+ *
  *   send(socketFd, fileFd, offset, length, idleMs, done(errorMessage | null, bytesSent)) -> id
  *                a client that takes nothing for idleMs ends its transfer (ETIMEDOUT)
+ *   relay(socketFd, sourceFd, length, idleMs, done) -> id
+ *                the next length bytes of the source socket to the client; a source that ends
+ *                early ends it (EPROTO); idleMs applies to the client and the source alike
  *   cancel(id)   the transfer ends with "cancelled" (the client went away)
  *   trim()       returns the allocator's free memory to the system (malloc_trim)
  */
@@ -37,10 +45,19 @@
  * thread fairly among many clients. */
 #define SLICE (4u << 20)
 
+/* What a relay waits for: the source to have bytes, or the client to take those in the pipe. */
+enum waiting { ON_SOURCE, ON_CLIENT };
+
 typedef struct transfer {
   uint64_t id;
   int sock;
-  int file;
+  int file; /* the blob file, or a relay's source socket */
+  int relay;
+  int pipe_r, pipe_w; /* a relay's own pipe */
+  size_t in_pipe;
+  int source_watched; /* a relay's source is in the epoll (until its last byte is read) */
+  int retired;        /* ended: out of the epoll, to be finished after this round of events */
+  enum waiting waiting;
   off_t offset;
   size_t left;
   size_t sent;
@@ -62,14 +79,23 @@ static struct {
   uint64_t *cancels;   /* ids to cancel */
   size_t cancel_count, cancel_cap;
   transfer *active;    /* owned by the thread */
+  transfer *retired;   /* ended this round; later events of the same epoll_wait may still name them */
   napi_threadsafe_function finished;
   napi_env env; /* the one environment (main thread) that may use it: the state is per process */
   size_t pending; /* transfers whose callback has not run; on the event loop only */
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* A relay's source is told apart in epoll events by the low bit of the pointer (calloc's
+ * alignment leaves it clear). */
+static void *source_tag(transfer *t) { return (void *)((uintptr_t)t | 1); }
+
 static void finish(transfer *t) {
   close(t->sock);
   close(t->file);
+  if (t->relay) {
+    close(t->pipe_r);
+    close(t->pipe_w);
+  }
   /* Blocking: the queue is unbounded, so this never waits. */
   napi_call_threadsafe_function(S.finished, t, napi_tsfn_blocking);
 }
@@ -80,6 +106,38 @@ static void unlink_active(transfer *t) {
       *p = t->next;
       return;
     }
+}
+
+/* Out of the epoll and the active list (Node holds its own descriptors of the same sockets, so
+ * closing ours would not take them out of the epoll). It is finished, and so freed, only once the
+ * round of events is through: a relay's two sockets may both be in one round. */
+static void retire(transfer *t) {
+  epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->sock, NULL);
+  if (t->relay && t->source_watched) epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->file, NULL);
+  unlink_active(t);
+  t->retired = 1;
+  t->next = S.retired;
+  S.retired = t;
+}
+
+static void finish_retired(void) {
+  while (S.retired) {
+    transfer *t = S.retired;
+    S.retired = t->next;
+    finish(t);
+  }
+}
+
+/* Level-triggered: only the side a relay waits on asks for events (the other would fire at
+ * once, a writable client while the pipe is empty), errors and hang-ups come from both. */
+static void wait_on(transfer *t, enum waiting w) {
+  if (t->waiting == w) return;
+  t->waiting = w;
+  struct epoll_event client = {.events = w == ON_CLIENT ? EPOLLOUT : 0, .data.ptr = t};
+  epoll_ctl(S.epoll, EPOLL_CTL_MOD, t->sock, &client);
+  if (!t->source_watched) return;
+  struct epoll_event source = {.events = w == ON_SOURCE ? EPOLLIN : 0, .data.ptr = source_tag(t)};
+  epoll_ctl(S.epoll, EPOLL_CTL_MOD, t->file, &source);
 }
 
 static int64_t now_ms(void) {
@@ -106,6 +164,60 @@ static int pump(transfer *t) {
   return 1;
 }
 
+/* A relay: source socket to pipe, pipe to client, until the length is through; 1 when it ended. */
+static int pump_relay(transfer *t) {
+  for (;;) {
+    if (t->in_pipe > 0) {
+      ssize_t n = splice(t->pipe_r, NULL, t->sock, NULL, t->in_pipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (n > 0) {
+        t->in_pipe -= (size_t)n;
+        t->sent += (size_t)n;
+        t->last_progress = now_ms();
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) {
+        wait_on(t, ON_CLIENT);
+        return 0;
+      }
+      t->error = n == 0 ? EPIPE : errno;
+      return 1;
+    }
+    if (t->left == 0) return 1;
+    /* The pipe is empty here, so EAGAIN means the source has nothing yet. */
+    ssize_t n = splice(t->file, NULL, t->pipe_w, NULL, t->left < SLICE ? t->left : SLICE,
+                       SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n > 0) {
+      t->left -= (size_t)n;
+      t->in_pipe += (size_t)n;
+      t->last_progress = now_ms();
+      if (t->left == 0) {
+        /* Its last byte is in: its closing (the answer's end) is no longer news. */
+        epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->file, NULL);
+        t->source_watched = 0;
+      }
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      wait_on(t, ON_SOURCE);
+      return 0;
+    }
+    t->error = n == 0 ? EPROTO : errno; /* 0: the store closed before the whole body */
+    return 1;
+  }
+}
+
+/* An event for a relay on the side it does not wait on can only be an error or a hang-up. */
+static int relay_event(transfer *t, int from_source, uint32_t events) {
+  int expected = from_source ? t->waiting == ON_SOURCE : t->waiting == ON_CLIENT;
+  if (!expected && (events & (EPOLLERR | EPOLLHUP))) {
+    t->error = from_source ? ECONNRESET : EPIPE;
+    return 1;
+  }
+  return pump_relay(t);
+}
+
 static void take_handovers(void) {
   pthread_mutex_lock(&S.lock);
   transfer *in = S.incoming;
@@ -118,22 +230,25 @@ static void take_handovers(void) {
   while (in) {
     transfer *t = in;
     in = in->next;
-    struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = t};
-    if (epoll_ctl(S.epoll, EPOLL_CTL_ADD, t->sock, &ev) < 0) {
+    /* A relay starts waiting on its source: its pipe is empty. */
+    struct epoll_event ev = {.events = t->relay ? 0 : EPOLLOUT, .data.ptr = t};
+    struct epoll_event source = {.events = EPOLLIN, .data.ptr = source_tag(t)};
+    if (epoll_ctl(S.epoll, EPOLL_CTL_ADD, t->sock, &ev) < 0 ||
+        (t->relay && epoll_ctl(S.epoll, EPOLL_CTL_ADD, t->file, &source) < 0)) {
       t->error = errno;
+      epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->sock, NULL);
       finish(t);
       continue;
     }
+    t->source_watched = t->relay;
     t->next = S.active;
     S.active = t;
   }
   for (size_t i = 0; i < cancel_count; i++)
     for (transfer *t = S.active; t; t = t->next)
       if (t->id == cancels[i]) {
-        epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->sock, NULL);
-        unlink_active(t);
         t->error = -1;
-        finish(t);
+        retire(t);
         break;
       }
   free(cancels);
@@ -145,10 +260,8 @@ static void end_stalled(void) {
   for (transfer *t = S.active, *next; t; t = next) {
     next = t->next;
     if (now - t->last_progress < t->idle_ms) continue;
-    epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->sock, NULL);
-    unlink_active(t);
     t->error = ETIMEDOUT;
-    finish(t);
+    retire(t);
   }
 }
 
@@ -166,13 +279,12 @@ static void *run(void *arg) {
         take_handovers();
         continue;
       }
-      transfer *t = events[i].data.ptr;
-      if (pump(t)) {
-        epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->sock, NULL);
-        unlink_active(t);
-        finish(t);
-      }
+      uintptr_t tagged = (uintptr_t)events[i].data.ptr;
+      transfer *t = (transfer *)(tagged & ~(uintptr_t)1);
+      if (t->retired) continue;
+      if (t->relay ? relay_event(t, (int)(tagged & 1), events[i].events) : pump(t)) retire(t);
     }
+    finish_retired();
   }
   return NULL;
 }
@@ -243,18 +355,9 @@ static int64_t int_arg(napi_env env, napi_value v) {
   return out;
 }
 
-static napi_value js_send(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  napi_valuetype cb_type = napi_undefined;
-  if (argc == 6) napi_typeof(env, argv[5], &cb_type);
-  int64_t sock = int_arg(env, argv[0]), file = int_arg(env, argv[1]);
-  int64_t offset = int_arg(env, argv[2]), length = int_arg(env, argv[3]), idle = int_arg(env, argv[4]);
-  if (argc != 6 || cb_type != napi_function || sock < 0 || file < 0 || offset < 0 || length < 0 || idle <= 0) {
-    napi_throw_type_error(env, NULL, "send(socketFd, fileFd, offset, length, idleMs, done)");
-    return NULL;
-  }
+/* Hands a transfer to the thread: the descriptors dup'd, a relay given its pipe. */
+static napi_value hand_over(napi_env env, int relay, int64_t sock, int64_t file, int64_t offset,
+                            int64_t length, int64_t idle, napi_value done) {
   if (!S.started) {
     start_thread(env);
     if (!S.started) return NULL; /* it threw */
@@ -274,11 +377,28 @@ static napi_value js_send(napi_env env, napi_callback_info info) {
     errno = saved;
     return throw_errno(env, "dup");
   }
+  if (relay) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
+      int saved = errno;
+      close(t->sock);
+      close(t->file);
+      free(t);
+      errno = saved;
+      return throw_errno(env, "pipe2");
+    }
+    /* A larger pipe moves more per call; the default 64 KiB stays when the system refuses. */
+    fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
+    t->relay = 1;
+    t->pipe_r = fds[0];
+    t->pipe_w = fds[1];
+    t->waiting = ON_SOURCE;
+  }
   t->offset = (off_t)offset;
   t->left = (size_t)length;
   t->idle_ms = idle;
   t->last_progress = now_ms();
-  napi_create_reference(env, argv[5], 1, &t->done);
+  napi_create_reference(env, done, 1, &t->done);
   if (S.pending++ == 0) napi_ref_threadsafe_function(env, S.finished);
   pthread_mutex_lock(&S.lock);
   t->id = ++S.next_id;
@@ -289,6 +409,36 @@ static napi_value js_send(napi_env env, napi_callback_info info) {
   napi_value id;
   napi_create_double(env, (double)t->id, &id);
   return id;
+}
+
+static napi_value js_send(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  napi_valuetype cb_type = napi_undefined;
+  if (argc == 6) napi_typeof(env, argv[5], &cb_type);
+  int64_t sock = int_arg(env, argv[0]), file = int_arg(env, argv[1]);
+  int64_t offset = int_arg(env, argv[2]), length = int_arg(env, argv[3]), idle = int_arg(env, argv[4]);
+  if (argc != 6 || cb_type != napi_function || sock < 0 || file < 0 || offset < 0 || length < 0 || idle <= 0) {
+    napi_throw_type_error(env, NULL, "send(socketFd, fileFd, offset, length, idleMs, done)");
+    return NULL;
+  }
+  return hand_over(env, 0, sock, file, offset, length, idle, argv[5]);
+}
+
+static napi_value js_relay(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  napi_valuetype cb_type = napi_undefined;
+  if (argc == 5) napi_typeof(env, argv[4], &cb_type);
+  int64_t sock = int_arg(env, argv[0]), source = int_arg(env, argv[1]);
+  int64_t length = int_arg(env, argv[2]), idle = int_arg(env, argv[3]);
+  if (argc != 5 || cb_type != napi_function || sock < 0 || source < 0 || length < 0 || idle <= 0) {
+    napi_throw_type_error(env, NULL, "relay(socketFd, sourceFd, length, idleMs, done)");
+    return NULL;
+  }
+  return hand_over(env, 1, sock, source, 0, length, idle, argv[4]);
 }
 
 static napi_value js_cancel(napi_env env, napi_callback_info info) {
@@ -324,6 +474,7 @@ static napi_value js_trim(napi_env env, napi_callback_info info) {
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"send", NULL, js_send, NULL, NULL, NULL, napi_default, NULL},
+      {"relay", NULL, js_relay, NULL, NULL, NULL, napi_default, NULL},
       {"cancel", NULL, js_cancel, NULL, NULL, NULL, napi_default, NULL},
       {"trim", NULL, js_trim, NULL, NULL, NULL, napi_default, NULL},
   };

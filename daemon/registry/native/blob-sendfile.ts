@@ -1,17 +1,15 @@
 // The zero-copy blob sender (blob-sendfile.c, built into build/native/ by build:node): hands a
-// byte range of a local file to a socket with sendfile(2) on a thread of its own.
+// byte range of a local file to a socket with sendfile(2), or the next bytes of another socket
+// (an object store's answer) with splice(2), on a thread of its own.
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/product';
 
+/** Called once a transfer ends: null, or why it stopped, and the bytes it got out. */
+type Done = (error: string | null, sent: number) => void;
+
 interface Native {
-  send(
-    socketFd: number,
-    fileFd: number,
-    offset: number,
-    length: number,
-    idleMs: number,
-    done: (error: string | null, sent: number) => void,
-  ): number;
+  send(socketFd: number, fileFd: number, offset: number, length: number, idleMs: number, done: Done): number;
+  relay(socketFd: number, sourceFd: number, length: number, idleMs: number, done: Done): number;
   cancel(id: number): void;
   trim(): boolean;
 }
@@ -34,6 +32,18 @@ export interface Transfer {
   cancel(): void;
 }
 
+function transfer(what: string, length: number, start: (done: Done) => number): Transfer {
+  let id = 0;
+  const done = new Promise<number>((resolve, reject) => {
+    id = start((error, sent) =>
+      error === null
+        ? resolve(sent)
+        : reject(new Error(`${what}: ${error} after ${sent} of ${length} bytes`)),
+    );
+  });
+  return { done, cancel: () => native().cancel(id) };
+}
+
 /**
  * Sends `length` bytes of `fileFd` from `offset` to `socketFd` (both fds are dup'd); a client
  * that takes nothing for `idleMs` ends it.
@@ -45,16 +55,17 @@ export function sendFile(
   length: number,
   idleMs: number,
 ): Transfer {
-  const n = native();
-  let id = 0;
-  const done = new Promise<number>((resolve, reject) => {
-    id = n.send(socketFd, fileFd, offset, length, idleMs, (error, sent) =>
-      error === null
-        ? resolve(sent)
-        : reject(new Error(`sendfile: ${error} after ${sent} of ${length} bytes`)),
-    );
-  });
-  return { done, cancel: () => n.cancel(id) };
+  return transfer('sendfile', length, (done) =>
+    native().send(socketFd, fileFd, offset, length, idleMs, done),
+  );
+}
+
+/**
+ * Moves the next `length` bytes read from the socket `sourceFd` to `socketFd` (both dup'd; Node
+ * must not read the source meanwhile); nothing moving either way for `idleMs` ends it.
+ */
+export function relaySocket(socketFd: number, sourceFd: number, length: number, idleMs: number): Transfer {
+  return transfer('relay', length, (done) => native().relay(socketFd, sourceFd, length, idleMs, done));
 }
 
 /** Gives the allocator's free pages back to the system (glibc malloc_trim). */

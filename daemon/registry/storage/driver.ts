@@ -1,11 +1,21 @@
 // The storage driver interface: everything the registry keeps goes through these few calls,
 // on driver-relative paths built only by paths.ts.
+import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 
 export interface FileInfo {
   size: number;
   modifiedMs: number;
   isDirectory: boolean;
+}
+
+/** Bytes of a stored file waiting on a socket of their own (an object store's answer, its head read). */
+export interface SocketBody {
+  socket: Socket;
+  /** Body bytes that arrived with the head. */
+  first: Buffer;
+  /** Bytes still on the socket after `first`; Node reads none of them (the socket is paused). */
+  rest: number;
 }
 
 /** A stored file opened for reads at any offset (blob serving under TLS reads it into pooled buffers). */
@@ -23,6 +33,11 @@ export interface RandomReader {
    * object store's ranged GET): one long read there beats many short ones.
    */
   stream?(start: number, end: number): Promise<Readable>;
+  /**
+   * The bytes [start, end] left unread on a socket, for the kernel to move to a client (splice):
+   * where the store answers over plain HTTP and the range lies in one object; else undefined.
+   */
+  socketBody?(start: number, end: number): Promise<SocketBody | undefined>;
   close(): Promise<void>;
 }
 

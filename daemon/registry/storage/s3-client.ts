@@ -7,7 +7,9 @@ import { sign } from 'aws4';
 import { createHash } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import type { Readable } from 'node:stream';
+import type { SocketBody } from './driver';
 
 export interface S3Options {
   /** e.g. http://127.0.0.1:7480 */
@@ -79,6 +81,21 @@ export async function readAll(res: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of res as AsyncIterable<Buffer>) chunks.push(chunk);
   return Buffer.concat(chunks);
+}
+
+const headEnd = Buffer.from('\r\n\r\n');
+const headLimit = 64 << 10;
+
+/** The status and lower-cased headers of an HTTP answer's head. */
+function parseHead(head: string): { status: number; headers: Map<string, string> } {
+  const [statusLine, ...lines] = head.split('\r\n');
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0);
+  const headers = new Map<string, string>();
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+  }
+  return { status, headers };
 }
 
 export class S3Client {
@@ -166,6 +183,62 @@ export class S3Client {
     const text = (await readAll(res)).toString();
     const code = xmlValue(text, 'Code') ?? String(status);
     throw new S3Error(status, code, `S3 ${r.method} ${r.key ?? this.options.bucket}: ${status} ${code}`);
+  }
+
+  /**
+   * A ranged GET on a connection of its own whose body is left unread on the socket, for a
+   * reader that moves it without Node (the blob sender's splice). Reading stops right after the
+   * head (the socket's own `onread` buffer, paused by returning false). Plain http only: under
+   * TLS the bytes must pass through Node to be decrypted, so it is undefined there.
+   */
+  async bodySocket(key: string, start: number, end: number): Promise<SocketBody | undefined> {
+    if (this.url.protocol !== 'http:') return undefined;
+    const signed = this.signed('GET', this.path(key), { Range: `bytes=${start}-${end}` });
+    const lines = Object.entries(signed.headers as Record<string, string>).map(([k, v]) => `${k}: ${v}`);
+    const request = `GET ${signed.path} HTTP/1.1\r\n${lines.join('\r\n')}\r\nConnection: close\r\n\r\n`;
+    const length = end - start + 1;
+    return new Promise<SocketBody>((resolve, reject) => {
+      let got = Buffer.alloc(0);
+      const socket = connect({
+        host: this.url.hostname,
+        port: Number(this.url.port || 80),
+        onread: {
+          buffer: Buffer.alloc(16 << 10),
+          callback: (n, buffer) => {
+            got = Buffer.concat([got, buffer.subarray(0, n)]);
+            const at = got.indexOf(headEnd);
+            if (at < 0) {
+              if (got.length > headLimit) fail(new Error(`S3 GET ${key}: an answer head over 64 KiB`));
+              return true;
+            }
+            const { status, headers } = parseHead(got.subarray(0, at).toString('latin1'));
+            const size = Number(headers.get('content-length'));
+            const first = got.subarray(at + headEnd.length);
+            if (status !== 200 && status !== 206)
+              fail(new S3Error(status, String(status), `S3 GET ${key}: ${status}`));
+            else if (headers.has('transfer-encoding') || size !== length || first.length > length)
+              fail(
+                new Error(`S3 GET ${key}: a body of ${headers.get('content-length')} bytes, ${length} asked`),
+              );
+            else {
+              socket.off('end', ended);
+              // From here the relay reports a broken connection itself.
+              socket.off('error', fail).on('error', () => undefined);
+              resolve({ socket, first, rest: length - first.length });
+            }
+            return false;
+          },
+        },
+      });
+      const fail = (err: Error): void => {
+        socket.destroy();
+        reject(err);
+      };
+      const ended = (): void => fail(new Error(`S3 GET ${key}: the connection closed before the answer`));
+      socket.once('error', fail);
+      socket.once('end', ended);
+      socket.write(request);
+    });
   }
 
   /** Sends a request and reads the answer whole (small XML answers). */

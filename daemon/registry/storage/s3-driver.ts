@@ -197,6 +197,12 @@ export class S3Driver implements StorageDriver {
     return last ? last.start + last.size : 0;
   }
 
+  /** The part holding all of [start, end], when one does. */
+  private static onePart(parts: Part[], start: number, end: number): Part | undefined {
+    const within = parts.filter((p) => p.start <= end && start < p.start + p.size);
+    return within.length === 1 ? within[0] : undefined;
+  }
+
   async stat(path: string): Promise<FileInfo | undefined> {
     const head = await this.head(this.key(path));
     if (head) {
@@ -273,17 +279,19 @@ export class S3Driver implements StorageDriver {
         return filled;
       },
       stream: async (start, end) => {
-        const within = parts.filter((p) => p.start <= end && start < p.start + p.size);
+        const part = S3Driver.onePart(parts, start, end);
         // Within one object (every committed blob): the gateway's answer itself, with no stream
         // between it and the client.
-        if (within.length !== 1)
-          return Readable.from(this.readParts(parts, start, end), { objectMode: false });
-        const [part] = within;
+        if (!part) return Readable.from(this.readParts(parts, start, end), { objectMode: false });
         return this.s3.send({
           method: 'GET',
           key: part.key,
           headers: { Range: `bytes=${start - part.start}-${end - part.start}` },
         });
+      },
+      socketBody: async (start, end) => {
+        const part = S3Driver.onePart(parts, start, end);
+        return part && this.s3.bodySocket(part.key, start - part.start, end - part.start);
       },
       close: async () => undefined,
     };

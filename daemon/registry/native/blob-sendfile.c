@@ -146,20 +146,31 @@ static int64_t now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* What one sendfile or splice call came to. */
+enum step { MOVED, AGAIN, FAILED };
+
+/* Books a call's n bytes as moved from *from to *to; EINTR counts as moved (call again), and
+ * nothing moved at all fails with ended_early. */
+static enum step step_of(transfer *t, ssize_t n, size_t *from, size_t *to, int ended_early) {
+  if (n > 0) {
+    *from -= (size_t)n;
+    *to += (size_t)n;
+    t->last_progress = now_ms();
+    return MOVED;
+  }
+  if (n < 0 && errno == EINTR) return MOVED;
+  if (n < 0 && errno == EAGAIN) return AGAIN;
+  t->error = n == 0 ? ended_early : errno;
+  return FAILED;
+}
+
 /* Sends until the socket is full, the transfer is done, or it fails; 1 when it ended. */
 static int pump(transfer *t) {
   while (t->left > 0) {
     ssize_t n = sendfile(t->sock, t->file, &t->offset, t->left < SLICE ? t->left : SLICE);
-    if (n > 0) {
-      t->left -= (size_t)n;
-      t->sent += (size_t)n;
-      t->last_progress = now_ms();
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return 0;
-    t->error = n == 0 ? EIO : errno; /* 0: the file is shorter than its recorded size */
-    return 1;
+    /* 0 bytes: the file is shorter than its recorded size. */
+    enum step step = step_of(t, n, &t->left, &t->sent, EIO);
+    if (step != MOVED) return step == FAILED;
   }
   return 1;
 }
@@ -169,42 +180,24 @@ static int pump_relay(transfer *t) {
   for (;;) {
     if (t->in_pipe > 0) {
       ssize_t n = splice(t->pipe_r, NULL, t->sock, NULL, t->in_pipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-      if (n > 0) {
-        t->in_pipe -= (size_t)n;
-        t->sent += (size_t)n;
-        t->last_progress = now_ms();
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && errno == EAGAIN) {
-        wait_on(t, ON_CLIENT);
-        return 0;
-      }
-      t->error = n == 0 ? EPIPE : errno;
-      return 1;
+      enum step step = step_of(t, n, &t->in_pipe, &t->sent, EPIPE);
+      if (step == MOVED) continue;
+      if (step == AGAIN) wait_on(t, ON_CLIENT);
+      return step == FAILED;
     }
     if (t->left == 0) return 1;
-    /* The pipe is empty here, so EAGAIN means the source has nothing yet. */
+    /* The pipe is empty here, so EAGAIN means the source has nothing yet; 0 bytes, that the
+     * store closed before the whole body. */
     ssize_t n = splice(t->file, NULL, t->pipe_w, NULL, t->left < SLICE ? t->left : SLICE,
                        SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-    if (n > 0) {
-      t->left -= (size_t)n;
-      t->in_pipe += (size_t)n;
-      t->last_progress = now_ms();
-      if (t->left == 0) {
-        /* Its last byte is in: its closing (the answer's end) is no longer news. */
-        epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->file, NULL);
-        t->source_watched = 0;
-      }
-      continue;
+    enum step step = step_of(t, n, &t->left, &t->in_pipe, EPROTO);
+    if (step == AGAIN) wait_on(t, ON_SOURCE);
+    if (step != MOVED) return step == FAILED;
+    if (t->left == 0 && t->source_watched) {
+      /* Its last byte is in: its closing (the answer's end) is no longer news. */
+      epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->file, NULL);
+      t->source_watched = 0;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) {
-      wait_on(t, ON_SOURCE);
-      return 0;
-    }
-    t->error = n == 0 ? EPROTO : errno; /* 0: the store closed before the whole body */
-    return 1;
   }
 }
 
@@ -411,34 +404,39 @@ static napi_value hand_over(napi_env env, int relay, int64_t sock, int64_t file,
   return id;
 }
 
-static napi_value js_send(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
+/* Reads `count` non-negative integers then a callback; 0 when the call is not of that form. */
+static int numbers_then_callback(napi_env env, napi_callback_info info, size_t count, int64_t *out,
+                                 napi_value *done) {
+  size_t argc = 8;
+  napi_value argv[8];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc != count + 1) return 0;
   napi_valuetype cb_type = napi_undefined;
-  if (argc == 6) napi_typeof(env, argv[5], &cb_type);
-  int64_t sock = int_arg(env, argv[0]), file = int_arg(env, argv[1]);
-  int64_t offset = int_arg(env, argv[2]), length = int_arg(env, argv[3]), idle = int_arg(env, argv[4]);
-  if (argc != 6 || cb_type != napi_function || sock < 0 || file < 0 || offset < 0 || length < 0 || idle <= 0) {
+  napi_typeof(env, argv[count], &cb_type);
+  for (size_t i = 0; i < count; i++)
+    if ((out[i] = int_arg(env, argv[i])) < 0) return 0;
+  *done = argv[count];
+  return cb_type == napi_function;
+}
+
+static napi_value js_send(napi_env env, napi_callback_info info) {
+  int64_t a[5]; /* socketFd, fileFd, offset, length, idleMs */
+  napi_value done;
+  if (!numbers_then_callback(env, info, 5, a, &done) || a[4] == 0) {
     napi_throw_type_error(env, NULL, "send(socketFd, fileFd, offset, length, idleMs, done)");
     return NULL;
   }
-  return hand_over(env, 0, sock, file, offset, length, idle, argv[5]);
+  return hand_over(env, 0, a[0], a[1], a[2], a[3], a[4], done);
 }
 
 static napi_value js_relay(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  napi_valuetype cb_type = napi_undefined;
-  if (argc == 5) napi_typeof(env, argv[4], &cb_type);
-  int64_t sock = int_arg(env, argv[0]), source = int_arg(env, argv[1]);
-  int64_t length = int_arg(env, argv[2]), idle = int_arg(env, argv[3]);
-  if (argc != 5 || cb_type != napi_function || sock < 0 || source < 0 || length < 0 || idle <= 0) {
-    napi_throw_type_error(env, NULL, "relay(socketFd, sourceFd, length, idleMs, done)");
+  int64_t a[4]; /* socketFd, sourceFd, length, idleMs */
+  napi_value done;
+  if (!numbers_then_callback(env, info, 4, a, &done) || a[3] == 0 || a[2] == 0) {
+    napi_throw_type_error(env, NULL, "relay(socketFd, sourceFd, length > 0, idleMs, done)");
     return NULL;
   }
-  return hand_over(env, 1, sock, source, 0, length, idle, argv[4]);
+  return hand_over(env, 1, a[0], a[1], 0, a[2], a[3], done);
 }
 
 static napi_value js_cancel(napi_env env, napi_callback_info info) {

@@ -22,6 +22,11 @@ export class BlobStore {
     return this.driver.open(paths.blobData(digest));
   }
 
+  /** Whether blobs can be fetched from the store itself (the driver gives redirect URLs). */
+  redirects(): boolean {
+    return this.driver.redirectUrl !== undefined;
+  }
+
   /** Where clients can fetch the blob from the store itself, when the driver can say. */
   redirectUrl(digest: Digest): Promise<string> | undefined {
     // Twenty minutes, as Distribution's S3 driver signs them.

@@ -2,7 +2,7 @@
 // repository holds a link to it. Layers and manifest revisions are two such views.
 import { isDigest, type Digest } from '../../lib/digest';
 import type { BlobInfo, BlobStore } from './blob-store';
-import type { StorageDriver } from './driver';
+import type { RandomReader, StorageDriver } from './driver';
 
 export type LinkPath = (name: string, digest: Digest) => string;
 
@@ -18,10 +18,23 @@ export class LinkedBlobStore {
     return link !== undefined && link.toString() === digest;
   }
 
+  // The link and the blob are looked up at once: on an object store each is a round trip, and a
+  // pull waits for both before its first byte.
+
   /** The blob when the repository links it and its content exists. */
   async stat(name: string, digest: Digest): Promise<BlobInfo | undefined> {
-    if (!(await this.isLinked(name, digest))) return undefined;
-    return this.blobs.stat(digest);
+    const [linked, info] = await Promise.all([this.isLinked(name, digest), this.blobs.stat(digest)]);
+    return linked ? info : undefined;
+  }
+
+  /** The blob opened for reading when the repository links it and its content exists. */
+  async open(name: string, digest: Digest): Promise<RandomReader | undefined> {
+    const [linked, file] = await Promise.allSettled([this.isLinked(name, digest), this.blobs.open(digest)]);
+    if (linked.status === 'fulfilled' && linked.value && file.status === 'fulfilled') return file.value;
+    if (file.status === 'fulfilled') await file.value?.close();
+    if (linked.status === 'rejected') throw linked.reason;
+    if (file.status === 'rejected') throw file.reason;
+    return undefined;
   }
 
   async link(name: string, digest: Digest): Promise<void> {

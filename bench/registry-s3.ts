@@ -25,7 +25,7 @@ const MiB = 1 << 20;
 const plan: Repeats = {
   push: { '64 MiB': 2, '512 MiB': 1 },
   pull: { '64 MiB': 3, '512 MiB': 2 },
-  concurrent: 2,
+  concurrent: 3,
   pullsPerClient: 1,
 };
 

@@ -2,10 +2,10 @@
 // socket is handed to the kernel (sendfile, on the native sender's thread): no byte passes
 // through Node. An object store's range is one ranged GET: over plain HTTP on both sides its
 // socket is spliced to the client's on that same thread, else its answer is piped to the client
-// at its pace (a request per 1 MiB piece halved S3 pull rates). Otherwise (a local file under TLS) reads run a
-// few pieces ahead of the socket into pooled buffers, and a buffer goes back to the pool only once
-// the kernel has its bytes (the write callback), so every response respects backpressure and no
-// piece is ever allocated anew.
+// at its pace (a request per 1 MiB piece halved S3 pull rates). Otherwise (a local file under
+// TLS) reads run a few pieces ahead of the socket into pooled buffers, and a buffer goes back to
+// the pool only once the kernel has its bytes (the write callback), so every response respects
+// backpressure and no piece is ever allocated anew.
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -175,12 +175,13 @@ export async function sendRange(
     const socket = res.socket;
     const socketFd = plainSocketFd(socket);
     const fileFd = file.fd;
-    const body = socketFd !== undefined ? await file.socketBody?.(start, end) : undefined;
-    if (fileFd !== undefined && socketFd !== undefined)
-      await sendByKernel(res, socket!, undefined, (idleMs) =>
+    if (socketFd !== undefined && fileFd !== undefined)
+      return await sendByKernel(res, socket!, undefined, (idleMs) =>
         sendFile(socketFd, fileFd, start, end - start + 1, idleMs),
       );
-    else if (body) await sendByRelay(res, socket!, socketFd!, body);
+    // Asked only where the kernel can take it: it sends the store's GET.
+    const body = socketFd !== undefined ? await file.socketBody?.(start, end) : undefined;
+    if (body) await sendByRelay(res, socket!, socketFd!, body);
     else if (file.stream) await sendByStream(res, await file.stream(start, end));
     else await sendByReads(res, file, start, end);
   } finally {

@@ -1,6 +1,6 @@
 // Builds the C code into build/native/: the shim's json-file logging binary
 // (daemon/engine/logs/shim-logger/svc-json-logger.c), which svcd runs outside Node, and two
-// Node-API modules, svc-registry's zero-copy blob sender (daemon/registry/native/blob-sendfile.c)
+// Node-API modules, svc-registry's zero-copy blob sender (daemon/registry/native/blob-transfer.c)
 // and svcd's mount, umount and mkfifo calls (daemon/lib/host-calls.c), built against
 // the node-api-headers package (Node-API is the same in every Node since 8, so no Node source or
 // node-gyp is needed). Part of build:node.
@@ -15,8 +15,8 @@ const programs = [
   ['daemon/engine/logs/shim-logger/svc-json-logger.c', 'svc-json-logger', []],
   // Node-API symbols are left undefined: the node binary that loads the module provides them.
   [
-    'daemon/registry/native/blob-sendfile.c',
-    'blob-sendfile.node',
+    'daemon/registry/native/blob-transfer.c',
+    'blob-transfer.node',
     ['-shared', '-fPIC', '-pthread', '-I', napiHeaders],
   ],
   ['daemon/lib/host-calls.c', 'host-calls.node', ['-shared', '-fPIC', '-I', napiHeaders]],

@@ -4,7 +4,7 @@
 // keeps what a burst of requests grew it to: RSS stayed at its high-water mark for good. A second
 // after the last request, a collection (svc-registry runs with --expose-gc, as its launchers
 // start it) frees the dead objects and buffers and a trim returns the allocator's free pages.
-import { returnFreeMemory } from './native/blob-sendfile';
+import { returnFreeMemory } from './native/blob-transfer';
 
 const delayMs = 1000;
 let pending: NodeJS.Timeout | undefined;

@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BufferPool } from '../../lib/buffer-pool';
-import { relaySocket, sendFile, type Transfer } from '../native/blob-sendfile';
+import { relaySocket, sendFile, type Transfer } from '../native/blob-transfer';
 import type { RandomReader, SocketBody } from '../storage/driver';
 
 // Measured on loopback with 1 to 32 clients: 1 MiB pieces three deep beat larger pieces and

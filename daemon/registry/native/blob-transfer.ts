@@ -1,5 +1,5 @@
-// The zero-copy blob sender (blob-sendfile.c, built into build/native/ by build:node): hands a
-// byte range of a local file to a socket with sendfile(2), or the next bytes of another socket
+// The blob sender (blob-transfer.c, built into build/native/ by build:node): writes a byte range
+// of a local file to a socket from a mapping of it, or moves the next bytes of another socket
 // (an object store's answer) with splice(2), on a thread of its own.
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/product';
@@ -19,7 +19,7 @@ let loaded: Native | undefined;
 function native(): Native {
   if (!loaded) {
     const module = { exports: {} };
-    process.dlopen(module, join(repoRoot(), 'build', 'native', 'blob-sendfile.node'));
+    process.dlopen(module, join(repoRoot(), 'build', 'native', 'blob-transfer.node'));
     loaded = module.exports as Native;
   }
   return loaded;
@@ -55,7 +55,7 @@ export function sendFile(
   length: number,
   idleMs: number,
 ): Transfer {
-  return transfer('sendfile', length, (done) =>
+  return transfer('send', length, (done) =>
     native().send(socketFd, fileFd, offset, length, idleMs, done),
   );
 }

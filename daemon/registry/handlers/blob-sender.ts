@@ -1,6 +1,6 @@
 // Writes a byte range of a stored blob to a response. A local file going to a plain TCP or unix
-// socket is handed to the kernel (sendfile, on the native sender's thread): no byte passes
-// through Node. An object store's range is one ranged GET: over plain HTTP on both sides its
+// socket is handed to the native sender's thread, which writes it from a mapping of the file: no
+// byte passes through Node. An object store's range is one ranged GET: over plain HTTP on both sides its
 // socket is spliced to the client's on that same thread, else its answer is piped to the client
 // at its pace (a request per 1 MiB piece halved S3 pull rates). Otherwise (a local file under
 // TLS) reads run a few pieces ahead of the socket into pooled buffers, and a buffer goes back to

@@ -142,8 +142,8 @@ describe('blobs', () => {
   });
 });
 
-// A plain connection gets a blob from the kernel, on the native sender's thread: a local file by
-// sendfile, an object store's answer spliced from the store's socket (this file also runs on
+// A plain connection gets a blob from the native sender's thread: a local file written from a
+// mapping of it, an object store's answer spliced from the store's socket (this file also runs on
 // S3); TLS gets it in pooled 1 MiB pieces read ahead of the socket, or the store's answer piped.
 // Both are checked the same way: the pieces' seams, more pulls at once than the pool holds, and
 // clients that leave mid-body (a buffer or transfer not given back would leave later pulls

@@ -245,7 +245,9 @@ test(
             truncate(join(reg.dataDir, file), 1 << 20).then(() => res.resume(), reject);
           });
           res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-          res.on('close', () => resolve({ length: res.headers['content-length'], bytes, complete: res.complete }));
+          res.on('close', () =>
+            resolve({ length: res.headers['content-length'], bytes, complete: res.complete }),
+          );
         }).on('error', reject);
       },
     );

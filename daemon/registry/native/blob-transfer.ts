@@ -55,9 +55,7 @@ export function sendFile(
   length: number,
   idleMs: number,
 ): Transfer {
-  return transfer('send', length, (done) =>
-    native().send(socketFd, fileFd, offset, length, idleMs, done),
-  );
+  return transfer('send', length, (done) => native().send(socketFd, fileFd, offset, length, idleMs, done));
 }
 
 /**

@@ -1,8 +1,7 @@
 // Container lifecycle through the Engine API: the median create+start+wait+delete latency of a
-// `true` container, and GET /containers/json?all=1 requests per second over 100+ containers
+// `true` container and of each of those four calls, and GET /containers/json?all=1 requests per second over 100+ containers
 // with 4 concurrent clients; for svcd and, when given, Docker Engine with the same busybox.
-import { destroySvcd, startSvcd } from '../daemon/testing/svcd-harness';
-import { caller, importBusyboxAs, median, type Call } from './bench-engine';
+import { caller, importBusyboxAs, median, sideBySide, type Call } from './bench-engine';
 import type { BenchOptions, BenchRow, BenchSuite } from './types';
 
 const lifecycleRuns = 30;
@@ -13,21 +12,44 @@ const image = 'svc-bench-containers/busybox:latest';
 
 const createBody = (cmd: string[]) => ({ Image: image, Cmd: cmd, HostConfig: { NetworkMode: 'none' } });
 
-/** Milliseconds for create, start, wait and delete of one `true` container. */
-async function lifecycleOnce(call: Call): Promise<number> {
-  const t0 = process.hrtime.bigint();
-  const { Id } = (await call('POST', '/containers/create', createBody(['true']))).json<{ Id: string }>();
-  await call('POST', `/containers/${Id}/start`);
-  await call('POST', `/containers/${Id}/wait`);
-  await call('DELETE', `/containers/${Id}`);
-  return Number(process.hrtime.bigint() - t0) / 1e6;
+interface LifecycleTimes {
+  total: number;
+  create: number;
+  start: number;
+  wait: number;
+  delete: number;
 }
 
-async function lifecycleMedian(call: Call): Promise<number> {
+const phases = ['create', 'start', 'wait', 'delete'] as const;
+
+/** Milliseconds of each call, and of all four, for one `true` container. */
+async function lifecycleOnce(call: Call): Promise<LifecycleTimes> {
+  const at = () => Number(process.hrtime.bigint()) / 1e6;
+  const t0 = at();
+  const { Id } = (await call('POST', '/containers/create', createBody(['true']))).json<{ Id: string }>();
+  const t1 = at();
+  await call('POST', `/containers/${Id}/start`);
+  const t2 = at();
+  await call('POST', `/containers/${Id}/wait`);
+  const t3 = at();
+  await call('DELETE', `/containers/${Id}`);
+  const t4 = at();
+  return { total: t4 - t0, create: t1 - t0, start: t2 - t1, wait: t3 - t2, delete: t4 - t3 };
+}
+
+/** The median of each figure over the runs (each its own median, so they need not add up). */
+async function lifecycleMedians(call: Call): Promise<LifecycleTimes> {
   await lifecycleOnce(call);
-  const times: number[] = [];
-  for (let i = 0; i < lifecycleRuns; i++) times.push(await lifecycleOnce(call));
-  return median(times);
+  const runs: LifecycleTimes[] = [];
+  for (let i = 0; i < lifecycleRuns; i++) runs.push(await lifecycleOnce(call));
+  const of = (key: keyof LifecycleTimes) => median(runs.map((run) => run[key]));
+  return {
+    total: of('total'),
+    create: of('create'),
+    start: of('start'),
+    wait: of('wait'),
+    delete: of('delete'),
+  };
 }
 
 async function listRate(call: Call): Promise<number> {
@@ -56,41 +78,45 @@ async function listRate(call: Call): Promise<number> {
 /** The lifecycle row's figure alone, for an engine of its own (the rootless suite). */
 export async function lifecycleOf(socket: string): Promise<number> {
   await importBusyboxAs(socket, image);
-  return lifecycleMedian(caller(socket));
+  return (await lifecycleMedians(caller(socket))).total;
 }
 
-async function measure(socket: string): Promise<{ lifecycle: number; list: number }> {
+type Figures = { list: number } & { [K in keyof LifecycleTimes as `lifecycle-${K}`]: number };
+
+async function measure(socket: string): Promise<Figures> {
   await importBusyboxAs(socket, image);
   const call = caller(socket);
-  return { lifecycle: await lifecycleMedian(call), list: await listRate(call) };
+  const times = await lifecycleMedians(call);
+  return {
+    'lifecycle-total': times.total,
+    'lifecycle-create': times.create,
+    'lifecycle-start': times.start,
+    'lifecycle-wait': times.wait,
+    'lifecycle-delete': times.delete,
+    list: await listRate(call),
+  };
 }
 
 async function run(options: BenchOptions): Promise<BenchRow[]> {
-  const svcd = await startSvcd({ dir: options.workDir });
-  let ours: { lifecycle: number; list: number };
-  try {
-    ours = await measure(svcd.socket);
-  } finally {
-    await destroySvcd(svcd);
-  }
-  const theirs = options.dockerHost ? await measure(options.dockerHost.replace(/^unix:\/\//, '')) : undefined;
+  const { row } = await sideBySide(options, measure);
   return [
-    {
-      name: 'container create+start+wait+delete (true), median',
-      unit: 'ms',
-      ours: ours.lifecycle,
-      theirs: theirs?.lifecycle,
-      higherIsBetter: false,
-      target: '<= 0.5x dockerd (aim <= 110 ms)',
-    },
-    {
-      name: `GET /containers/json?all=1, ${listContainers} containers, ${listClients} clients`,
-      unit: 'req/s',
-      ours: ours.list,
-      theirs: theirs?.list,
-      higherIsBetter: true,
-      target: '>= 2x dockerd',
-    },
+    row(
+      'container create+start+wait+delete (true), median',
+      'ms',
+      'lifecycle-total',
+      false,
+      '<= 0.5x dockerd (aim <= 110 ms)',
+    ),
+    ...phases.map((phase) =>
+      row(`the same, ${phase} alone, median`, 'ms', `lifecycle-${phase}`, false, '>= 1x dockerd'),
+    ),
+    row(
+      `GET /containers/json?all=1, ${listContainers} containers, ${listClients} clients`,
+      'req/s',
+      'list',
+      true,
+      '>= 2x dockerd',
+    ),
   ];
 }
 

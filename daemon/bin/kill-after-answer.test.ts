@@ -118,6 +118,17 @@ describe('svcd killed with -9 right after a lifecycle phase answers', () => {
     expectStatus(await svcd.request('DELETE', `/containers/${id}`), 204, 'delete');
   });
 
+  test('after delete of a container never started: it is gone, its layer too', async () => {
+    const { svcd } = suite();
+    const id = await create(svcd, { Cmd: ['true'] }, 'doomedfresh');
+    expectStatus(await svcd.request('DELETE', `/containers/${id}`), 204, 'delete');
+    await killAndRestart(svcd);
+    expectStatus(await svcd.request('GET', `/containers/${id}/json`), 404, 'inspect');
+    assert.deepEqual(await leftovers(svcd, id, 'gone'), []);
+    const again = await create(svcd, { Cmd: ['true'] }, 'doomedfresh');
+    expectStatus(await svcd.request('DELETE', `/containers/${again}`), 204, 'delete');
+  });
+
   for (const [what, body, query] of [
     ['an exited container', { Cmd: ['true'] }, ''],
     ['a running one, forced', { Cmd: ['sleep', '300'] }, '?force=1'],

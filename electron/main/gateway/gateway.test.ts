@@ -33,6 +33,8 @@ before(async () => {
       return;
     }
     if (req.url === '/echo' && req.method === 'POST') return req.pipe(res);
+    if (req.url === '/containers/a1/stats?stream=false&one-shot=true')
+      return res.end(JSON.stringify({ read: '2026-01-01T00:00:00Z', id: 'a1' }));
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ message: `page not found: ${req.url}` }));
   });
@@ -200,6 +202,17 @@ describe('gateway proxying', () => {
       duplex: 'half',
     } as RequestInit);
     assert.equal(await res.text(), 'part one, part two');
+  });
+
+  test("answers several containers' one-shot stats in one array, an engine error in its place", async () => {
+    const res = await fetch(gw.url + '/engine/stats-samples/a1,b2', { headers: auth() });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), [
+      { read: '2026-01-01T00:00:00Z', id: 'a1' },
+      { message: 'page not found: /containers/b2/stats?stream=false&one-shot=true' },
+    ]);
+    const none = await fetch(gw.url + '/engine/stats-samples/,', { headers: auth() });
+    assert.equal(none.status, 400);
   });
 
   test('keeps the engine error body and rewrites registry locations under /registry', async () => {

@@ -22,6 +22,7 @@ import { LOG_FILE_PATH, sendLogFile } from './log-download';
 import { refuseUpgrade, sendError } from './responses';
 import { serveStatic } from './static-files';
 import { LAYER_FILES_PATH, sendLayerFiles } from './image-layers';
+import { sendStatsSamples, STATS_SAMPLES_PATH } from './stats-samples';
 import { engineTarget, routeOf, type Upstreams } from './upstream';
 import { proxyUpgrade } from './upgrade-proxy';
 
@@ -62,6 +63,7 @@ interface GatewayRoute {
 const ENGINE_VIEWS = [
   { path: LOG_FILE_PATH, send: sendLogFile },
   { path: LAYER_FILES_PATH, send: sendLayerFiles },
+  { path: STATS_SAMPLES_PATH, send: sendStatsSamples },
 ];
 
 /** The routes in the order they are tried; the last takes every request left. */

@@ -116,9 +116,12 @@ export const engine = {
   /** The full log as a file, streamed by the gateway without the stdcopy framing. */
   logFileUrl: (id: string, timestamps: boolean) =>
     withToken(`${E()}/containers/${enc(id)}/log-file${query({ timestamps: timestamps ? 1 : 0 })}`),
-  /** One sample now, without waiting for a second one (precpu is left empty). */
-  statsOnce: (id: string) =>
-    getJson<StatsSample>(`${E()}/containers/${enc(id)}/stats${query({ stream: false, 'one-shot': true })}`),
+  /**
+   * One sample now per container, without waiting for a second one (precpu is left empty), all
+   * in one request (the gateway's view): each the sample or the engine's error for that one.
+   */
+  statsSamples: (ids: string[]) =>
+    getJson<Array<StatsSample | { message: string }>>(`${E()}/stats-samples/${ids.map(enc).join(',')}`),
   stats: (id: string, signal: AbortSignal) =>
     request(`${E()}/containers/${enc(id)}/stats${query({ stream: 1 })}`, { signal }),
   archive: (id: string, path: string, signal?: AbortSignal) =>

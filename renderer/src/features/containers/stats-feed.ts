@@ -3,11 +3,12 @@
 // - the detail screen holds one live stream (a sample a second) for its container while any of
 //   its tabs is open, so the charts have no gap after a look at the logs;
 // - the containers list polls one-shot samples of the running containers it shows on screen
-//   (their usage cell in view) on one shared timer. Not a stream per row: each stream holds one
-//   of the six connections Chromium allows per origin over HTTP/1.1 (the events stream already
-//   holds one), so a few running containers would stall every other request, and each stream
-//   makes the engine sample every second. A poll every few seconds costs one short request per
-//   running container in view, and nothing once none is.
+//   (their usage cell in view) on one shared timer, all of them in one request (the gateway's
+//   stats-samples view). Not a stream per row: each stream holds one of the six connections
+//   Chromium allows per origin over HTTP/1.1 (the events stream already holds one), so a few
+//   running containers would stall every other request, and each stream makes the engine
+//   sample every second. A poll every few seconds costs one short request a round, and nothing
+//   once no running container is in view.
 import { useEffect, useRef, type RefObject } from 'react';
 import { notifyManager, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { create } from 'zustand';
@@ -135,8 +136,8 @@ export function useStatsInView(ref: RefObject<Element | null>, id: string, runni
 }
 
 /**
- * The list's timer: every POLL_MS one one-shot sample per running container in view, one
- * request at a time. CPU use is the change since the previous sample of the same container; a
+ * The list's timer: every POLL_MS one one-shot sample per running container in view, all in
+ * one request. CPU use is the change since the previous sample of the same container; a
  * container just come into view gets its second sample a second after its first.
  */
 export function useStatsPolling(): void {
@@ -156,10 +157,11 @@ export function useStatsPolling(): void {
       lastRound.current = Date.now();
       const points: [string, StatsPoint][] = [];
       let started = false;
-      for (const id of list) {
-        if (stopped) return;
-        const s = await engine.statsOnce(id).catch(() => undefined);
-        if (!s || stopped || !s.read || s.read.startsWith('0001')) continue;
+      const samples = await engine.statsSamples(list).catch(() => []);
+      if (stopped) return;
+      for (const [i, id] of list.entries()) {
+        const s = samples[i];
+        if (!s || !('read' in s) || !s.read || s.read.startsWith('0001')) continue;
         const pre = prev.get(id);
         prev.set(id, s.cpu_stats);
         // The first sample has nothing to compare CPU time with: it only starts the count.

@@ -24,16 +24,22 @@ function Sparkline({ values, label }: { values: number[]; label: string }) {
 }
 
 export function UsageCell({ id, running }: { id: string; running: boolean }) {
+  // A stopped container has no figures: no history to read (a list of hundreds filtered by a
+  // keystroke would otherwise make a cache entry and a second render for each row).
+  return running ? <RunningUsage id={id} /> : <span className="muted">—</span>;
+}
+
+function RunningUsage({ id }: { id: string }) {
   const { points } = useStatsHistory(id);
   // (Both forms are the same span: the one element stays observed.)
   const ref = useRef<HTMLSpanElement>(null);
-  useStatsInView(ref, id, running);
+  useStatsInView(ref, id, true);
   const recent = points.slice(-SHOWN);
   const last = recent.at(-1);
-  if (!running || !last)
+  if (!last)
     return (
       <span ref={ref} className="muted">
-        {running ? '…' : '—'}
+        …
       </span>
     );
   const cpu = `${last.cpuPercent.toFixed(1)} %`;

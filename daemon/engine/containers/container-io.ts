@@ -77,7 +77,7 @@ export class ContainerIO extends EventEmitter {
     return ContainerIO.open(ContainerIO.pathsOf(opts));
   }
 
-  /** The FIFOs of a task that kept running while svcd was away. */
+  /** FIFOs that exist: made by `prepare`, or those of a task that kept running while svcd was away. */
   static reopen(opts: ContainerIOOptions): ContainerIO {
     if (opts.shimLog) return new ContainerIO(ContainerIO.pathsOf(opts), opts.shimLog);
     return ContainerIO.open(ContainerIO.pathsOf(opts));

@@ -39,8 +39,11 @@ export class ExecInstance extends EventEmitter {
   private size?: { height: number; width: number };
   private io?: ContainerIO;
   private dir: string;
-  /** The registration with containerd made at create, for the container run it was made in. */
-  private early?: { run: number; registered: Promise<boolean> };
+  /**
+   * The registration with containerd made at create, for the container run it was made in, and
+   * the FIFOs made meanwhile (held open only from the start: an exec never started keeps no fds).
+   */
+  private early?: { run: number; registered: Promise<boolean>; prepared: Promise<boolean> };
 
   constructor(
     private readonly ctx: Pick<EngineContext, 'client' | 'paths' | 'events'>,
@@ -79,19 +82,25 @@ export class ExecInstance extends EventEmitter {
 
   /**
    * Registers the process with containerd right away when no terminal or stdin depends on how
-   * it is started, so the start only has to run it: one round trip less between the two calls.
+   * it is started, and makes its FIFOs meanwhile, so the start only has to open them and run it:
+   * a round trip and the FIFOs' checks less between the client's two calls.
    */
   registerEarly(): void {
     if (this.tty || this.settings.attachStdin) return;
     const container = this.settings.container;
     this.dir = this.fifoDirs.take() ?? this.dir;
-    const paths = ContainerIO.pathsOf({ dir: this.dir, openStdin: false, tty: false });
-    this.early = {
-      run: container.runStartedAt,
-      registered: this.ctx.client.tasks.exec(container.id, this.id, this.settings.process, paths).then(
+    const opts = { dir: this.dir, openStdin: false, tty: false };
+    const succeeded = (p: Promise<unknown>) =>
+      p.then(
         () => true,
         () => false,
+      );
+    this.early = {
+      run: container.runStartedAt,
+      registered: succeeded(
+        this.ctx.client.tasks.exec(container.id, this.id, this.settings.process, ContainerIO.pathsOf(opts)),
       ),
+      prepared: succeeded(ContainerIO.prepare(opts)),
     };
   }
 
@@ -102,14 +111,13 @@ export class ExecInstance extends EventEmitter {
     this.started = true;
     this.running = true;
     publishContainerEvent(this.ctx, this.settings.container, this.action('exec_start'), { execID: this.id });
-    const early = this.early;
+    // A registration made for an earlier run of the container went with that run's task.
+    const made = this.early;
     this.early = undefined;
-    if (!early) this.dir = this.fifoDirs.take() ?? this.dir;
-    const io = await ContainerIO.create({
-      dir: this.dir,
-      openStdin: this.settings.attachStdin && !detached,
-      tty: this.tty,
-    });
+    const early = made?.run === this.settings.container.runStartedAt ? made : undefined;
+    if (!made) this.dir = this.fifoDirs.take() ?? this.dir;
+    const opts = { dir: this.dir, openStdin: this.settings.attachStdin && !detached, tty: this.tty };
+    const io = early && (await early.prepared) ? ContainerIO.reopen(opts) : await ContainerIO.create(opts);
     this.io = io;
     const wanted = (s: StdStream) =>
       s === 'stdout' ? this.settings.attachStdout : this.settings.attachStderr;
@@ -119,8 +127,7 @@ export class ExecInstance extends EventEmitter {
       // A size known before the start goes into the spec, so the first program run already sees it.
       const asked = this.size;
       const process = asked ? { ...this.settings.process, consoleSize: asked } : this.settings.process;
-      // A registration made for an earlier run of the container went with that run's task.
-      const registered = early?.run === this.settings.container.runStartedAt && (await early.registered);
+      const registered = early && (await early.registered);
       if (!registered) await client.tasks.exec(containerId, this.id, process, io.paths);
       const exited = client.tasks.wait(containerId, this.id);
       // A size asked while the process was being set up (clients resize right after the head).

@@ -101,6 +101,37 @@ describe('exec', () => {
     );
   });
 
+  test('execs back to back, one created while another runs: all output of each before its end', async () => {
+    const { svcd } = engine();
+    const id = await run(svcd, { Cmd: ['sleep', '60'] });
+    const execOf = async (cmd: string) =>
+      expectStatus(
+        await svcd.request('POST', `/containers/${id}/exec`, {
+          body: { Cmd: ['sh', '-c', cmd], AttachStdout: true, AttachStderr: true },
+        }),
+        201,
+      ).json<{ Id: string }>().Id;
+    const startOf = (exec: string) =>
+      openStream(svcd, 'POST', `/exec/${exec}/start`, true, { Detach: false, Tty: false });
+    const lines = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join('');
+    // Kept unstarted while the others run: its FIFOs are made, and another's are reused, meanwhile.
+    const waiting = await execOf('echo last; echo gone >&2; exit 5');
+    for (let i = 0; i < 4; i++) {
+      const s = await startOf(await execOf(`seq 1 20000; echo run ${i} >&2; exit ${i}`));
+      await s.ended;
+      assert.equal(s.stdout, lines);
+      assert.equal(s.stderr, `run ${i}\n`);
+    }
+    const s = await startOf(waiting);
+    await s.ended;
+    assert.equal(s.stdout, 'last\n');
+    assert.equal(s.stderr, 'gone\n');
+    assert.equal(
+      expectStatus(await svcd.request('GET', `/exec/${waiting}/json`), 200).json<ExecInspect>().ExitCode,
+      5,
+    );
+  });
+
   test('exec: stopped container 409, detached start, stdin, tty resize changes stty size', async () => {
     const { svcd } = engine();
     const stopped = await create(svcd, { Cmd: ['true'] });

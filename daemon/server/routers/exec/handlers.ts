@@ -36,16 +36,18 @@ export function execHandlers(b: ExecBackend): Record<string, Handler> {
       b.checkStart(params.id, stateConflict);
       // Listening before the start: a short command may print and exit before it resolves.
       const early = new EarlyOutput(exec);
-      // The head goes out alone before the process runs (see hijack).
+      // The start runs while the head goes out: what the process prints is held (early) until
+      // the session below, so the head still goes alone first (see hijack).
+      const refused = b.start(params.id, false, stateConflict).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       const conn = await hijack(req, res);
       const mux = new StreamMultiplexer(conn.conn, !body.Tty);
-      try {
-        await b.start(params.id, false, stateConflict);
-      } catch (err) {
-        // Once the stream has begun the runtime's refusal is output, as dockerd writes it; the
-        // exec has ended with its exit code, which ends the session below.
-        mux.write(StdStream.stdout, `${err instanceof Error ? err.message : String(err)}\r\n`);
-      }
+      const err = await refused;
+      // Once the stream has begun the runtime's refusal is output, as dockerd writes it; the
+      // exec has ended with its exit code, which ends the session below.
+      if (err) mux.write(StdStream.stdout, `${err instanceof Error ? err.message : String(err)}\r\n`);
       await serveSession(early, {
         conn: conn.conn,
         close: () => conn.close(),

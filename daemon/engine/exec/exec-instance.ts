@@ -117,7 +117,9 @@ export class ExecInstance extends EventEmitter {
     const early = made?.run === this.settings.container.runStartedAt ? made : undefined;
     if (!made) this.dir = this.fifoDirs.take() ?? this.dir;
     const opts = { dir: this.dir, openStdin: this.settings.attachStdin && !detached, tty: this.tty };
-    const io = early && (await early.prepared) ? ContainerIO.reopen(opts) : await ContainerIO.create(opts);
+    // Awaited for a stale registration too: its FIFOs are being made in this same directory.
+    const prepared = made && (await made.prepared);
+    const io = early && prepared ? ContainerIO.reopen(opts) : await ContainerIO.create(opts);
     this.io = io;
     const wanted = (s: StdStream) =>
       s === 'stdout' ? this.settings.attachStdout : this.settings.attachStderr;

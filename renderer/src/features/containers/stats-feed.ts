@@ -131,8 +131,8 @@ function observeCell(el: Element, id: string): () => void {
 }
 
 /** A running container's usage cell: polled while it is in view. */
-export function useStatsInView(ref: RefObject<Element | null>, id: string, running: boolean): void {
-  useEffect(() => (running && ref.current ? observeCell(ref.current, id) : undefined), [ref, id, running]);
+export function useStatsInView(ref: RefObject<Element | null>, id: string): void {
+  useEffect(() => (ref.current ? observeCell(ref.current, id) : undefined), [ref, id]);
 }
 
 /**

@@ -33,7 +33,7 @@ function RunningUsage({ id }: { id: string }) {
   const { points } = useStatsHistory(id);
   // (Both forms are the same span: the one element stays observed.)
   const ref = useRef<HTMLSpanElement>(null);
-  useStatsInView(ref, id, true);
+  useStatsInView(ref, id);
   const recent = points.slice(-SHOWN);
   const last = recent.at(-1);
   if (!last)

@@ -7,7 +7,6 @@
 // makes a dozen of them. fsync waits for the disk, so it goes through the pool, as blob bytes do.
 import {
   createReadStream,
-  createWriteStream,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -22,11 +21,14 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { FileInfo, RandomReader, StorageDriver } from './driver';
+import { FlushingAppender } from './flushing-appender';
 
 // Streamed reads (hashing an upload being resumed) in 4 MiB pieces: fewer trips through the
 // thread pool.
 const readChunk = 4 << 20;
 const writeBuffer = 1 << 20;
+// How much of an upload waits in the page cache before its writing to the disk is started.
+const flushEvery = 32 << 20;
 
 function isMissing(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
@@ -133,12 +135,7 @@ export class FilesystemDriver implements StorageDriver {
   async appender(path: string): Promise<Writable> {
     const target = this.full(path);
     await mkdir(dirname(target), { recursive: true });
-    const stream = createWriteStream(target, { flags: 'a', highWaterMark: writeBuffer });
-    await new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
-    });
-    return stream;
+    return new FlushingAppender(await open(target, 'a'), flushEvery, writeBuffer);
   }
 
   async move(from: string, to: string): Promise<void> {

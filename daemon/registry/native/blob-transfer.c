@@ -2,8 +2,8 @@
  * svc-registry's blob sender, a Node-API module (build/native/blob-transfer.node).
  *
  * Node would read every served byte into a buffer on its event loop and write it back out. Here
- * one thread of our own moves blob bytes to sockets, waiting for sockets to drain with an epoll
- * of its own, so neither the event loop nor libuv's thread pool ever blocks on a slow client or
+ * threads of our own move blob bytes to sockets, waiting for sockets to drain each with an
+ * epoll of its own, so neither the event loop nor libuv's thread pool ever blocks on a slow client or
  * a cold disk.
  *
  * A local blob is mapped a window at a time and written from the mapping: one copy, page cache
@@ -14,8 +14,9 @@
  *
  * JS hands over a transfer (the socket's fd, the blob file's fd, offset, length) after Node has
  * flushed the response headers; both fds are dup'd, so Node may close its own at any time. The
- * result comes back on the event loop through a thread-safe function. One thread serves every
- * transfer: copying from the page cache is far faster than any socket drains.
+ * result comes back on the event loop through a thread-safe function. A few threads (one per
+ * core) share the transfers, each serving many: copying from the page cache is far faster than
+ * any socket drains, yet one thread's copies bounded many pulls at once.
  *
  * A blob kept in an object store comes from another socket (the store's answer to a GET, its
  * head already read by JS): a relay splices it through a pipe of its own to the client, so those
@@ -37,6 +38,7 @@
 #include <malloc.h>
 #include <node_api.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,22 +83,35 @@ typedef struct transfer {
   struct transfer *next;
 } transfer;
 
-static struct {
+/* One sender thread per core (at most MAX_WORKERS), each with its own epoll and transfers: a pull
+ * is one thread's copy, so many pulls at once use every core, and a busy machine's scheduler
+ * gives the registry the share a multi-threaded peer gets. */
+#define MAX_WORKERS 4
+
+typedef struct worker {
   pthread_mutex_t lock;
   pthread_t thread;
-  int started;
   int epoll;
   int wake; /* eventfd: new transfers or cancels to pick up */
-  uint64_t next_id;
   transfer *incoming;  /* handed over by JS, not yet in the epoll */
   uint64_t *cancels;   /* ids to cancel */
   size_t cancel_count, cancel_cap;
   transfer *active;    /* owned by the thread */
   transfer *retired;   /* ended this round; later events of the same epoll_wait may still name them */
+} worker;
+
+static struct {
+  int started;
+  size_t worker_count;
+  worker workers[MAX_WORKERS];
+  uint64_t next_id;
   napi_threadsafe_function finished;
   napi_env env; /* the one environment (main thread) that may use it: the state is per process */
   size_t pending; /* transfers whose callback has not run; on the event loop only */
-} S = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} S;
+
+/* Transfers go to the workers in turn, so a transfer's id names its worker (for cancels). */
+static worker *worker_of(uint64_t id) { return &S.workers[id % S.worker_count]; }
 
 /* A relay's source is told apart in epoll events by the low bit of the pointer (calloc's
  * alignment leaves it clear). */
@@ -114,8 +129,8 @@ static void finish(transfer *t) {
   napi_call_threadsafe_function(S.finished, t, napi_tsfn_blocking);
 }
 
-static void unlink_active(transfer *t) {
-  for (transfer **p = &S.active; *p; p = &(*p)->next)
+static void unlink_active(worker *w, transfer *t) {
+  for (transfer **p = &w->active; *p; p = &(*p)->next)
     if (*p == t) {
       *p = t->next;
       return;
@@ -125,33 +140,33 @@ static void unlink_active(transfer *t) {
 /* Out of the epoll and the active list (Node holds its own descriptors of the same sockets, so
  * closing ours would not take them out of the epoll). It is finished, and so freed, only once the
  * round of events is through: a relay's two sockets may both be in one round. */
-static void retire(transfer *t) {
-  epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->sock, NULL);
-  if (t->relay && t->source_watched) epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->file, NULL);
-  unlink_active(t);
+static void retire(worker *w, transfer *t) {
+  epoll_ctl(w->epoll, EPOLL_CTL_DEL, t->sock, NULL);
+  if (t->relay && t->source_watched) epoll_ctl(w->epoll, EPOLL_CTL_DEL, t->file, NULL);
+  unlink_active(w, t);
   t->retired = 1;
-  t->next = S.retired;
-  S.retired = t;
+  t->next = w->retired;
+  w->retired = t;
 }
 
-static void finish_retired(void) {
-  while (S.retired) {
-    transfer *t = S.retired;
-    S.retired = t->next;
+static void finish_retired(worker *w) {
+  while (w->retired) {
+    transfer *t = w->retired;
+    w->retired = t->next;
     finish(t);
   }
 }
 
 /* Level-triggered: only the side a relay waits on asks for events (the other would fire at
  * once, a writable client while the pipe is empty), errors and hang-ups come from both. */
-static void wait_on(transfer *t, enum waiting w) {
-  if (t->waiting == w) return;
-  t->waiting = w;
-  struct epoll_event client = {.events = w == ON_CLIENT ? EPOLLOUT : 0, .data.ptr = t};
-  epoll_ctl(S.epoll, EPOLL_CTL_MOD, t->sock, &client);
+static void wait_on(worker *w, transfer *t, enum waiting on) {
+  if (t->waiting == on) return;
+  t->waiting = on;
+  struct epoll_event client = {.events = on == ON_CLIENT ? EPOLLOUT : 0, .data.ptr = t};
+  epoll_ctl(w->epoll, EPOLL_CTL_MOD, t->sock, &client);
   if (!t->source_watched) return;
-  struct epoll_event source = {.events = w == ON_SOURCE ? EPOLLIN : 0, .data.ptr = source_tag(t)};
-  epoll_ctl(S.epoll, EPOLL_CTL_MOD, t->file, &source);
+  struct epoll_event source = {.events = on == ON_SOURCE ? EPOLLIN : 0, .data.ptr = source_tag(t)};
+  epoll_ctl(w->epoll, EPOLL_CTL_MOD, t->file, &source);
 }
 
 static int64_t now_ms(void) {
@@ -215,13 +230,13 @@ static int pump(transfer *t) {
 }
 
 /* A relay: source socket to pipe, pipe to client, until the length is through; 1 when it ended. */
-static int pump_relay(transfer *t) {
+static int pump_relay(worker *w, transfer *t) {
   for (;;) {
     if (t->in_pipe > 0) {
       ssize_t n = splice(t->pipe_r, NULL, t->sock, NULL, t->in_pipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       enum step step = step_of(t, n, &t->in_pipe, &t->sent, EPIPE);
       if (step == MOVED) continue;
-      if (step == AGAIN) wait_on(t, ON_CLIENT);
+      if (step == AGAIN) wait_on(w, t, ON_CLIENT);
       return step == FAILED;
     }
     if (t->left == 0) return 1;
@@ -230,93 +245,93 @@ static int pump_relay(transfer *t) {
     ssize_t n = splice(t->file, NULL, t->pipe_w, NULL, t->left < SLICE ? t->left : SLICE,
                        SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     enum step step = step_of(t, n, &t->left, &t->in_pipe, EPROTO);
-    if (step == AGAIN) wait_on(t, ON_SOURCE);
+    if (step == AGAIN) wait_on(w, t, ON_SOURCE);
     if (step != MOVED) return step == FAILED;
     if (t->left == 0 && t->source_watched) {
       /* Its last byte is in: its closing (the answer's end) is no longer news. */
-      epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->file, NULL);
+      epoll_ctl(w->epoll, EPOLL_CTL_DEL, t->file, NULL);
       t->source_watched = 0;
     }
   }
 }
 
 /* An event for a relay on the side it does not wait on can only be an error or a hang-up. */
-static int relay_event(transfer *t, int from_source, uint32_t events) {
+static int relay_event(worker *w, transfer *t, int from_source, uint32_t events) {
   int expected = from_source ? t->waiting == ON_SOURCE : t->waiting == ON_CLIENT;
   if (!expected && (events & (EPOLLERR | EPOLLHUP))) {
     t->error = from_source ? ECONNRESET : EPIPE;
     return 1;
   }
-  return pump_relay(t);
+  return pump_relay(w, t);
 }
 
-static void take_handovers(void) {
-  pthread_mutex_lock(&S.lock);
-  transfer *in = S.incoming;
-  S.incoming = NULL;
-  uint64_t *cancels = S.cancels;
-  size_t cancel_count = S.cancel_count;
-  S.cancels = NULL;
-  S.cancel_count = S.cancel_cap = 0;
-  pthread_mutex_unlock(&S.lock);
+static void take_handovers(worker *w) {
+  pthread_mutex_lock(&w->lock);
+  transfer *in = w->incoming;
+  w->incoming = NULL;
+  uint64_t *cancels = w->cancels;
+  size_t cancel_count = w->cancel_count;
+  w->cancels = NULL;
+  w->cancel_count = w->cancel_cap = 0;
+  pthread_mutex_unlock(&w->lock);
   while (in) {
     transfer *t = in;
     in = in->next;
     /* A relay starts waiting on its source: its pipe is empty. */
     struct epoll_event ev = {.events = t->relay ? 0 : EPOLLOUT, .data.ptr = t};
     struct epoll_event source = {.events = EPOLLIN, .data.ptr = source_tag(t)};
-    if (epoll_ctl(S.epoll, EPOLL_CTL_ADD, t->sock, &ev) < 0 ||
-        (t->relay && epoll_ctl(S.epoll, EPOLL_CTL_ADD, t->file, &source) < 0)) {
+    if (epoll_ctl(w->epoll, EPOLL_CTL_ADD, t->sock, &ev) < 0 ||
+        (t->relay && epoll_ctl(w->epoll, EPOLL_CTL_ADD, t->file, &source) < 0)) {
       t->error = errno;
-      epoll_ctl(S.epoll, EPOLL_CTL_DEL, t->sock, NULL);
+      epoll_ctl(w->epoll, EPOLL_CTL_DEL, t->sock, NULL);
       finish(t);
       continue;
     }
     t->source_watched = t->relay;
-    t->next = S.active;
-    S.active = t;
+    t->next = w->active;
+    w->active = t;
   }
   for (size_t i = 0; i < cancel_count; i++)
-    for (transfer *t = S.active; t; t = t->next)
+    for (transfer *t = w->active; t; t = t->next)
       if (t->id == cancels[i]) {
         t->error = -1;
-        retire(t);
+        retire(w, t);
         break;
       }
   free(cancels);
 }
 
 /* Ends the transfers whose client has taken nothing for their idle limit. */
-static void end_stalled(void) {
+static void end_stalled(worker *w) {
   int64_t now = now_ms();
-  for (transfer *t = S.active, *next; t; t = next) {
+  for (transfer *t = w->active, *next; t; t = next) {
     next = t->next;
     if (now - t->last_progress < t->idle_ms) continue;
     t->error = ETIMEDOUT;
-    retire(t);
+    retire(w, t);
   }
 }
 
 static void *run(void *arg) {
-  (void)arg;
+  worker *w = arg;
   struct epoll_event events[64];
   for (;;) {
     /* Wakes at least every second while transfers are under way, to end stalled ones. */
-    int n = epoll_wait(S.epoll, events, 64, S.active ? 1000 : -1);
-    if (S.active) end_stalled();
+    int n = epoll_wait(w->epoll, events, 64, w->active ? 1000 : -1);
+    if (w->active) end_stalled(w);
     for (int i = 0; i < n; i++) {
       if (events[i].data.ptr == NULL) {
         uint64_t count;
-        if (read(S.wake, &count, sizeof count) < 0) { /* nothing to drain */ }
-        take_handovers();
+        if (read(w->wake, &count, sizeof count) < 0) { /* nothing to drain */ }
+        take_handovers(w);
         continue;
       }
       uintptr_t tagged = (uintptr_t)events[i].data.ptr;
       transfer *t = (transfer *)(tagged & ~(uintptr_t)1);
       if (t->retired) continue;
-      if (t->relay ? relay_event(t, (int)(tagged & 1), events[i].events) : pump(t)) retire(t);
+      if (t->relay ? relay_event(w, t, (int)(tagged & 1), events[i].events) : pump(t)) retire(w, t);
     }
-    finish_retired();
+    finish_retired(w);
   }
   return NULL;
 }
@@ -351,18 +366,30 @@ static napi_value throw_errno(napi_env env, const char *what) {
   return NULL;
 }
 
-static void wake_thread(void) {
+static void wake_thread(worker *w) {
   uint64_t one = 1;
-  if (write(S.wake, &one, sizeof one) < 0) { /* the counter is already non-zero */ }
+  if (write(w->wake, &one, sizeof one) < 0) { /* the counter is already non-zero */ }
 }
 
-static napi_value start_thread(napi_env env) {
-  S.epoll = epoll_create1(EPOLL_CLOEXEC);
-  if (S.epoll < 0) return throw_errno(env, "epoll_create1");
-  S.wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (S.wake < 0) return throw_errno(env, "eventfd");
+static napi_value start_worker(napi_env env, worker *w) {
+  pthread_mutex_init(&w->lock, NULL);
+  w->epoll = epoll_create1(EPOLL_CLOEXEC);
+  if (w->epoll < 0) return throw_errno(env, "epoll_create1");
+  w->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (w->wake < 0) return throw_errno(env, "eventfd");
   struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-  if (epoll_ctl(S.epoll, EPOLL_CTL_ADD, S.wake, &ev) < 0) return throw_errno(env, "epoll_ctl");
+  if (epoll_ctl(w->epoll, EPOLL_CTL_ADD, w->wake, &ev) < 0) return throw_errno(env, "epoll_ctl");
+  int err = pthread_create(&w->thread, NULL, run, w);
+  if (err != 0) {
+    errno = err;
+    return throw_errno(env, "pthread_create");
+  }
+  pthread_detach(w->thread);
+  S.worker_count++;
+  return NULL;
+}
+
+static napi_value start_threads(napi_env env) {
   napi_value name;
   napi_create_string_utf8(env, "blob-transfer", NAPI_AUTO_LENGTH, &name);
   if (napi_create_threadsafe_function(env, NULL, NULL, name, 0, 1, NULL, NULL, NULL, call_done,
@@ -370,12 +397,20 @@ static napi_value start_thread(napi_env env) {
     return NULL;
   /* Unreferenced while idle, so the thread never keeps the process alive. */
   napi_unref_threadsafe_function(env, S.finished);
-  int err = pthread_create(&S.thread, NULL, run, NULL);
-  if (err != 0) {
-    errno = err;
-    return throw_errno(env, "pthread_create");
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t wanted = cores < 1 ? 1 : cores > MAX_WORKERS ? MAX_WORKERS : (size_t)cores;
+  while (S.worker_count < wanted) {
+    start_worker(env, &S.workers[S.worker_count]);
+    if (S.worker_count == 0) return NULL; /* it threw */
+    bool pending;
+    napi_is_exception_pending(env, &pending);
+    /* A later worker that could not start leaves the ones that did. */
+    if (pending) {
+      napi_value ignored;
+      napi_get_and_clear_last_exception(env, &ignored);
+      break;
+    }
   }
-  pthread_detach(S.thread);
   S.env = env;
   S.started = 1;
   return NULL;
@@ -391,7 +426,7 @@ static int64_t int_arg(napi_env env, napi_value v) {
 static napi_value hand_over(napi_env env, int relay, int64_t sock, int64_t file, int64_t offset,
                             int64_t length, int64_t idle, napi_value done) {
   if (!S.started) {
-    start_thread(env);
+    start_threads(env);
     if (!S.started) return NULL; /* it threw */
   }
   if (env != S.env) {
@@ -432,12 +467,13 @@ static napi_value hand_over(napi_env env, int relay, int64_t sock, int64_t file,
   t->last_progress = now_ms();
   napi_create_reference(env, done, 1, &t->done);
   if (S.pending++ == 0) napi_ref_threadsafe_function(env, S.finished);
-  pthread_mutex_lock(&S.lock);
   t->id = ++S.next_id;
-  t->next = S.incoming;
-  S.incoming = t;
-  pthread_mutex_unlock(&S.lock);
-  wake_thread();
+  worker *w = worker_of(t->id);
+  pthread_mutex_lock(&w->lock);
+  t->next = w->incoming;
+  w->incoming = t;
+  pthread_mutex_unlock(&w->lock);
+  wake_thread(w);
   napi_value id;
   napi_create_double(env, (double)t->id, &id);
   return id;
@@ -484,20 +520,21 @@ static napi_value js_cancel(napi_env env, napi_callback_info info) {
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   int64_t id = argc == 1 ? int_arg(env, argv[0]) : -1;
   if (id <= 0 || !S.started || env != S.env) return NULL;
-  pthread_mutex_lock(&S.lock);
-  if (S.cancel_count == S.cancel_cap) {
-    size_t cap = S.cancel_cap ? S.cancel_cap * 2 : 8;
-    uint64_t *grown = realloc(S.cancels, cap * sizeof *grown);
+  worker *w = worker_of((uint64_t)id);
+  pthread_mutex_lock(&w->lock);
+  if (w->cancel_count == w->cancel_cap) {
+    size_t cap = w->cancel_cap ? w->cancel_cap * 2 : 8;
+    uint64_t *grown = realloc(w->cancels, cap * sizeof *grown);
     if (!grown) {
-      pthread_mutex_unlock(&S.lock);
+      pthread_mutex_unlock(&w->lock);
       return throw_errno(env, "realloc");
     }
-    S.cancels = grown;
-    S.cancel_cap = cap;
+    w->cancels = grown;
+    w->cancel_cap = cap;
   }
-  S.cancels[S.cancel_count++] = (uint64_t)id;
-  pthread_mutex_unlock(&S.lock);
-  wake_thread();
+  w->cancels[w->cancel_count++] = (uint64_t)id;
+  pthread_mutex_unlock(&w->lock);
+  wake_thread(w);
   return NULL;
 }
 

@@ -100,13 +100,7 @@ async function measure(socket: string): Promise<Figures> {
 async function run(options: BenchOptions): Promise<BenchRow[]> {
   const { row } = await sideBySide(options, measure);
   return [
-    row(
-      'container create+start+wait+delete (true), median',
-      'ms',
-      'lifecycle-total',
-      false,
-      '<= 0.5x dockerd (aim <= 110 ms)',
-    ),
+    row('container create+start+wait+delete (true), median', 'ms', 'lifecycle-total', false, '>= 2x dockerd'),
     ...phases.map((phase) =>
       row(`the same, ${phase} alone, median`, 'ms', `lifecycle-${phase}`, false, '>= 1x dockerd'),
     ),

@@ -102,11 +102,7 @@ export async function createContainer(
     await mkdir(dir, { recursive: true, mode: 0o710 });
     undo.push(() => rm(dir, { recursive: true, force: true }));
     alongside(
-      ContainerIO.prepare({
-        dir: ctx.paths.io(id),
-        openStdin: !!config.OpenStdin,
-        tty: !!config.Tty,
-      }),
+      ContainerIO.prepare({ dir: ctx.paths.io(id), openStdin: !!config.OpenStdin, tty: !!config.Tty }, true),
     );
     const files = {
       hostsPath: ctx.paths.hosts(id),
@@ -114,9 +110,13 @@ export async function createContainer(
       hostnamePath: ctx.paths.hostname(id),
     };
     const hostname = config.Hostname || defaultHostname(id, hostConfig, ctx.host);
-    alongside(
-      writeContainerFiles(files, { config, hostConfig, hostname, hostNetwork: network.kind === 'host' }),
-    );
+    const filesWritten = writeContainerFiles(files, {
+      config,
+      hostConfig,
+      hostname,
+      hostNetwork: network.kind === 'host',
+    });
+    alongside(filesWritten);
     const initKey = await ctx.rootfs.initLayer(image);
     undo.push(async () => ctx.rootfs.leaveInitLayer(initKey, initShared(ctx, initKey)));
     const args = processArgs(mergeCommand(config, undefined));
@@ -164,9 +164,12 @@ export async function createContainer(
       if (volume.created && request.Name === '') anonymous.push(volume.Name);
       return volume;
     });
+    // The record is written while the FIFOs are made (a start makes those it misses): a create
+    // failing after it goes with its directory, record included, before it answers.
+    await filesWritten;
+    alongside(saveRecord(ctx, container));
     const failure = (await Promise.all(sideWork)).find((err) => err !== undefined);
     if (failure) throw failure;
-    await saveRecord(ctx, container);
     ctx.registry.add(container);
     ctx.volumes.settle(reserved.splice(0));
     publishContainerEvent(ctx, container, 'create');

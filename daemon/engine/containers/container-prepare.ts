@@ -41,7 +41,13 @@ export async function prepareRuntime(ctx: EngineContext, container: Container): 
   const spec = containerSpec(ctx, r, true);
   container.runtimeMade = true;
   await containers
-    .create({ id: r.Id, spec, image: r.Config.Image ?? '', labels: { 'svc.name': r.Name.slice(1) }, snapshotKey: r.Id })
+    .create({
+      id: r.Id,
+      spec,
+      image: r.Config.Image ?? '',
+      labels: { 'svc.name': r.Name.slice(1) },
+      snapshotKey: r.Id,
+    })
     .catch(async (err: unknown) => {
       // Made by a start that svcd was killed in.
       if (!isAlreadyExists(err)) throw err;

@@ -125,12 +125,7 @@ export class ContainerRootfs {
    * when it is missing: a create leaves that to the first call that needs the files (see
    * container-prepare.ts).
    */
-  async prepare(
-    id: string,
-    initKey: string,
-    target: string,
-    opts: LayerOptions,
-  ): Promise<void> {
+  async prepare(id: string, initKey: string, target: string, opts: LayerOptions): Promise<void> {
     if (this.mounted.has(target)) return;
     // Calls side by side (a copy into the container while it starts) make it once.
     let work = this.preparing.get(target);
@@ -141,12 +136,7 @@ export class ContainerRootfs {
     return work;
   }
 
-  private async mountLayer(
-    id: string,
-    initKey: string,
-    target: string,
-    opts: LayerOptions,
-  ): Promise<void> {
+  private async mountLayer(id: string, initKey: string, target: string, opts: LayerOptions): Promise<void> {
     if (!opts.fresh && (await isMounted(target))) {
       this.mounted.add(target);
       return;
@@ -162,7 +152,11 @@ export class ContainerRootfs {
     this.mounted.add(target);
   }
 
-  private async makeLayer(id: string, initKey: string, image: () => Promise<ImageSnapshot>): Promise<Mount[]> {
+  private async makeLayer(
+    id: string,
+    initKey: string,
+    image: () => Promise<ImageSnapshot>,
+  ): Promise<Mount[]> {
     const snapshots = this.client.snapshots;
     return snapshots.prepare(id, initKey, gcRoot).catch(async (err: unknown) => {
       if (!(err instanceof NotFoundError)) throw err;

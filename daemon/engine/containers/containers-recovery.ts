@@ -195,7 +195,7 @@ export class ContainersRecovery {
       c.cancelRestart?.();
       c.io?.close();
       // A live task keeps its rootfs; the others' are mounted again on demand (container-prepare.ts).
-      if (!c.record.State.Running) await this.ctx.rootfs.release(c.record.Rootfs);
+      if (!c.record.State.Running && c.layerMade) await this.ctx.rootfs.release(c.record.Rootfs);
     }
   }
 }

@@ -68,15 +68,19 @@ describe('svcd killed with -9 while containers run', () => {
 
   test('a create svcd was killed in before it wrote the record is undone at the next start', async () => {
     const { svcd } = suite();
-    const id = await create(svcd, { Cmd: ['true'] }, 'halfway');
+    // One whose create mounted its root filesystem (to make its working directory), one that did not.
+    const id = await create(svcd, { Cmd: ['true'], WorkingDir: '/w' }, 'halfway');
+    const plain = await create(svcd, { Cmd: ['true'] }, 'plainhalfway');
     const dir = join(svcd.dataRoot, 'containers', id);
     const mounted = () => readFileSync('/proc/self/mountinfo', 'utf8').includes(`${dir}/rootfs `);
     assert.ok(mounted());
     await svcd.kill9();
     // The record is the create's last step: without it, the state of a create killed just before.
     await rm(join(dir, 'config.json'));
+    await rm(join(svcd.dataRoot, 'containers', plain, 'config.json'));
     await svcd.start();
     assert.equal(existsSync(dir), false);
+    assert.equal(existsSync(join(svcd.dataRoot, 'containers', plain)), false);
     assert.equal(mounted(), false);
     expectStatus(await svcd.request('GET', `/containers/${id}/json`), 404);
     // Its snapshot and containerd's container went too: the same name creates and runs again.

@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import { currentCreateBehaviours } from '../../api/versions';
 import type { AttachService } from '../attach/attach-service';
+import { prepareRootfs } from '../containers/container-prepare';
 import { commitSourceOf } from '../containers/containers-engine';
 import type { ContainersService } from '../containers/containers-service';
 import type { EngineContext } from '../containers/engine-context';
@@ -42,7 +43,7 @@ export function buildImagesOf(images: ImageService): BuildImages {
 export function buildContainersOf(
   containers: ContainersService,
   attach: AttachService,
-  ctx: Pick<EngineContext, 'registry' | 'rootfs'>,
+  ctx: Pick<EngineContext, 'registry' | 'rootfs' | 'images'>,
   images: ImageService,
 ): BuildContainers {
   return {
@@ -68,12 +69,15 @@ export function buildContainersOf(
     },
     rootfs: async (id) => {
       const container = ctx.registry.get(id);
-      await ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
+      await prepareRootfs(ctx, container);
       return container.record.Rootfs;
     },
     // The build's config and history line, and no commit event (as dockerd's builder).
-    commit: (id, step) =>
-      commitImage(images, commitSourceOf(ctx.registry.get(id)), { pause: false, changes: [] }, step),
+    commit: async (id, step) => {
+      const container = ctx.registry.get(id);
+      await prepareRootfs(ctx, container);
+      return commitImage(images, commitSourceOf(container), { pause: false, changes: [] }, step);
+    },
     remove: (id) => containers.remove(id, { force: true, volumes: true }),
   };
 }

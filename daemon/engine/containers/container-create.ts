@@ -1,6 +1,8 @@
-// POST /containers/create: validate everything first, then allocate (name, rootfs layers,
-// volumes, /etc files, the containerd container, the record) with a rollback for each step, so
-// that a failure halfway leaves nothing behind.
+// POST /containers/create: validate everything first, then allocate (name, volumes, /etc files,
+// the record) with a rollback for each step, so that a failure halfway leaves nothing behind.
+// containerd's side (the writable layer and containerd's container) waits for the first call
+// that needs it (container-prepare.ts), unless the create itself needs the files: volumes are
+// filled from the image and the working directory made at create, as dockerd does.
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import type { ContainerCreateRequest, ContainerCreateResponse, LegacyStart } from '../../api/container-types';
@@ -12,7 +14,7 @@ import {
   planMounts,
   resolveMounts,
 } from '../../runtime/oci-spec/mount-plan';
-import type { ResolvedMount } from '../../runtime/oci-spec/mount-types';
+import type { MountRequest, ResolvedMount } from '../../runtime/oci-spec/mount-types';
 import { mergeCommand, processArgs } from '../../runtime/oci-spec/process-args';
 import { validateCreate } from '../../runtime/oci-spec/validate-create';
 import { Container } from './container';
@@ -23,6 +25,7 @@ import { type ContainerRecord, freshState, nowRfc3339Nano } from './container-re
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
 import { randomName } from './random-name';
 import { normaliseLinks } from './container-links';
+import { prepareRootfs } from './container-prepare';
 import { checkSharedTargets, containerSpec } from './container-spec';
 
 type Undo = () => Promise<unknown>;
@@ -30,6 +33,11 @@ type Undo = () => Promise<unknown>;
 /** Whether a container other than those being removed still stands on the init layer. */
 export function initShared(ctx: EngineContext, initKey: string, except?: string): boolean {
   return ctx.registry.all().some((c) => c.id !== except && c.record.InitSnapshotKey === initKey);
+}
+
+/** Volumes a create resolves are filled from the image's files: the root filesystem is needed then. */
+function fillsVolumes(plan: MountRequest[]): boolean {
+  return plan.some((m) => m.Type === 'volume');
 }
 
 function pickName(ctx: EngineContext, requested: string | undefined): string {
@@ -80,7 +88,7 @@ export async function createContainer(
   const undo: Undo[] = [async () => ctx.registry.releaseName(name, id)];
   // Volumes resolved for this container, held until its record is registered (or rolled back).
   const reserved: string[] = [];
-  // Side work done while the root filesystem is prepared; each settles to its error, if any.
+  // Side work done beside the rest of the create; each settles to its error, if any.
   const sideWork: Array<Promise<unknown>> = [];
   const alongside = (work: Promise<unknown>) =>
     sideWork.push(
@@ -94,11 +102,7 @@ export async function createContainer(
     await mkdir(dir, { recursive: true, mode: 0o710 });
     undo.push(() => rm(dir, { recursive: true, force: true }));
     alongside(
-      ContainerIO.prepare({
-        dir: ctx.paths.io(id),
-        openStdin: !!config.OpenStdin,
-        tty: !!config.Tty,
-      }),
+      ContainerIO.prepare({ dir: ctx.paths.io(id), openStdin: !!config.OpenStdin, tty: !!config.Tty }, true),
     );
     const files = {
       hostsPath: ctx.paths.hosts(id),
@@ -106,27 +110,15 @@ export async function createContainer(
       hostnamePath: ctx.paths.hostname(id),
     };
     const hostname = config.Hostname || defaultHostname(id, hostConfig, ctx.host);
-    alongside(
-      writeContainerFiles(files, { config, hostConfig, hostname, hostNetwork: network.kind === 'host' }),
-    );
-    const rootfsPath = ctx.paths.rootfs(id);
-    const initKey = await ctx.rootfs.create(id, image, rootfsPath);
-    undo.push(() => ctx.rootfs.remove(id, rootfsPath, initKey, initShared(ctx, initKey)));
-
-    const anonymous: string[] = [];
-    undo.push(async () => {
-      ctx.volumes.settle(reserved.splice(0));
-      await Promise.all(anonymous.map((v) => ctx.volumes.removeAnonymous(v, id)));
+    const filesWritten = writeContainerFiles(files, {
+      config,
+      hostConfig,
+      hostname,
+      hostNetwork: network.kind === 'host',
     });
-    const mounts = await resolveMounts(plan, async (request) => {
-      const volume = await ctx.volumes.resolve(request, rootfsPath);
-      reserved.push(volume.Name);
-      if (volume.created && request.Name === '') anonymous.push(volume.Name);
-      return volume;
-    });
-    const failure = (await Promise.all(sideWork)).find((err) => err !== undefined);
-    if (failure) throw failure;
-
+    alongside(filesWritten);
+    const initKey = await ctx.rootfs.initLayer(image);
+    undo.push(async () => ctx.rootfs.leaveInitLayer(initKey, initShared(ctx, initKey)));
     const args = processArgs(mergeCommand(config, undefined));
     const record: ContainerRecord = {
       Id: id,
@@ -144,26 +136,40 @@ export async function createContainer(
       State: freshState(),
       RestartCount: 0,
       ManuallyStopped: false,
-      Mounts: mounts,
-      AnonymousVolumes: anonymous,
+      Mounts: [],
+      AnonymousVolumes: [],
       Files: files,
-      Rootfs: rootfsPath,
+      Rootfs: ctx.paths.rootfs(id),
       SnapshotKey: id,
       InitSnapshotKey: initKey,
       NetworkMode: network.kind,
       Networks: networks,
     };
-    const spec = containerSpec(ctx, record, false, validated.security);
-    await ctx.client.containers.create({
-      id,
-      spec,
-      image: image.name,
-      labels: { 'svc.name': name.slice(1) },
-      snapshotKey: id,
-    });
-    undo.push(() => ctx.client.containers.delete(id));
     const container = new Container(record);
-    await saveRecord(ctx, container);
+    container.layerMade = false;
+    container.runtimeMade = false;
+    if (fillsVolumes(plan) || (config.WorkingDir || '/') !== '/') {
+      undo.push(() => ctx.rootfs.removeLayer(id, record.Rootfs));
+      await prepareRootfs(ctx, container);
+    }
+
+    const anonymous = record.AnonymousVolumes;
+    undo.push(async () => {
+      ctx.volumes.settle(reserved.splice(0));
+      await Promise.all(anonymous.map((v) => ctx.volumes.removeAnonymous(v, id)));
+    });
+    record.Mounts = await resolveMounts(plan, async (request) => {
+      const volume = await ctx.volumes.resolve(request, record.Rootfs);
+      reserved.push(volume.Name);
+      if (volume.created && request.Name === '') anonymous.push(volume.Name);
+      return volume;
+    });
+    // The record is written while the FIFOs are made (a start makes those it misses): a create
+    // failing after it goes with its directory, record included, before it answers.
+    await filesWritten;
+    alongside(saveRecord(ctx, container));
+    const failure = (await Promise.all(sideWork)).find((err) => err !== undefined);
+    if (failure) throw failure;
     ctx.registry.add(container);
     ctx.volumes.settle(reserved.splice(0));
     publishContainerEvent(ctx, container, 'create');
@@ -197,6 +203,7 @@ export async function applyLegacyHostConfig(
     volumesFrom: inheritedMounts(ctx, hostConfig.VolumesFrom),
   });
   const reserved: string[] = [];
+  if (fillsVolumes(plan)) await prepareRootfs(ctx, container);
   try {
     record.Mounts = await resolveMounts(plan, async (request) => {
       const volume = await ctx.volumes.resolve(request, record.Rootfs);
@@ -211,6 +218,10 @@ export async function applyLegacyHostConfig(
   record.HostConfig = hostConfig;
   record.NetworkMode = network.kind;
   record.Networks = ctx.networking.attachmentsFor(network, undefined, record.Config.MacAddress);
-  await ctx.client.containers.update(record.Id, { spec: containerSpec(ctx, record, false, security) });
+  // Otherwise its first start makes containerd's container with the spec of then.
+  if (container.runtimeMade) {
+    await prepareRootfs(ctx, container);
+    await ctx.client.containers.update(record.Id, { spec: containerSpec(ctx, record, false, security) });
+  }
   await saveRecord(ctx, container);
 }

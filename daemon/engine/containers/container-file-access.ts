@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { ContainerPathStat } from '../../api/container-summary-types';
 import type { Container } from './container';
 import { ContainerArchive, exportRootfs } from './container-archive';
+import { prepareRootfs } from './container-prepare';
 import { type EngineContext, publishContainerEvent } from './engine-context';
 import { volumeNames } from './volume-events';
 
@@ -19,7 +20,7 @@ export class ContainerFileAccess {
     container: Container,
     work: (archive: ContainerArchive, done: () => void) => Promise<T>,
   ): Promise<T> {
-    await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
+    await prepareRootfs(this.ctx, container);
     const volumes = volumeNames(container);
     await this.ctx.volumes.lend(volumes);
     let given = false;
@@ -70,7 +71,7 @@ export class ContainerFileAccess {
   }
 
   async export(container: Container): Promise<Readable> {
-    await this.ctx.rootfs.ensureMounted(container.id, container.record.Rootfs);
+    await prepareRootfs(this.ctx, container);
     publishContainerEvent(this.ctx, container, 'export');
     return exportRootfs(container.record);
   }

@@ -49,12 +49,17 @@ export class ContainerIO extends EventEmitter {
   }
 
   /**
-   * Makes the container's FIFOs unless they exist. Done at create, so a start spawns no
-   * process; they serve every run (each run's output is drained before its IO closes).
+   * Makes the container's FIFOs unless they exist (`fresh`: its directory was just made, so none
+   * can). Done at create, so a start spawns no process; they serve every run (each run's output
+   * is drained before its IO closes).
    */
-  static async prepare(opts: ContainerIOOptions): Promise<void> {
+  static async prepare(opts: ContainerIOOptions, fresh = false): Promise<void> {
     const paths = ContainerIO.pathsOf(opts);
     const all = [paths.stdin, paths.stdout, paths.stderr].filter((p): p is string => !!p);
+    if (fresh) {
+      await mkdir(opts.dir, { recursive: true, mode: 0o700 });
+      return createFifos(all);
+    }
     const missing: string[] = [];
     for (const path of all) {
       const isFifo = await lstat(path).then(

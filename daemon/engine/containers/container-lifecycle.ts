@@ -20,8 +20,6 @@ export interface LifecycleHooks {
   ioFeed: ContainerIOFeed;
   /** Called when an AutoRemove container should go: it exited, or its start failed. */
   onAutoRemove: (container: Container) => void;
-  /** Prepares a fresh spec at start when it depends on other containers (container:<x> modes). */
-  beforeStart: (container: Container) => Promise<void>;
 }
 
 export class ContainerLifecycle {

@@ -12,6 +12,7 @@ import { ConflictError } from '../../api/errors';
 import type { Container } from './container';
 import { listContainers } from './container-list';
 import type { ContainerLogs } from './container-logs';
+import { prepareRootfs } from './container-prepare';
 import { isRunning } from './container-state';
 import { processesOf, psTop } from './container-top';
 import { inspectView, type Sizes } from './container-view';
@@ -89,6 +90,7 @@ export class ContainerQueries {
 
   async changes(ref: string): Promise<ContainerChange[]> {
     const container = this.ctx.registry.get(ref);
+    await prepareRootfs(this.ctx, container);
     return this.ctx.rootfs.changes(container.id, container.record.InitSnapshotKey);
   }
 

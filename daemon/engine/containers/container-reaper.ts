@@ -38,8 +38,14 @@ export class ContainerReaper {
   async takeApart(container: Container): Promise<void> {
     const { client, rootfs } = this.ctx;
     const r = container.record;
-    const shared = initShared(this.ctx, r.InitSnapshotKey, container.id);
-    await this.deleteTask(container, () => rootfs.remove(container.id, r.Rootfs, r.InitSnapshotKey, shared));
+    // A container never started holds nothing in containerd (container-prepare.ts).
+    const layer = async () => {
+      if (container.layerMade) await rootfs.removeLayer(container.id, r.Rootfs);
+    };
+    if (container.runtimeMade) await this.deleteTask(container, layer);
+    else await layer();
+    rootfs.leaveInitLayer(r.InitSnapshotKey, initShared(this.ctx, r.InitSnapshotKey, container.id));
+    if (!container.runtimeMade) return;
     await client.containers.delete(container.id).catch((err: unknown) => {
       if (!(err instanceof NotFoundError)) throw err;
     });

@@ -53,6 +53,14 @@ export interface ImageSnapshot {
   unpack: () => Promise<unknown>;
 }
 
+/** How a container's layer is mounted (ContainerRootfs.prepare). */
+export interface LayerOptions {
+  /** The layer was never made: neither the mount table nor containerd need be asked. */
+  fresh: boolean;
+  /** The container's image, asked for only if its init layer is to be made again. */
+  image: () => Promise<ImageSnapshot>;
+}
+
 /** How long an unused init layer is kept for the next container of its image. */
 const initLayerLingerMs = 60_000;
 
@@ -65,6 +73,8 @@ export class ContainerRootfs {
    * mount table (which grows with every container).
    */
   private readonly mounted = new Set<string>();
+  /** Mounts under way (prepare), by target. */
+  private readonly preparing = new Map<string, Promise<void>>();
   /** Init layers known to exist (made or seen by this svcd): a create need not ask containerd. */
   private readonly initLayers = new Set<string>();
 
@@ -77,7 +87,7 @@ export class ContainerRootfs {
   }
 
   /** The init layer on the image's snapshot, made once and shared by the image's containers. */
-  private ensureInitLayer(image: ImageSnapshot): Promise<string> {
+  initLayer(image: ImageSnapshot): Promise<string> {
     const snapshots = this.client.snapshots;
     const parent = image.chainId;
     const initKey = initSnapshotKey(parent);
@@ -110,31 +120,51 @@ export class ContainerRootfs {
     });
   }
 
-  /** Prepares the writable layer on the image's init layer and mounts it; returns the init layer's key. */
-  async create(id: string, image: ImageSnapshot, target: string): Promise<string> {
-    const initKey = await this.ensureInitLayer(image);
-    try {
-      const mounts = await this.client.snapshots.prepare(id, initKey, gcRoot).catch(async (err: unknown) => {
-        if (!(err instanceof NotFoundError)) throw err;
-        // The init layer went behind svcd's back: made again.
-        this.initLayers.delete(initKey);
-        await this.ensureInitLayer(image);
-        return this.client.snapshots.prepare(id, initKey, gcRoot);
-      });
-      await mountSnapshot(mounts, target);
-      this.mounted.add(target);
-    } catch (err) {
-      await this.remove(id, target, initKey, true);
-      throw err;
+  /**
+   * Mounts the container's writable layer on the init layer at `target`, the layer made first
+   * when it is missing: a create leaves that to the first call that needs the files (see
+   * container-prepare.ts).
+   */
+  async prepare(id: string, initKey: string, target: string, opts: LayerOptions): Promise<void> {
+    if (this.mounted.has(target)) return;
+    // Calls side by side (a copy into the container while it starts) make it once.
+    let work = this.preparing.get(target);
+    if (!work) {
+      work = this.mountLayer(id, initKey, target, opts).finally(() => this.preparing.delete(target));
+      this.preparing.set(target, work);
     }
-    return initKey;
+    return work;
   }
 
-  /** Mounts the rootfs again if it is not (after a host reboot, or a mount lost). */
-  async ensureMounted(id: string, target: string): Promise<void> {
-    if (this.mounted.has(target)) return;
-    if (!(await isMounted(target))) await mountSnapshot(await this.client.snapshots.mounts(id), target);
+  private async mountLayer(id: string, initKey: string, target: string, opts: LayerOptions): Promise<void> {
+    if (!opts.fresh && (await isMounted(target))) {
+      this.mounted.add(target);
+      return;
+    }
+    const existing = opts.fresh
+      ? undefined
+      : await this.client.snapshots.mounts(id).catch((err: unknown) => {
+          if (!(err instanceof NotFoundError)) throw err;
+          return undefined;
+        });
+    const mounts = existing ?? (await this.makeLayer(id, initKey, opts.image));
+    await mountSnapshot(mounts, target);
     this.mounted.add(target);
+  }
+
+  private async makeLayer(
+    id: string,
+    initKey: string,
+    image: () => Promise<ImageSnapshot>,
+  ): Promise<Mount[]> {
+    const snapshots = this.client.snapshots;
+    return snapshots.prepare(id, initKey, gcRoot).catch(async (err: unknown) => {
+      if (!(err instanceof NotFoundError)) throw err;
+      // The init layer went behind svcd's back: made again.
+      this.initLayers.delete(initKey);
+      await this.initLayer(await image());
+      return snapshots.prepare(id, initKey, gcRoot);
+    });
   }
 
   private async unmount(target: string): Promise<void> {
@@ -209,17 +239,21 @@ export class ContainerRootfs {
     return walk(upper);
   }
 
-  /**
-   * Unmounts and removes the writable layer. The init layer goes a while after its last
-   * container (`initShared` false), unless another container comes for it: until then it keeps
-   * the image's layers from containerd's garbage collection, which takes them after.
-   */
-  async remove(id: string, target: string, initKey: string, initShared: boolean): Promise<void> {
+  /** Unmounts and removes the container's writable layer. */
+  async removeLayer(id: string, target: string): Promise<void> {
     await this.unmount(target);
     await this.client.snapshots.remove(id).catch((err: unknown) => {
       if (!(err instanceof NotFoundError)) throw err;
     });
-    if (initShared) return;
+  }
+
+  /**
+   * A container on the init layer went. The init layer goes a while after its last container
+   * (`shared` false), unless another container comes for it: until then it keeps the image's
+   * layers from containerd's garbage collection, which takes them after.
+   */
+  leaveInitLayer(initKey: string, shared: boolean): void {
+    if (shared) return;
     clearTimeout(this.lingering.get(initKey));
     const timer = setTimeout(() => {
       this.lingering.delete(initKey);

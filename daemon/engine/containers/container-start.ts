@@ -9,6 +9,7 @@ import { connectNetworks, disconnectNetworks } from './container-endpoints';
 import { ContainerIO } from './container-io';
 import type { ContainerIOFeed } from './container-io-feed';
 import { prepareShimLog, shimLogOf } from './container-log-driver';
+import { prepareRuntime } from './container-prepare';
 import { nowRfc3339Nano } from './container-record';
 import { markPaused, markRunning, markStartFailed } from './container-state';
 import { type EngineContext, publishContainerEvent, saveRecord } from './engine-context';
@@ -36,8 +37,6 @@ export interface StartHooks {
   ioFeed: ContainerIOFeed;
   /** Called when an AutoRemove container should go: its start failed. */
   onAutoRemove: (container: Container) => void;
-  /** Prepares a fresh spec at start when it depends on other containers (container:<x> modes). */
-  beforeStart: (container: Container) => Promise<void>;
   /** A process quick enough to exit before its start was recorded: its exit, to be handled now. */
   onEarlyExit: (container: Container, exit: Exit) => void;
 }
@@ -50,15 +49,14 @@ export class TaskStarter {
 
   /** Creates and starts the task; on failure records why in State and throws. */
   async run(container: Container): Promise<void> {
-    const { client, paths, rootfs } = this.ctx;
+    const { client, paths } = this.ctx;
     const id = container.id;
     const record = container.record;
     let io: ContainerIO | undefined;
     try {
-      await rootfs.ensureMounted(id, record.Rootfs);
       await container.taskTeardown;
       await container.networkTeardown;
-      await this.hooks.beforeStart(container);
+      await prepareRuntime(this.ctx, container);
       io = await ContainerIO.create({
         dir: paths.io(id),
         openStdin: !!record.Config.OpenStdin,

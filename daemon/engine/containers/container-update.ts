@@ -43,7 +43,8 @@ export async function updateResources(
     resources.RestartPolicy = body.RestartPolicy;
   }
   const oci = taskResources(resources);
-  if (changed) {
+  // A container never started has no spec in containerd yet: its first start builds it from the record.
+  if (changed && container.runtimeMade) {
     if (isRunning(record.State)) await ctx.client.tasks.update(container.id, oci);
     const stored = await ctx.client.containers.get(container.id);
     const spec = stored.spec as OciSpec;

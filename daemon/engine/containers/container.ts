@@ -33,6 +33,12 @@ export class Container {
   networkTeardown?: Promise<void>;
   /** A stop or restart is waiting out its grace period (holding the lock): a kill goes through. */
   inGracePeriod = false;
+  /**
+   * Whether containerd may hold the container's writable layer, and its container: a create
+   * makes neither (container-prepare.ts); svcd's start asks containerd about each record.
+   */
+  layerMade = true;
+  runtimeMade = true;
 
   constructor(public record: ContainerRecord) {}
 

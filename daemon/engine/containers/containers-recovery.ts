@@ -43,8 +43,14 @@ export class ContainersRecovery {
 
   /** Loads every record, re-attaches to running tasks, records missed exits, follows events. */
   async init(): Promise<void> {
+    // What containerd holds of each: a container never started holds nothing (container-prepare.ts).
+    const { client } = this.ctx;
+    const runtimes = new Set((await client.containers.list()).map((c) => c.id));
+    const layers = new Set((await client.snapshots.list()).map((s) => s.name));
     for (const { value } of await this.ctx.store.list()) {
       const container = new Container(value);
+      container.runtimeMade = runtimes.has(value.Id);
+      container.layerMade = layers.has(value.SnapshotKey);
       if (value.State.Status === 'removing') {
         markDead(value.State, 'removal was interrupted');
         await saveRecord(this.ctx, container);
@@ -99,9 +105,9 @@ export class ContainersRecovery {
 
   private async refreshSeccompFilters(): Promise<void> {
     const changed: string[] = [];
-    for (const { record } of this.ctx.registry.all()) {
-      // A dead container only awaits its removal.
-      if (record.State.Status === 'dead') continue;
+    for (const { record, runtimeMade } of this.ctx.registry.all()) {
+      // A dead container only awaits its removal; one never started gets its spec at its start.
+      if (record.State.Status === 'dead' || !runtimeMade) continue;
       try {
         if (await refreshSeccomp(this.ctx, record)) changed.push(record.Id);
       } catch (err) {
@@ -188,8 +194,8 @@ export class ContainersRecovery {
       c.stopHealth?.();
       c.cancelRestart?.();
       c.io?.close();
-      // A live task keeps its rootfs; the others' are mounted again on demand (ensureMounted).
-      if (!c.record.State.Running) await this.ctx.rootfs.release(c.record.Rootfs);
+      // A live task keeps its rootfs; the others' are mounted again on demand (container-prepare.ts).
+      if (!c.record.State.Running && c.layerMade) await this.ctx.rootfs.release(c.record.Rootfs);
     }
   }
 }

@@ -32,11 +32,11 @@ import { connectOne, disconnectOne } from './container-endpoints';
 import { ContainerFileAccess } from './container-file-access';
 import type { ContainerIOFeed } from './container-io-feed';
 import { ContainerLifecycle } from './container-lifecycle';
+import { prepareRootfs } from './container-prepare';
 import type { ContainerLogs } from './container-logs';
 import { ContainerReaper } from './container-reaper';
 import { ContainerQueries } from './container-queries';
 import { ContainerRemoval, type RemoveOptions } from './container-removal';
-import { containerSpec, specNeedsStart } from './container-spec';
 import { isRunning } from './container-state';
 import type { Sizes } from './container-view';
 import { updateResources } from './container-update';
@@ -68,11 +68,6 @@ export class ContainersService {
     this.lifecycle = new ContainerLifecycle(this.ctx, {
       ioFeed: deps.ioFeed,
       onAutoRemove: (c) => void this.remove(c.id, { force: false, volumes: true }).catch(() => undefined),
-      beforeStart: async (c) => {
-        if (specNeedsStart(c.record.HostConfig)) {
-          await this.ctx.client.containers.update(c.id, { spec: containerSpec(this.ctx, c.record, true) });
-        }
-      },
     });
     const reaper = new ContainerReaper(this.ctx, (c, alongside) =>
       this.lifecycle.deleteStaleTask(c, alongside),
@@ -231,6 +226,7 @@ export class ContainersService {
     const container = this.get(req.container);
     // As dockerd: a running container is paused (and shown paused) while its changes are read.
     const pause = req.pause && container.record.State.Status === 'running';
+    await prepareRootfs(this.ctx, container);
     if (pause) await this.lifecycle.pause(container);
     try {
       const id = await this.commitImage(container, req);

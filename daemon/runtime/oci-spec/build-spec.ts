@@ -133,13 +133,17 @@ function allMounts(input: BuildSpecInput, hostConfig: HostConfig, user: Resolved
   ];
 }
 
-function createWorkingDir(rootfs: string, cwd: string): void {
+/** Makes the working directory in the rootfs; a file in its way fails with dockerd's words. */
+export function createWorkingDir(rootfs: string, cwd: string): void {
   try {
     mkdirSync(resolveInRootfs(rootfs, cwd), { recursive: true });
   } catch (err) {
-    throw new SystemError(`cannot create the working directory ${cwd}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    const code = (err as NodeJS.ErrnoException).code;
+    const message =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? `Cannot mkdir: ${cwd} is not a directory`
+        : `cannot create the working directory ${cwd}: ${(err as Error).message}`;
+    throw new SystemError(message, { cause: err });
   }
 }
 

@@ -229,13 +229,14 @@ describe('container create', () => {
     const { svcd } = suite();
     const before = (await svcd.request('GET', '/containers/json?all=1')).json<unknown[]>().length;
     const dirs = readdirSync(join(svcd.dataRoot, 'containers')).length;
-    // The user is looked up in the image's /etc/passwd once the root filesystem exists.
-    expectStatus(
+    // As dockerd's, a create makes the working directory, in the root filesystem it mounts for it.
+    const refused = expectStatus(
       await svcd.request('POST', '/containers/create?name=halfway', {
-        body: { Image: 'busybox', User: 'nosuchuser', Volumes: { '/v': {} } },
+        body: { Image: 'busybox', WorkingDir: '/etc/passwd', Volumes: { '/v': {} } },
       }),
-      400,
+      500,
     );
+    assert.equal(refused.json<{ message: string }>().message, 'Cannot mkdir: /etc/passwd is not a directory');
     assert.equal((await svcd.request('GET', '/containers/json?all=1')).json<unknown[]>().length, before);
     assert.equal(readdirSync(join(svcd.dataRoot, 'containers')).length, dirs);
     expectStatus(

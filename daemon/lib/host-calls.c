@@ -1,6 +1,6 @@
 /*
  * System calls Node has no binding for, as a Node-API module (build/native/host-calls.node):
- * mount(2), umount2(2) and mkfifo(3). Without it each would be a mount(8), umount(8) or mkfifo(1)
+ * mount(2), umount2(2), mkfifo(3) and a new network namespace. Without it each would be a mount(8), umount(8) or mkfifo(1)
  * process, and a process spawned from svcd costs 6 to 14 ms of a loaded two-core machine (fork
  * of a large process, exec, exit), several times what the call itself takes; a container's create
  * made two of them. Each call runs on libuv's thread pool (a umount may wait on the disk), and its
@@ -9,12 +9,18 @@
  *   mount(source, target, fstype, flags, data, done)   flags: MS_* bits (the caller parses options)
  *   umount(target, flags, done)                        flags: MNT_* bits
  *   mkfifo(paths[], mode, done)                        every path made, or the first error
+ *   netns(target, done)                                a new network namespace bind-mounted on
+ *                                                      target (an existing file), its lo up
  *   unreadBytes(fd)                                    SIOCOUTQ of a unix stream socket, at once:
  *                                                      what the peer has not read yet (0: all of it)
  */
 #define NAPI_VERSION 8
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <unistd.h>
 #include <node_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +28,14 @@
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
-enum op { OP_MOUNT, OP_UMOUNT, OP_MKFIFO };
+enum op { OP_MOUNT, OP_UMOUNT, OP_MKFIFO, OP_NETNS };
 
 typedef struct call {
   enum op op;
-  char *strings[4]; /* mount: source, target, fstype, data; umount: target */
+  char *strings[4]; /* mount: source, target, fstype, data; umount, netns: target */
   char **paths;     /* mkfifo */
   size_t path_count;
   unsigned long flags;
@@ -60,6 +67,42 @@ static napi_status c_string(napi_env env, napi_value v, char **out) {
   return napi_get_value_string_utf8(env, v, *out, len + 1, &len);
 }
 
+/* Brings lo up in the calling thread's network namespace; errno on failure. */
+static int loopback_up(void) {
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return errno;
+  struct ifreq ifr = {0};
+  strcpy(ifr.ifr_name, "lo");
+  int error = 0;
+  if (ioctl(fd, SIOCGIFFLAGS, &ifr) != 0) error = errno;
+  ifr.ifr_flags |= IFF_UP;
+  if (!error && ioctl(fd, SIOCSIFFLAGS, &ifr) != 0) error = errno;
+  close(fd);
+  return error;
+}
+
+/*
+ * unshare(CLONE_NEWNET) moves only the calling thread (one of the pool's), which goes back to
+ * svcd's namespace before the pool gives it other work; a thread that cannot go back would open
+ * later sockets in the container's namespace, so the process stops rather than go on.
+ */
+static int new_netns(const char *target) {
+  int home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (home < 0) return errno;
+  int error = 0;
+  if (unshare(CLONE_NEWNET) != 0) {
+    error = errno;
+    close(home);
+    return error;
+  }
+  if (mount("/proc/thread-self/ns/net", target, NULL, MS_BIND, NULL) != 0) error = errno;
+  if (!error) error = loopback_up();
+  if (error) umount2(target, MNT_DETACH);
+  if (setns(home, CLONE_NEWNET) != 0) abort();
+  close(home);
+  return error;
+}
+
 static void execute(napi_env env, void *data) {
   (void)env;
   call *c = data;
@@ -78,6 +121,9 @@ static void execute(napi_env env, void *data) {
         break;
       }
     }
+    break;
+  case OP_NETNS:
+    c->error = new_netns(c->strings[0]);
     break;
   }
 }
@@ -157,6 +203,7 @@ typedef struct signature {
 
 static const signature mount_signature = {OP_MOUNT, "sssns", 1, "mount(source, target, fstype, flags, data, done)"};
 static const signature umount_signature = {OP_UMOUNT, "sn", 0, "umount(target, flags, done)"};
+static const signature netns_signature = {OP_NETNS, "s", 0, "netns(target, done)"};
 
 static napi_value do_strings_call(napi_env env, napi_callback_info info) {
   napi_value argv[6];
@@ -213,6 +260,7 @@ NAPI_MODULE_INIT() {
       {"mount", NULL, do_strings_call, NULL, NULL, NULL, napi_default, (void *)&mount_signature},
       {"umount", NULL, do_strings_call, NULL, NULL, NULL, napi_default, (void *)&umount_signature},
       {"mkfifo", NULL, do_mkfifo, NULL, NULL, NULL, napi_default, NULL},
+      {"netns", NULL, do_strings_call, NULL, NULL, NULL, napi_default, (void *)&netns_signature},
       {"unreadBytes", NULL, do_unread_bytes, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof *props, props) != napi_ok) return NULL;

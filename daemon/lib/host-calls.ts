@@ -1,5 +1,6 @@
-// mount(2), umount2(2), mkfifo(3) and one socket ioctl from svcd's own process (host-calls.c, built into
-// build/native/ by build:node), instead of a mount(8), umount(8) or mkfifo(1) process each.
+// mount(2), umount2(2), mkfifo(3), a new network namespace and one socket ioctl from svcd's own
+// process (host-calls.c, built into build/native/ by build:node), instead of a mount(8),
+// umount(8), mkfifo(1) or unshare(1) process each.
 import { join } from 'node:path';
 import { repoRoot } from './product';
 
@@ -16,6 +17,8 @@ interface Native {
   ): void;
   umount(target: string, flags: number, done: Done): void;
   mkfifo(paths: string[], mode: number, done: Done): void;
+  /** A new network namespace bind-mounted on `target` (an existing file), its lo up. */
+  netns(target: string, done: Done): void;
   /** SIOCOUTQ of a unix stream socket: what its peer has not read yet, or -errno. */
   unreadBytes(fd: number): number;
 }

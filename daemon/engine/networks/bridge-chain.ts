@@ -40,9 +40,10 @@ export function bridgeChain(
         type: 'bridge',
         bridge: record.Bridge,
         // The gateway address is on the bridge even for internal networks (their name server
-        // listens there); internal ones get no default route and no masquerade instead.
+        // listens there); internal ones get no default route instead.
         isGateway: true,
-        ipMasq: !record.Internal && record.Options[masqOption] !== 'false',
+        // One rule per network masquerades instead (bridge-masquerade.ts, made with the bridge).
+        ipMasq: false,
         hairpinMode: true,
         // The address a container asks for (MacAddress) comes as runtime config.
         capabilities: { mac: true },

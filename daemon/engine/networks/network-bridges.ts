@@ -1,13 +1,16 @@
-// The Linux bridge of each bridge network, made (or checked) with the network's gateway before
-// its first endpoint, isolated when its options say so, and removed with the network.
+// The Linux bridge of each bridge network, made (or checked) with the network's gateway and its
+// outbound masquerade before its first endpoint, isolated when its options say so, and removed
+// with the network.
 import { isolateBridge, releaseBridge } from '../../runtime/cni/bridge-isolation';
 import { bridgeAddresses, deleteBridge, makeBridge } from '../../runtime/cni/bridge-device';
+import { masqueradeBridge, releaseMasquerade } from '../../runtime/cni/bridge-masquerade';
 import { ForbiddenError } from '../../api/errors';
 import type { Logger } from '../../lib/logger';
 import { routedSubnets } from '../../runtime/cni/host-routes';
 import { formatIp, formatSubnet, overlaps, parseSubnet, type Subnet } from '../../runtime/cni/ipv4';
 import type { ContainerUsage } from '../shared/container-usage';
 import type { AddressPools } from './address-pools';
+import { masqOption } from './bridge-chain';
 import type { NetworkRecord, NetworkRecords } from './network-records';
 
 export const iccOption = 'com.docker.network.bridge.enable_icc';
@@ -56,6 +59,10 @@ export class NetworkBridges {
         await this.pools.checkFree(adopted, record.Id);
         await this.moveSubnet(record, adopted, present[0].split('/')[0]);
       }
+      if (!record.Internal && record.Options[masqOption] !== 'false') {
+        for (const subnet of [record.Subnet, ...(record.Subnet6 ? [record.Subnet6] : [])])
+          await masqueradeBridge({ networkId: record.Id, bridge: record.Bridge, subnet });
+      }
       this.claimed.add(record.Bridge);
     });
   }
@@ -80,6 +87,7 @@ export class NetworkBridges {
   /** The network is being removed: its rules and its bridge (made at the first attach) go. */
   async remove(record: NetworkRecord): Promise<void> {
     await releaseBridge(record.Bridge);
+    await releaseMasquerade(record.Id);
     await deleteBridge(record.Bridge);
     this.claimed.delete(record.Bridge);
   }

@@ -1,10 +1,12 @@
 // Network namespaces that outlive any process: a file bind-mounted onto a new namespace, as
-// `ip netns` does, but under svcd's data root so two engines never share a name.
+// `ip netns` does, but under svcd's data root so two engines never share a name; made and
+// unmounted in svcd's process (host-calls.ts), or by unshare(1) and umount(8) without it.
 import { execFile } from 'node:child_process';
 import { mkdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { SystemError } from '../../api/errors';
+import { call, hostCalls } from '../../lib/host-calls';
 
 const run = promisify(execFile);
 /** statfs's f_type of a namespace file (nsfs). */
@@ -14,19 +16,25 @@ export async function createNetns(path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writeFile(path, '', { mode: 0o444 });
   try {
+    const native = hostCalls();
+    if (native) {
+      await call((done) => native.netns(path, done));
+      return;
+    }
     await run('unshare', [`--net=${path}`, 'true']);
     // Loopback up, as every container has it.
     await run('nsenter', [`--net=${path}`, 'ip', 'link', 'set', 'lo', 'up']);
   } catch (err) {
     await removeNetns(path).catch(() => undefined);
-    throw new SystemError(
-      `network namespace ${path}: ${(err as { stderr?: string }).stderr?.trim() || String(err)}`,
-    );
+    const e = err as { stderr?: string };
+    throw new SystemError(`network namespace ${path}: ${e.stderr?.trim() || String(err)}`);
   }
 }
 
 export async function removeNetns(path: string): Promise<void> {
-  await run('umount', [path]).catch(() => undefined);
+  const native = hostCalls();
+  if (native) await call((done) => native.umount(path, 0, done)).catch(() => undefined);
+  else await run('umount', [path]).catch(() => undefined);
   await rm(path, { force: true });
 }
 

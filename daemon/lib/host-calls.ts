@@ -1,5 +1,6 @@
-// mount(2), umount2(2), mkfifo(3) and one socket ioctl from svcd's own process (host-calls.c, built into
-// build/native/ by build:node), instead of a mount(8), umount(8) or mkfifo(1) process each.
+// mount(2), umount2(2), mkfifo(3), mknod(2), lsetxattr(2) and one socket ioctl from svcd's own
+// process (host-calls.c, built into build/native/ by build:node), instead of a mount(8), umount(8)
+// or mkfifo(1) process each; mknod and lsetxattr apply image layers (Node binds neither).
 import { join } from 'node:path';
 import { repoRoot } from './product';
 
@@ -16,6 +17,9 @@ interface Native {
   ): void;
   umount(target: string, flags: number, done: Done): void;
   mkfifo(paths: string[], mode: number, done: Done): void;
+  /** `mode` carries the S_IF* type bits (S_IFCHR, S_IFBLK) and the permissions. */
+  mknod(path: string, mode: number, major: number, minor: number, done: Done): void;
+  lsetxattr(path: string, name: string, value: Buffer, done: Done): void;
   /** SIOCOUTQ of a unix stream socket: what its peer has not read yet, or -errno. */
   unreadBytes(fd: number): number;
 }

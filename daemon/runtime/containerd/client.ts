@@ -60,6 +60,11 @@ export class ContainerdClient {
     return new ContainerdClient(new Rpc(new Connection(address), namespace), true, snapshotter, localContent);
   }
 
+  /** A directory on the snapshots' file system for layers applied before their snapshot exists. */
+  get layerStaging(): string | undefined {
+    return this.localContent && `${this.localContent.staging}/layers`;
+  }
+
   get namespace(): string {
     return this.rpc.namespace;
   }

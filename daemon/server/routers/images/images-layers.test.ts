@@ -165,7 +165,8 @@ test('whiteouts, opaque directories, links, fifos and binary xattrs round-trip',
       assert.equal(stdout.trim(), binaryXattr.toString('hex'));
     } finally {
       await run('umount', [view]);
-      await client.snapshots.remove(key);
+      // A view outside a lease may be garbage collected already.
+      await client.snapshots.remove(key).catch(() => undefined);
     }
   } finally {
     client.close();

@@ -188,7 +188,12 @@ async function start(argv: string[], running: Running): Promise<string> {
   containerd.on('restarted', (e) => log.info('containerd restarted', { pid: e.pid }));
   containerd.on('restart-failed', (err) => log.error('containerd restart failed', { error: err.message }));
   await containerd.start();
-  const client = ContainerdClient.connect(containerd.address, namespace, storageDriver.name);
+  const client = ContainerdClient.connect(
+    containerd.address,
+    namespace,
+    storageDriver.name,
+    containerd.localContent,
+  );
   running.client = client;
   await client.namespaces.ensure(namespace);
   await refuseOtherDriversContainers(client, storageDriver.name);

@@ -1,6 +1,7 @@
-// mount(2), umount2(2), mkfifo(3), a new network namespace and one socket ioctl from svcd's own
-// process (host-calls.c, built into build/native/ by build:node), instead of a mount(8),
-// umount(8), mkfifo(1) or unshare(1) process each.
+// mount(2), umount2(2), mkfifo(3), a new network namespace, mknod(2), lsetxattr(2) and one socket
+// ioctl from svcd's own process (host-calls.c, built into build/native/ by build:node), instead of
+// a mount(8), umount(8), mkfifo(1) or unshare(1) process each; mknod and lsetxattr apply image
+// layers (Node binds neither).
 import { join } from 'node:path';
 import { repoRoot } from './product';
 
@@ -19,6 +20,9 @@ interface Native {
   mkfifo(paths: string[], mode: number, done: Done): void;
   /** A new network namespace bind-mounted on `target` (an existing file), its lo up. */
   netns(target: string, done: Done): void;
+  /** `mode` carries the S_IF* type bits (S_IFCHR, S_IFBLK) and the permissions. */
+  mknod(path: string, mode: number, major: number, minor: number, done: Done): void;
+  lsetxattr(path: string, name: string, value: Buffer, done: Done): void;
   /** SIOCOUTQ of a unix stream socket: what its peer has not read yet, or -errno. */
   unreadBytes(fd: number): number;
 }

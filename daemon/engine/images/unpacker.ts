@@ -1,11 +1,21 @@
 // Unpacking layers into snapshots of the storage driver in use, named by chain ID, as containerd's
-// unpacker does: each layer is applied by the diff service onto an active snapshot of its parent
-// chain, checked against its diff ID, then committed. Chains already committed are shared, not
+// unpacker does: each layer is applied onto an active snapshot of its parent chain (by svcd's
+// applier where it can, layer-apply.ts, else by containerd's diff service), checked against its
+// diff ID, then committed. Chains already committed are shared, not
 // unpacked again.
 import { randomBytes } from 'node:crypto';
 import { ConflictError, InvalidParameterError, NotFoundError } from '../../api/errors';
 import { sha256 } from '../../lib/digest';
 import type { ContainerdClient } from '../../runtime/containerd/client';
+import {
+  adoptLayer,
+  applyLayer,
+  canApply,
+  layerTarget,
+  stageLayer,
+  type StagedLayer,
+} from '../../runtime/containerd/layer-apply';
+import type { Mount } from '../../runtime/containerd/types';
 import type { Descriptor } from '../../api/manifest-types';
 
 /** The committed snapshot an image without layers runs on. */
@@ -81,21 +91,72 @@ export async function unpackLayers(
     return EMPTY_CHAIN;
   }
   const chains = chainIds(diffIds);
-  for (const [i, layer] of layers.entries()) {
-    signal?.throwIfAborted();
-    if (await exists(client, chains[i])) continue;
-    await stored?.(i);
-    signal?.throwIfAborted();
-    onProgress?.(layer, 'Extracting');
-    await commitSnapshot(client, chains[i], chains[i - 1] ?? '', async (mounts) => {
-      const applied = await client.diff.apply(layer, mounts);
-      if (applied.digest !== diffIds[i]) {
-        throw new InvalidParameterError(
-          `layer ${layer.digest}: unpacked content has digest ${applied.digest}, the image config expects ${diffIds[i]}`,
-        );
-      }
-    });
-    onProgress?.(layer, 'Pull complete');
+  // A failed unpack stops the layers still staging; their errors surface where each is awaited.
+  const failed = new AbortController();
+  const stageSignal = signal ? AbortSignal.any([signal, failed.signal]) : failed.signal;
+  const staged = layers.map((layer, i) =>
+    stage(client, layer, i, chains[i], onProgress, stageSignal, stored),
+  );
+  for (const s of staged) s.catch(() => {});
+  try {
+    for (const [i, layer] of layers.entries()) {
+      signal?.throwIfAborted();
+      if (await exists(client, chains[i])) continue;
+      await stored?.(i);
+      signal?.throwIfAborted();
+      const ready = await staged[i];
+      if (!ready) onProgress?.(layer, 'Extracting');
+      await commitSnapshot(client, chains[i], chains[i - 1] ?? '', async (mounts) => {
+        const applied = await apply(client, layer, mounts, ready, signal);
+        if (applied !== diffIds[i]) {
+          throw new InvalidParameterError(
+            `layer ${layer.digest}: unpacked content has digest ${applied}, the image config expects ${diffIds[i]}`,
+          );
+        }
+      });
+      onProgress?.(layer, 'Pull complete');
+    }
+  } catch (err) {
+    failed.abort(err);
+    throw err;
+  } finally {
+    await Promise.all(staged.map(async (s) => (await s.catch(() => undefined))?.discard()));
   }
   return chains[chains.length - 1];
+}
+
+/**
+ * On overlayfs, each layer is applied as soon as it is stored, beside the others, into a staging
+ * directory its snapshot adopts once the layers below are committed. Undefined where svcd does not
+ * stage (another snapshotter, a remote containerd, a layer already unpacked).
+ */
+async function stage(
+  client: ContainerdClient,
+  layer: Descriptor,
+  index: number,
+  chain: string,
+  onProgress: UnpackProgress | undefined,
+  signal: AbortSignal | undefined,
+  stored: ((index: number) => Promise<void>) | undefined,
+): Promise<StagedLayer | undefined> {
+  const dir = client.layerStaging;
+  if (!dir || client.snapshotter !== 'overlayfs' || !canApply(layer.mediaType)) return undefined;
+  if (await exists(client, chain)) return undefined;
+  await stored?.(index);
+  onProgress?.(layer, 'Extracting');
+  return stageLayer(await client.content.open(layer.digest), dir, index > 0, signal);
+}
+
+/** Applies `layer` onto the active snapshot `mounts`; returns the diff ID of what was applied. */
+async function apply(
+  client: ContainerdClient,
+  layer: Descriptor,
+  mounts: Mount[],
+  staged: StagedLayer | undefined,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  if (staged && (await adoptLayer(staged, mounts, layer.mediaType))) return staged.diffId;
+  const target = layerTarget(mounts, layer.mediaType);
+  if (target) return applyLayer(await client.content.open(layer.digest), target, signal);
+  return (await client.diff.apply(layer, mounts)).digest;
 }

@@ -97,7 +97,8 @@ export async function decompress(
   const compression = detectCompression(head);
   if (compression === 'none') return { compression, stream };
   if (compression === 'gzip') {
-    const gunzip = createGunzip();
+    // zlib's default 16 KiB output chunks cost twice the time of 256 KiB ones on a layer.
+    const gunzip = createGunzip({ chunkSize: 256 * 1024 });
     pipeline(stream, gunzip, () => {});
     return { compression, stream: gunzip };
   }

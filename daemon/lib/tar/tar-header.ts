@@ -22,7 +22,10 @@ export interface TarHeader {
   gname: string;
   devmajor: number;
   devminor: number;
-  /** pax records other than those mapped onto the fields above (xattrs such as SCHILY.xattr.*). */
+  /**
+   * pax records other than those mapped onto the fields above. Extended attributes
+   * (SCHILY.xattr.<name>) hold their value's bytes as latin1 characters, so binary ones survive.
+   */
   pax: Record<string, string>;
 }
 
@@ -142,6 +145,14 @@ export function isMetaFlag(flag: string): flag is MetaFlag {
   return flag === 'x' || flag === 'g' || flag === 'L' || flag === 'K';
 }
 
+/** Prefix of the pax records holding extended attributes, whose values are bytes, not text. */
+export const XATTR_PAX_PREFIX = 'SCHILY.xattr.';
+
+/** xattr values are kept byte for byte as latin1 characters; other values are UTF-8 text. */
+function paxEncoding(key: string): BufferEncoding {
+  return key.startsWith(XATTR_PAX_PREFIX) ? 'latin1' : 'utf8';
+}
+
 /** Parses pax records `"<len> key=value\n"`. */
 export function parsePax(data: Buffer): Record<string, string> {
   const records: Record<string, string> = {};
@@ -151,9 +162,12 @@ export function parsePax(data: Buffer): Record<string, string> {
     if (space === -1) break;
     const length = parseInt(data.subarray(offset, space).toString('latin1'), 10);
     if (!Number.isFinite(length) || length <= 0) throw new InvalidParameterError('invalid tar pax record');
-    const record = data.subarray(space + 1, offset + length - 1).toString('utf8');
-    const eq = record.indexOf('=');
-    if (eq > 0) records[record.slice(0, eq)] = record.slice(eq + 1);
+    const record = data.subarray(space + 1, offset + length - 1);
+    const eq = record.indexOf(0x3d); // '='
+    if (eq > 0) {
+      const key = record.subarray(0, eq).toString('utf8');
+      records[key] = record.subarray(eq + 1).toString(paxEncoding(key));
+    }
     offset += length;
   }
   return records;
@@ -230,13 +244,17 @@ function splitUstarName(name: string): { prefix: string; name: string } | undefi
   return undefined;
 }
 
-function paxRecord(key: string, value: string): string {
-  const body = ` ${key}=${value}\n`;
-  const base = Buffer.byteLength(body);
+function paxRecord(key: string, value: string): Buffer {
+  const body = Buffer.concat([
+    Buffer.from(` ${key}=`, 'utf8'),
+    Buffer.from(value, paxEncoding(key)),
+    Buffer.from('\n'),
+  ]);
+  const base = body.length;
   // The length counts its own digits: iterate until the digit count is stable.
   let length = base + 1;
   while (base + String(length).length !== length) length = base + String(length).length;
-  return `${length}${body}`;
+  return Buffer.concat([Buffer.from(String(length)), body]);
 }
 
 /** Encodes the pax records this header needs (long names, big numbers, fractional mtime). */
@@ -255,12 +273,7 @@ export function paxRecordsFor(header: TarHeader, storedName: string): Record<str
 }
 
 export function encodePax(records: Record<string, string>): Buffer {
-  return Buffer.from(
-    Object.entries(records)
-      .map(([k, v]) => paxRecord(k, v))
-      .join(''),
-    'utf8',
-  );
+  return Buffer.concat(Object.entries(records).map(([k, v]) => paxRecord(k, v)));
 }
 
 /** Encodes one ustar header block; fields that do not fit are truncated (pax carries them). */

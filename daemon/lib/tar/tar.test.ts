@@ -244,3 +244,14 @@ describe('decompression', () => {
     assert.equal(await readFile(path.join(dir, 'root', 'etc', 'new-file'), 'utf8'), 'inside');
   });
 });
+
+test('binary xattr values in pax records keep their bytes', async () => {
+  // Not UTF-8: as security.capability values are. Each byte is one latin1 character.
+  const value = Buffer.from([0x01, 0x00, 0x00, 0x02, 0xff, 0x80, 0xc3, 0x28]);
+  const bytes = await archive([
+    [{ name: 'cap', pax: { 'SCHILY.xattr.security.capability': value.toString('latin1') } }, 'x'],
+  ]);
+  assert.ok(bytes.includes(Buffer.concat([Buffer.from('security.capability='), value, Buffer.from('\n')])));
+  const [entry] = await collect(Readable.from([bytes]));
+  assert.deepEqual(Buffer.from(entry.header.pax['SCHILY.xattr.security.capability'], 'latin1'), value);
+});

@@ -2,6 +2,7 @@
 import { ContainerdContainersService } from './containers-service';
 import { ContentService } from './content-service';
 import { DiffService } from './diff-service';
+import type { LocalContentPaths } from './local-content';
 import { ContainerdEventsService } from './events-service';
 import { ImagesService } from './images-service';
 import { LeasesService } from './leases-service';
@@ -31,11 +32,12 @@ export class ContainerdClient {
     private readonly ownsConnection: boolean,
     /** The snapshotter every snapshot, unpack and container of this client uses. */
     readonly snapshotter: string,
+    private readonly localContent?: LocalContentPaths,
   ) {
     this.namespaces = new NamespacesService(rpc);
     this.containers = new ContainerdContainersService(rpc, snapshotter);
     this.tasks = new TasksService(rpc);
-    this.content = new ContentService(rpc);
+    this.content = new ContentService(rpc, localContent);
     this.images = new ImagesService(rpc);
     this.snapshots = new SnapshotsService(rpc, snapshotter);
     this.diff = new DiffService(rpc);
@@ -46,10 +48,21 @@ export class ContainerdClient {
   /**
    * A client for the containerd socket at `address` (a path or `unix://` URL), acting in
    * `namespace`. The channel connects lazily: calls fail with UnavailableError while
-   * containerd is down and succeed again once it is back.
+   * containerd is down and succeed again once it is back. With `localContent` (a containerd on
+   * this machine), blobs are written into its store directly (local-content.ts).
    */
-  static connect(address: string, namespace: string, snapshotter = defaultSnapshotter): ContainerdClient {
-    return new ContainerdClient(new Rpc(new Connection(address), namespace), true, snapshotter);
+  static connect(
+    address: string,
+    namespace: string,
+    snapshotter = defaultSnapshotter,
+    localContent?: LocalContentPaths,
+  ): ContainerdClient {
+    return new ContainerdClient(new Rpc(new Connection(address), namespace), true, snapshotter, localContent);
+  }
+
+  /** A directory on the snapshots' file system for layers applied before their snapshot exists. */
+  get layerStaging(): string | undefined {
+    return this.localContent && `${this.localContent.staging}/layers`;
   }
 
   get namespace(): string {
@@ -66,6 +79,7 @@ export class ContainerdClient {
       new Rpc(this.rpc.connection, this.rpc.namespace, leaseId),
       false,
       this.snapshotter,
+      this.localContent,
     );
   }
 
@@ -75,6 +89,7 @@ export class ContainerdClient {
       new Rpc(this.rpc.connection, namespace, this.rpc.lease),
       false,
       this.snapshotter,
+      this.localContent,
     );
   }
 

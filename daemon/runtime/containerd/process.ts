@@ -11,6 +11,7 @@ import { ConflictError, InvalidParameterError, SystemError, UnavailableError } f
 import { childSearchPath, requireBinary } from './binaries';
 import { ContainerdClient, type ContainerdVersion } from './client';
 import { containerdConfigToml } from './config-toml';
+import { contentStoreDir, type LocalContentPaths } from './local-content';
 import { processExists } from '../../lib/process-exists';
 import { runcRootOf } from '../../lib/runc-root';
 
@@ -58,6 +59,8 @@ export class ContainerdProcess extends EventEmitter<ContainerdProcessEvents> {
   /** runc's state root for the tasks svcd creates (runc-options.ts): removed with the data root. */
   readonly runcRoot: string;
   readonly configFile: string;
+  /** Where blobs are staged before they are linked into containerd's store (local-content.ts). */
+  readonly localContent: LocalContentPaths;
   readonly logFile: string;
   private readonly pidFile: string;
   private readonly binary: string;
@@ -76,6 +79,7 @@ export class ContainerdProcess extends EventEmitter<ContainerdProcessEvents> {
     this.state = path.join(dir, 'state');
     this.runcRoot = runcRootOf(dir);
     this.configFile = path.join(dir, 'config.toml');
+    this.localContent = { store: contentStoreDir(this.root), staging: path.join(dir, 'content-staging') };
     this.logFile = path.join(dir, 'containerd.log');
     this.pidFile = path.join(dir, 'containerd.pid');
     this.address = options.address ?? defaultSocketPath(dir);
@@ -102,6 +106,8 @@ export class ContainerdProcess extends EventEmitter<ContainerdProcessEvents> {
     this.stopping = false;
     for (const dir of [this.root, this.state, path.dirname(this.address)])
       mkdirSync(dir, { recursive: true });
+    // What a killed svcd staged was never committed; what it linked, containerd's GC collects.
+    rmSync(this.localContent.staging, { recursive: true, force: true });
     writeFileSync(
       this.configFile,
       containerdConfigToml({

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { ContainerdClient } from '../runtime/containerd/client';
 import { chooseStorageDriver, refuseOtherDriversContainers } from '../runtime/containerd/storage-driver';
 import { ContainerdProcess } from '../runtime/containerd/process';
+import type { ShimTasks } from '../runtime/containerd/shim-tasks';
 import { createLogger, isLogLevel, type Logger, type LogLevel } from '../lib/logger';
 import { acquirePidLock, LockHeldError, type PidLock } from '../lib/pid-lock';
 import { productInfo } from '../lib/product';
@@ -150,6 +151,7 @@ interface Running {
   lock?: PidLock;
   containerd?: ContainerdProcess;
   client?: ContainerdClient;
+  shims?: ShimTasks;
   server?: EngineServer;
   containers?: ContainersService;
   networks?: NetworksService;
@@ -273,6 +275,7 @@ async function start(argv: string[], running: Running): Promise<string> {
   });
   const ioFeed = new ContainerIOFeed();
   const logs = new ContainerLogs(context.paths, containersLog, ioFeed);
+  running.shims = context.shims;
   const exec = new ExecService(context);
   const containers = new ContainersService({
     context,
@@ -394,6 +397,7 @@ async function shutdown(running: Running): Promise<void> {
   await running.plugins?.close();
   await running.networks?.close();
   running.client?.close();
+  running.shims?.close();
   // containerd stops; its shims, and so the containers, keep running for the next svcd.
   await running.containerd?.stop();
   await running.lock?.release();

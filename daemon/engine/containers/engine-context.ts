@@ -5,6 +5,7 @@ import type { Logger } from '../../lib/logger';
 import type { ContainerdClient } from '../../runtime/containerd/client';
 import { runcOptions } from '../../runtime/containerd/runc-options';
 import { RuncState } from '../../runtime/containerd/runc-state';
+import { ShimTasks } from '../../runtime/containerd/shim-tasks';
 import type { WireAny } from '../../runtime/containerd/types';
 import type { HostFacts } from '../../runtime/oci-spec/host-facts';
 import type { SeccompChoice } from '../../runtime/oci-spec/seccomp';
@@ -24,6 +25,8 @@ export interface EngineContext {
   taskOptions: WireAny;
   /** runc's state of those tasks, for what containerd lost track of. */
   runcState: RuncState;
+  /** The tasks' shims, asked directly for what containerd only relays (exec processes). */
+  shims: ShimTasks;
   paths: ContainerPaths;
   store: JsonStore<ContainerRecord>;
   registry: ContainerRegistry;
@@ -71,6 +74,7 @@ export function createEngineContext(deps: EngineContextDeps): EngineContext {
     client: deps.client,
     taskOptions: runcOptions(deps.runcRoot),
     runcState: new RuncState(deps.runcRoot, deps.containerdState, deps.client.namespace),
+    shims: new ShimTasks(deps.containerdState, deps.client.namespace),
     paths,
     store: new JsonStore<ContainerRecord>(paths.containersDir),
     registry: deps.registry,

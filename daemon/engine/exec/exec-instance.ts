@@ -3,6 +3,7 @@
 import { EventEmitter } from 'node:events';
 import { SystemError } from '../../api/errors';
 import { runtimeMessage } from '../../runtime/containerd/grpc-errors';
+import type { ShimTask } from '../../runtime/containerd/shim-tasks';
 import type { OciProcess } from '../../runtime/oci-spec/oci-types';
 import type { Container } from '../containers/container';
 import { ContainerIO, type StdStream } from '../containers/container-io';
@@ -18,6 +19,8 @@ export interface FifoDirs {
 export interface ExecSettings {
   id: string;
   container: Container;
+  /** The shim of the container's task in the run the exec was made in. */
+  shim: ShimTask;
   process: OciProcess;
   processConfig: ExecProcessConfig;
   attachStdin: boolean;
@@ -46,7 +49,7 @@ export class ExecInstance extends EventEmitter {
   private early?: { run: number; registered: Promise<boolean>; prepared: Promise<boolean> };
 
   constructor(
-    private readonly ctx: Pick<EngineContext, 'client' | 'paths' | 'events'>,
+    private readonly ctx: Pick<EngineContext, 'paths' | 'events'>,
     readonly settings: ExecSettings,
     private readonly fifoDirs: FifoDirs,
   ) {
@@ -98,7 +101,7 @@ export class ExecInstance extends EventEmitter {
     this.early = {
       run: container.runStartedAt,
       registered: succeeded(
-        this.ctx.client.tasks.exec(container.id, this.id, this.settings.process, ContainerIO.pathsOf(opts)),
+        this.settings.shim.exec(this.id, this.settings.process, ContainerIO.pathsOf(opts)),
       ),
       prepared: succeeded(ContainerIO.prepare(opts)),
     };
@@ -106,8 +109,7 @@ export class ExecInstance extends EventEmitter {
 
   /** Starts the process; resolves once it runs. `detached`: nobody reads its output. */
   async start(detached: boolean): Promise<void> {
-    const { client } = this.ctx;
-    const containerId = this.settings.container.id;
+    const { shim } = this.settings;
     this.started = true;
     this.running = true;
     publishContainerEvent(this.ctx, this.settings.container, this.action('exec_start'), { execID: this.id });
@@ -130,10 +132,10 @@ export class ExecInstance extends EventEmitter {
       const asked = this.size;
       const process = asked ? { ...this.settings.process, consoleSize: asked } : this.settings.process;
       const registered = early && (await early.registered);
-      if (!registered) await client.tasks.exec(containerId, this.id, process, io.paths);
-      const exited = client.tasks.wait(containerId, this.id);
+      if (!registered) await shim.exec(this.id, process, io.paths);
+      const exited = shim.wait(this.id);
       // A size asked while the process was being set up (clients resize right after the head).
-      this.pid = await client.tasks.start(containerId, this.id);
+      this.pid = await shim.start(this.id);
       if (this.size && this.size !== asked)
         await this.resize(this.size.height, this.size.width).catch(() => undefined);
       void exited
@@ -143,7 +145,7 @@ export class ExecInstance extends EventEmitter {
         )
         .then((code) => this.finish(code, io, drained));
     } catch (err) {
-      await client.tasks.deleteProcess(containerId, this.id).catch(() => undefined);
+      await shim.deleteProcess(this.id).catch(() => undefined);
       void this.finish(126, io, drained);
       // What the runtime said, as dockerd passes it on (a missing command is told this way).
       throw new SystemError(runtimeMessage(err), { cause: err });
@@ -161,7 +163,7 @@ export class ExecInstance extends EventEmitter {
     });
     this.emit('end');
     // After the end: the exit code is known, the client need not wait for the shim's cleanup.
-    await this.ctx.client.tasks.deleteProcess(this.settings.container.id, this.id).catch(() => undefined);
+    await this.settings.shim.deleteProcess(this.id).catch(() => undefined);
     this.fifoDirs.give(this.dir);
   }
 
@@ -177,7 +179,7 @@ export class ExecInstance extends EventEmitter {
     const stdin = this.io?.stdin;
     if (this.tty || !stdin || stdin.writableEnded) return;
     stdin.end(() => {
-      void this.ctx.client.tasks.closeIO(this.settings.container.id, this.id).catch(() => undefined);
+      void this.settings.shim.closeIO(this.id).catch(() => undefined);
     });
   }
 
@@ -196,7 +198,7 @@ export class ExecInstance extends EventEmitter {
     this.size = { height, width };
     // Before the process exists the size is kept for the start (a terminal opened by a client
     // sends its size as soon as it connects, which can be ahead of the start).
-    if (this.pid) await this.ctx.client.tasks.resizePty(this.settings.container.id, width, height, this.id);
+    if (this.pid) await this.settings.shim.resizePty(this.id, width, height);
   }
 
   inspect(withPid: boolean): ExecInspect {

@@ -12,18 +12,24 @@ import type { EngineContext } from '../containers/engine-context';
 import { ExecInstance, type FifoDirs } from './exec-instance';
 import type { ExecCreateBody, ExecCreateOptions } from '../../api/exec-types';
 import { replaceOrAppendEnv } from '../../runtime/oci-spec/process-env';
+import type { ShimTask } from '../../runtime/containerd/shim-tasks';
 
 const spareFifoDirs = 4;
 
+interface TaskOfRun {
+  spec: OciSpec;
+  shim: ShimTask;
+}
+
 /** The part of the containers engine exec works with. */
-export type ExecContext = Pick<EngineContext, 'registry' | 'client' | 'paths' | 'events' | 'host'>;
+export type ExecContext = Pick<EngineContext, 'registry' | 'client' | 'shims' | 'paths' | 'events' | 'host'>;
 
 export class ExecService {
   private readonly execs = new Map<string, ExecInstance>();
   /** Per container: FIFO directories of finished execs, ready for the next. */
   private readonly spare = new Map<string, { run: number; dirs: string[] }>();
-  /** Per container: the process spec of its current run (execs start from it). */
-  private readonly specs = new Map<string, { run: number; spec: OciSpec }>();
+  /** Per container: the process spec of its current run (execs start from it) and its shim. */
+  private readonly runs = new Map<string, { run: number; task: Promise<TaskOfRun> }>();
 
   constructor(private readonly ctx: ExecContext) {}
 
@@ -49,7 +55,7 @@ export class ExecService {
     const cmd = typeof body.Cmd === 'string' ? [body.Cmd] : (body.Cmd ?? []);
     if (cmd.length === 0) throw new InvalidParameterError('No exec command specified');
     this.checkRunning(container, options.stateConflict);
-    const spec = await this.specOf(container);
+    const { spec, shim } = await this.taskOf(container);
     const record = container.record;
     const tty = !!body.Tty;
     const env = replaceOrAppendEnv(
@@ -65,6 +71,7 @@ export class ExecService {
       {
         id,
         container,
+        shim,
         process: {
           ...spec.process,
           args: cmd,
@@ -98,12 +105,18 @@ export class ExecService {
     return { Id: id };
   }
 
-  private async specOf(container: Container): Promise<OciSpec> {
-    const cached = this.specs.get(container.id);
-    if (cached?.run === container.runStartedAt) return cached.spec;
-    const spec = (await this.ctx.client.containers.get(container.id)).spec as OciSpec;
-    this.specs.set(container.id, { run: container.runStartedAt, spec });
-    return spec;
+  private taskOf(container: Container): Promise<TaskOfRun> {
+    const cached = this.runs.get(container.id);
+    if (cached?.run === container.runStartedAt) return cached.task;
+    const task = Promise.all([
+      this.ctx.client.containers.get(container.id),
+      this.ctx.shims.of(container.id),
+    ]).then(([c, shim]) => ({ spec: c.spec as OciSpec, shim }));
+    const entry = { run: container.runStartedAt, task };
+    this.runs.set(container.id, entry);
+    // A failed look-up is asked again by the next exec.
+    task.catch(() => this.runs.get(container.id) === entry && this.runs.delete(container.id));
+    return task;
   }
 
   /**
@@ -142,7 +155,7 @@ export class ExecService {
       if (!exec.settings.container.removed) continue;
       this.execs.delete(id);
       this.spare.delete(exec.settings.container.id);
-      this.specs.delete(exec.settings.container.id);
+      this.runs.delete(exec.settings.container.id);
     }
   }
 

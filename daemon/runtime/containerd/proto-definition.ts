@@ -1,7 +1,12 @@
 // Loads our hand-written .proto subset of containerd's API into grpc-js service constructors.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
+import {
+  loadPackageDefinition,
+  type GrpcObject,
+  type ServiceClientConstructor,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { repoRoot } from '../../lib/product';
 
@@ -36,12 +41,21 @@ export type ServiceName =
   | 'leases.v1.Leases'
   | 'events.v1.Events';
 
-/** The generated client constructor of `containerd.services.<name>`. */
-export function serviceConstructor(name: ServiceName): ServiceClientConstructor {
+function loadedNode(parts: string[]): unknown {
   loaded ??= load();
   let node: unknown = loaded;
-  for (const part of ['containerd', 'services', ...name.split('.')]) {
-    node = (node as Record<string, unknown>)[part];
-  }
-  return node as ServiceClientConstructor;
+  for (const part of parts) node = (node as Record<string, unknown>)[part];
+  return node;
+}
+
+/** The generated client constructor of `containerd.services.<name>`. */
+export function serviceConstructor(name: ServiceName): ServiceClientConstructor {
+  return loadedNode(['containerd', 'services', ...name.split('.')]) as ServiceClientConstructor;
+}
+
+/** The services spoken over ttrpc rather than gRPC: their methods' encoders only (ttrpc.ts). */
+export type TtrpcServiceName = 'containerd.task.v2.Task' | 'ttrpc.Envelope';
+
+export function ttrpcService(name: TtrpcServiceName): ServiceDefinition {
+  return (loadedNode(name.split('.')) as ServiceClientConstructor).service;
 }

@@ -8,6 +8,7 @@ import { readFile, readlink, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { taskBundleDir } from './shim-tasks';
 
 const run = promisify(execFile);
 
@@ -41,7 +42,7 @@ export class RuncState {
   }
 
   private bundle(id: string): string {
-    return path.join(this.containerdState, 'io.containerd.runtime.v2.task', this.namespace, id);
+    return taskBundleDir(this.containerdState, this.namespace, id);
   }
 
   private get dir(): string {

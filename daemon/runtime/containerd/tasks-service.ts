@@ -53,7 +53,7 @@ function toProcess(p: WireProcess): TaskProcess {
 }
 
 /** The runc shim opens stdout and stderr both or neither: a missing one becomes /dev/null. */
-function ioFields(io: TaskIO) {
+export function ioFields(io: TaskIO) {
   const output = io.stdout || io.stderr ? '/dev/null' : '';
   return {
     stdin: io.stdin ?? '',

@@ -40,6 +40,8 @@ export interface HijackedConnection {
   readonly signal: AbortSignal;
   /** Resolves once the connection is closed, whoever closed it. */
   readonly closed: Promise<void>;
+  /** When the head was handed to the kernel (Date.now()). */
+  readonly headWrittenAt: number;
   /** Sends what is queued, then closes the connection. Idempotent. */
   close(): void;
 }
@@ -50,15 +52,17 @@ export interface HijackedConnection {
  * rest from the socket beneath it, so bytes that reach it before it has read the head are lost.
  * On a unix socket the kernel says when the client has read everything sent (SIOCOUTQ is 0), up
  * to `headReadLimitMs` for a client that reads nothing; on TCP, or without the native module,
- * nothing says it, and the head gets `headReadGraceMs`: the time a client takes to be scheduled
- * and read it on a quiet machine. Exec needs neither: starting the process takes longer.
+ * nothing says it, and the head gets `headReadGraceMs` from its writing: the time a client takes
+ * to be scheduled and read it on a quiet machine. An exec's output, held while its process
+ * started, waits for it too: a client slow to be scheduled may not have read the head yet.
  */
 export async function untilHeadRead(conn: HijackedConnection): Promise<void> {
   const socket = conn.conn as Socket;
   const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
   const native = hostCalls();
   if (!native || typeof fd !== 'number' || fd < 0 || typeof socket.remotePort === 'number') {
-    return sleep(headReadGraceMs);
+    const left = conn.headWrittenAt + headReadGraceMs - Date.now();
+    return left > 0 ? sleep(left) : undefined;
   }
   const deadline = Date.now() + headReadLimitMs;
   while (!socket.destroyed && native.unreadBytes(fd) > 0 && Date.now() < deadline) await sleep(1);
@@ -108,7 +112,7 @@ export async function hijack(
   const tracked = track(socket, upgraded);
   // A failed write ends in 'close', which the tracked connection reports.
   await new Promise<void>((resolve) => socket.write(`${lines.join('\r\n')}\r\n\r\n`, () => resolve()));
-  return tracked;
+  return { ...tracked, headWrittenAt: Date.now() };
 }
 
 /** The header name as the code that set it spelled it (`API-Version`, not `api-version`). */
@@ -136,7 +140,7 @@ function detachFromHttpServer(socket: Socket): void {
   socket.setNoDelay(true);
 }
 
-function track(socket: Socket, upgraded: boolean): HijackedConnection {
+function track(socket: Socket, upgraded: boolean): Omit<HijackedConnection, 'headWrittenAt'> {
   const abort = new AbortController();
   const closed = new Promise<void>((resolve) => {
     const done = () => {

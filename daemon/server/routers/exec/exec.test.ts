@@ -189,4 +189,38 @@ describe('exec', () => {
     await e.ended;
     expectStatus(await svcd.request('POST', `/exec/${early}/resize?h=20&w=70`), 409);
   });
+  test('an exec ends with its container; one running over an svcd restart goes on, and new execs run', async () => {
+    const { svcd } = engine();
+    const id = await run(svcd, { Cmd: ['sleep', '60'] });
+    const execOf = async (cmd: string) =>
+      expectStatus(
+        await svcd.request('POST', `/containers/${id}/exec`, {
+          body: { Cmd: ['sh', '-c', cmd], AttachStdout: true },
+        }),
+        201,
+      ).json<{ Id: string }>().Id;
+    const startOf = (exec: string) =>
+      openStream(svcd, 'POST', `/exec/${exec}/start`, true, { Detach: false, Tty: false });
+
+    const across = await execOf('echo $$ > /across; sleep 60');
+    expectStatus(await svcd.request('POST', `/exec/${across}/start`, { body: { Detach: true } }), 200);
+    await eventually(
+      () => svcd.request('GET', `/exec/${across}/json`).then((r) => r.json<ExecInspect>()),
+      (e) => e.Running && e.Pid! > 0,
+    );
+    await svcd.stop();
+    await svcd.start();
+    const seen = await startOf(await execOf('kill -0 $(cat /across) && echo still running'));
+    await seen.ended;
+    assert.equal(seen.stdout, 'still running\n');
+
+    const long = await execOf('echo up; sleep 60');
+    const s = await startOf(long);
+    await s.waitFor('up');
+    expectStatus(await svcd.request('POST', `/containers/${id}/stop?t=0`), 204);
+    await s.ended;
+    const ended = expectStatus(await svcd.request('GET', `/exec/${long}/json`), 200).json<ExecInspect>();
+    assert.equal(ended.Running, false);
+    assert.equal(ended.ExitCode, 137);
+  });
 });

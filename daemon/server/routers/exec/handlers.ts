@@ -5,7 +5,7 @@ import { readJson } from '../../http/body';
 import { sendJson, sendStatus } from '../../http/respond';
 import type { Handler } from '../../router';
 import { parseDetachKeys } from '../../streams/detach-keys';
-import { hijack } from '../../streams/hijack';
+import { hijack, untilHeadRead } from '../../streams/hijack';
 import { StdStream, StreamMultiplexer } from '../../streams/stdcopy';
 import { EarlyOutput, serveSession } from '../../streams/stdio-session';
 import type { ExecBackend } from './backend';
@@ -47,6 +47,7 @@ export function execHandlers(b: ExecBackend): Record<string, Handler> {
       const err = await refused;
       // Once the stream has begun the runtime's refusal is output, as dockerd writes it; the
       // exec has ended with its exit code, which ends the session below.
+      if (conn.upgraded) await untilHeadRead(conn);
       if (err) mux.write(StdStream.stdout, `${err instanceof Error ? err.message : String(err)}\r\n`);
       await serveSession(early, {
         conn: conn.conn,

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { setTimeout, clearTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -110,8 +111,16 @@ function runFile(file) {
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
+  // A file that hangs (an engine left running keeps its process alive) ends the run's wait, not
+  // the run: SIGTERM lets its cleanup run, SIGKILL follows if that hangs too.
+  const limit = setTimeout(() => {
+    output += `\nrun-tests: ${relative(root, file)} still running after ${seconds(fileLimitMs)}; SIGTERM\n`;
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
+  }, fileLimitMs);
   return new Promise((resolve) => {
     child.once('close', (code, signal) => {
+      clearTimeout(limit);
       running.delete(child);
       resolve({ file: relative(root, file), code: code ?? signal, ms: Date.now() - started, output });
     });
@@ -129,6 +138,8 @@ if (files.length === 0) {
 }
 await sweepAbandoned();
 
+// Ten times the longest file's usual time.
+const fileLimitMs = (Number(process.env.SVC_TEST_FILE_LIMIT_S) || 1200) * 1000;
 const concurrency = Math.max(1, Number(process.env.SVC_TEST_CONCURRENCY) || 2 * availableParallelism());
 const durations = readDurations();
 // Unmeasured files first, the biggest of them first (a rough guess at the longest).

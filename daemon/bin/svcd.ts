@@ -2,7 +2,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ContainerdClient } from '../runtime/containerd/client';
-import { chooseStorageDriver, refuseOtherDriversContainers } from '../runtime/containerd/storage-driver';
+import { chooseStorageDriver } from '../runtime/containerd/storage-driver';
 import { ContainerdProcess } from '../runtime/containerd/process';
 import type { ShimTasks } from '../runtime/containerd/shim-tasks';
 import { createLogger, isLogLevel, type Logger, type LogLevel } from '../lib/logger';
@@ -198,7 +198,6 @@ async function start(argv: string[], running: Running): Promise<string> {
   );
   running.client = client;
   await client.namespaces.ensure(namespace);
-  await refuseOtherDriversContainers(client, storageDriver.name);
 
   const product = productInfo();
   const events = new EventsService();

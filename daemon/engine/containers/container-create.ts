@@ -142,6 +142,7 @@ export async function createContainer(
       Rootfs: ctx.paths.rootfs(id),
       SnapshotKey: id,
       InitSnapshotKey: initKey,
+      Driver: ctx.client.snapshotter,
       NetworkMode: network.kind,
       Networks: networks,
     };

@@ -36,6 +36,8 @@ export interface ContainerRecord {
   /** Active snapshot holding the container's writable layer, and its init layer below it. */
   SnapshotKey: string;
   InitSnapshotKey: string;
+  /** The storage driver (snapshotter) its layers are made with (absent in records from before). */
+  Driver?: string;
   /** Network mode actually in effect (see container-network.ts). */
   NetworkMode: string;
   /** The networks it joins at each start, by network name (absent in records from before networks). */

@@ -1,6 +1,7 @@
 // What svcd does for its containers when it starts and stops: records loaded, what a crash left
 // swept, running tasks re-attached, missed exits recorded, restart policies applied at boot, and
 // containerd's task events followed (each reconcile after a restart of containerd included).
+import { refuseOtherDriversContainers } from '../../runtime/containerd/storage-driver';
 import { containerCgroupPath } from '../../runtime/oci-spec/build-spec';
 import { Container } from './container';
 import type { ContainerLifecycle } from './container-lifecycle';
@@ -45,9 +46,16 @@ export class ContainersRecovery {
   async init(): Promise<void> {
     // What containerd holds of each: a container never started holds nothing (container-prepare.ts).
     const { client } = this.ctx;
-    const runtimes = new Set((await client.containers.list()).map((c) => c.id));
+    const made = await client.containers.list();
+    const runtimes = new Set(made.map((c) => c.id));
+    const records = await this.ctx.store.list();
+    // Before anything is touched: containers of another driver are not this svcd's to sweep.
+    refuseOtherDriversContainers(client.snapshotter, [
+      ...made.map((c) => c.snapshotter),
+      ...records.filter(({ value }) => !runtimes.has(value.Id)).map(({ value }) => value.Driver ?? ''),
+    ]);
     const layers = new Set((await client.snapshots.list()).map((s) => s.name));
-    for (const { value } of await this.ctx.store.list()) {
+    for (const { value } of records) {
       const container = new Container(value);
       container.runtimeMade = runtimes.has(value.Id);
       container.layerMade = layers.has(value.SnapshotKey);

@@ -6,7 +6,6 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { ContainerdClient } from './client';
 
 const run = promisify(execFile);
 
@@ -69,16 +68,13 @@ export async function chooseStorageDriver(
  * Containers made under another driver have their root filesystems in that snapshotter, which
  * this svcd would neither mount nor clean up (and its sweep of unrecorded containers must not
  * touch them): it refuses to start rather than lose them, as dockerd keeps each driver's apart.
+ * Each container names its driver once: containerd's record where it has one, otherwise the
+ * driver its record was created under (a container never started has nothing in containerd).
  * Images need nothing: they are unpacked again into the driver in use when a container needs them.
  */
-export async function refuseOtherDriversContainers(
-  client: ContainerdClient,
-  driver: StorageDriverName,
-): Promise<void> {
+export function refuseOtherDriversContainers(driver: string, drivers: Iterable<string>): void {
   const others = new Map<string, number>();
-  for (const c of await client.containers.list())
-    if (c.snapshotter && c.snapshotter !== driver)
-      others.set(c.snapshotter, (others.get(c.snapshotter) ?? 0) + 1);
+  for (const d of drivers) if (d && d !== driver) others.set(d, (others.get(d) ?? 0) + 1);
   if (others.size === 0) return;
   const held = [...others].map(([name, n]) => `${n} with ${name}`).join(', ');
   throw new Error(

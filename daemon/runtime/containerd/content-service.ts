@@ -191,20 +191,29 @@ export class ContentService {
     if (!this.local || Buffer.isBuffer(source) || !opts.expected.startsWith('sha256:')) {
       return this.send(ref, source, opts);
     }
-    // Known already: the bytes are not read, as when containerd answers STAT with AlreadyExists.
-    if (
-      await this.info(opts.expected).then(
-        () => true,
-        (err) => !(err instanceof NotFoundError) && Promise.reject(err),
-      )
-    ) {
-      if (source instanceof Readable) source.destroy();
-      return { digest: opts.expected, size: opts.size, existed: true };
-    }
-    const stop = () => source instanceof Readable && source.destroy(opts.signal?.reason);
+    // Listening from the start: a source whose producer an abort ends without an error (a piped
+    // body) would otherwise leave the staging loop waiting for bytes that never come.
+    // The abort ends the stream whatever reads it: one not yet iterated has no listener for the
+    // error, which would otherwise be an uncaught 'error' event (the staging loop sees it anyway).
+    const stop = () => {
+      if (!(source instanceof Readable)) return;
+      source.on('error', () => {});
+      source.destroy(opts.signal?.reason);
+    };
     opts.signal?.addEventListener('abort', stop, { once: true });
     let staged: StagedBlob;
     try {
+      // Known already: the bytes are not read, as when containerd answers STAT with AlreadyExists.
+      if (
+        await this.info(opts.expected).then(
+          () => true,
+          (err) => !(err instanceof NotFoundError) && Promise.reject(err),
+        )
+      ) {
+        if (source instanceof Readable) source.destroy();
+        return { digest: opts.expected, size: opts.size, existed: true };
+      }
+      opts.signal?.throwIfAborted();
       staged = await stageBlob(this.local, source, opts.expected, opts.size, opts.signal);
     } finally {
       opts.signal?.removeEventListener('abort', stop);

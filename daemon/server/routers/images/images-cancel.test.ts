@@ -97,6 +97,8 @@ test('a client that disconnects cancels its pull', async () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.deepEqual(left, { ingests: 0, leases: 0 });
+    // The same svcd answers: a cancelled pull must not take it down (its lease would stay).
+    assert.equal((await svcd.request('GET', '/_ping')).status, 200);
   } finally {
     containerd.close();
   }

@@ -50,6 +50,8 @@ export interface SvcdHarnessOptions {
   keepLog?: boolean;
   /** Run svcd as this user (rootless), with HOME and XDG_RUNTIME_DIR under the suite's directory. */
   user?: { uid: number; gid: number };
+  /** Run svcd (and so its containerd and containers) in this named network namespace (`ip netns`). */
+  netns?: string;
 }
 
 export class SvcdInstance {
@@ -82,7 +84,7 @@ export class SvcdInstance {
 
   /** Starts svcd and resolves with its ready line once it serves. */
   async start(): Promise<string> {
-    const { command, args } = this.asUser(svcdCommand());
+    const { command, args } = this.launchCommand(svcdCommand());
     const child = spawn(
       command,
       [
@@ -126,8 +128,13 @@ export class SvcdInstance {
     });
   }
 
-  private asUser(cmd: { command: string; args: string[] }): { command: string; args: string[] } {
-    return this.opts.user ? commandAsUser(this.opts.user, cmd) : cmd;
+  private launchCommand(cmd: { command: string; args: string[] }): { command: string; args: string[] } {
+    const { netns } = this.opts;
+    // nsenter, not `ip netns exec`: that one mounts a sysfs of its own, hiding the cgroup mounts.
+    const inNetns = netns
+      ? { command: 'nsenter', args: [`--net=/run/netns/${netns}`, '--', cmd.command, ...cmd.args] }
+      : cmd;
+    return this.opts.user ? commandAsUser(this.opts.user, inNetns) : inNetns;
   }
 
   private env(): NodeJS.ProcessEnv {
@@ -312,7 +319,41 @@ function networksUnder(dir: string): Array<{ Id: string; Bridge?: string }> {
   return out;
 }
 
-const iptables = (...args: string[]) => execFileSync('iptables', ['-w', '5', ...args], { encoding: 'utf8' });
+const xtables = (tool: string, ...args: string[]) =>
+  execFileSync(tool, ['-w', '5', ...args], { encoding: 'utf8' });
+
+/**
+ * Deletes the iptables and ip6tables rules (nat, filter) whose text has one of `marks`, and the
+ * CNI chains they jump to.
+ */
+export function removeRulesMarked(marks: string[]): void {
+  for (const tool of ['iptables', 'ip6tables'])
+    for (const table of ['nat', 'filter']) {
+      const chains = new Set<string>();
+      let listed: string;
+      try {
+        listed = xtables(tool, '-t', table, '-S');
+      } catch {
+        continue; // no ip6tables here
+      }
+      for (const line of listed.split('\n')) {
+        if (!line.startsWith('-A ') || !marks.some((m) => line.includes(m))) continue;
+        const target = / -j (CNI-[A-Za-z0-9-]+)/.exec(line)?.[1];
+        if (target && !target.startsWith('CNI-HOSTPORT-')) chains.add(target);
+        try {
+          execFileSync('sh', ['-c', `${tool} -w 5 -t ${table} ${line.replace(/^-A /, '-D ')}`], {
+            stdio: 'ignore',
+          });
+        } catch {}
+      }
+      for (const chain of chains) {
+        try {
+          xtables(tool, '-t', table, '-F', chain);
+          xtables(tool, '-t', table, '-X', chain);
+        } catch {}
+      }
+    }
+}
 
 /**
  * What the networks under `dir` left on the host when their containers' CNI DEL never ran (a
@@ -322,27 +363,13 @@ const iptables = (...args: string[]) => execFileSync('iptables', ['-w', '5', ...
 function removeNetworksUnder(dir: string): void {
   const networks = networksUnder(dir);
   if (networks.length === 0) return;
-  // CNI's comments name the network by its ID (unique, random); isolation rules name the bridge.
-  const marks = networks.flatMap((n) => [n.Id, ...(n.Bridge ? [`svcd no icc ${n.Bridge}"`] : [])]);
-  for (const table of ['nat', 'filter']) {
-    const chains = new Set<string>();
-    for (const line of iptables('-t', table, '-S').split('\n')) {
-      if (!line.startsWith('-A ') || !marks.some((m) => line.includes(m))) continue;
-      const target = / -j (CNI-[A-Za-z0-9-]+)/.exec(line)?.[1];
-      if (target && !target.startsWith('CNI-HOSTPORT-')) chains.add(target);
-      try {
-        execFileSync('sh', ['-c', `iptables -w 5 -t ${table} ${line.replace(/^-A /, '-D ')}`], {
-          stdio: 'ignore',
-        });
-      } catch {}
-    }
-    for (const chain of chains) {
-      try {
-        iptables('-t', table, '-F', chain);
-        iptables('-t', table, '-X', chain);
-      } catch {}
-    }
-  }
+  // CNI's comments name the network by its ID (unique, random); isolation and forwarding rules
+  // name the bridge.
+  const marks = networks.flatMap((n) => [
+    n.Id,
+    ...(n.Bridge ? [`svcd no icc ${n.Bridge}"`, `svcd forward ${n.Bridge}"`] : []),
+  ]);
+  removeRulesMarked(marks);
   for (const { Bridge } of networks) {
     if (!Bridge) continue;
     try {

@@ -1,8 +1,9 @@
-// The Linux bridge of each bridge network, made (or checked) with the network's gateway and its
-// outbound masquerade before its first endpoint, isolated when its options say so, and removed
-// with the network.
+// The Linux bridge of each bridge network, made (or checked) with the network's gateway, its
+// outbound masquerade and its FORWARD rules before its first endpoint, isolated when its options
+// say so, and removed with the network.
 import { isolateBridge, releaseBridge } from '../../runtime/cni/bridge-isolation';
 import { bridgeAddresses, deleteBridge, makeBridge } from '../../runtime/cni/bridge-device';
+import { allowForwarding, releaseForwarding } from '../../runtime/cni/bridge-forward';
 import { masqueradeBridge, releaseMasquerade } from '../../runtime/cni/bridge-masquerade';
 import { ForbiddenError } from '../../api/errors';
 import type { Logger } from '../../lib/logger';
@@ -63,6 +64,12 @@ export class NetworkBridges {
         for (const subnet of [record.Subnet, ...(record.Subnet6 ? [record.Subnet6] : [])])
           await masqueradeBridge({ networkId: record.Id, bridge: record.Bridge, subnet });
       }
+      await allowForwarding({
+        bridge: record.Bridge,
+        internal: !!record.Internal,
+        icc: record.Options[iccOption] !== 'false',
+        families: record.Subnet6 ? ['ipv4', 'ipv6'] : ['ipv4'],
+      });
       this.claimed.add(record.Bridge);
     });
   }
@@ -87,6 +94,7 @@ export class NetworkBridges {
   /** The network is being removed: its rules and its bridge (made at the first attach) go. */
   async remove(record: NetworkRecord): Promise<void> {
     await releaseBridge(record.Bridge);
+    await releaseForwarding(record.Bridge);
     await releaseMasquerade(record.Id);
     await deleteBridge(record.Bridge);
     this.claimed.delete(record.Bridge);

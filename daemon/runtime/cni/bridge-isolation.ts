@@ -2,10 +2,7 @@
 // Docker does it: one FORWARD rule dropping what enters and leaves the same bridge, so members
 // still reach the gateway and beyond. No CNI plugin does this; the rule names the bridge, which
 // is this svcd's own, so engines beside each other never touch each other's rules.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { addRuleOnce, iptables } from './iptables-rules';
 
 function rule(bridge: string): string[] {
   return [
@@ -23,19 +20,20 @@ function rule(bridge: string): string[] {
   ];
 }
 
-const iptables = (action: string, bridge: string) =>
-  run('iptables', ['-w', '5', action, ...rule(bridge)]).then(
-    () => true,
-    () => false,
-  );
-
 /** Adds the rule once (bridges are set up one endpoint at a time; the check keeps it single). */
 export async function isolateBridge(bridge: string): Promise<void> {
-  if (await iptables('-C', bridge)) return;
-  if (!(await iptables('-I', bridge))) throw new Error(`iptables refused the isolation rule of ${bridge}`);
+  await addRuleOnce('ipv4', 'filter', '-I', rule(bridge)).catch((err: unknown) => {
+    throw new Error(`iptables refused the isolation rule of ${bridge}`, { cause: err });
+  });
 }
 
 /** Removes the rule, every copy of it. */
 export async function releaseBridge(bridge: string): Promise<void> {
-  while (await iptables('-D', bridge));
+  for (;;) {
+    const deleted = await iptables('ipv4', 'filter', ['-D', ...rule(bridge)]).then(
+      () => true,
+      () => false,
+    );
+    if (!deleted) return;
+  }
 }

@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { cleanupUnder, destroySvcd, startSvcd, type SvcdInstance } from '../../../testing/svcd-harness';
+import {
+  cleanupUnder,
+  destroySvcd,
+  removeRulesMarked,
+  startSvcd,
+  type SvcdInstance,
+} from '../../../testing/svcd-harness';
 import { importBusybox } from '../../../testing/busybox-image';
 import { create, expectStatus, run } from '../../../testing/containers-fixture';
 import { served, webCommand } from '../../../testing/host-http';
@@ -44,8 +50,13 @@ describe('the default bridge beside other engines', () => {
     const earlier = await startSvcd();
     const bridge = earlier.bridge;
     let left: string;
+    let earlierNetwork: string | undefined;
     try {
       await importBusybox(earlier);
+      earlierNetwork = expectStatus(
+        await earlier.request('GET', '/networks/bridge'),
+        200,
+      ).json<NetworkResource>().Id;
       const id = await run(earlier, { Cmd: ['sleep', '300'] });
       left = await bridgeSubnet(earlier);
       expectStatus(await earlier.request('DELETE', `/containers/${id}?force=1`), 204);
@@ -57,10 +68,15 @@ describe('the default bridge beside other engines', () => {
       );
       await cleanupUnder(earlier.dir);
     }
-    const svcd = await started(['--bridge', bridge]);
-    assert.equal(await bridgeSubnet(svcd), left, 'the bridge keeps its subnet');
-    const id = await run(svcd, { Cmd: ['sleep', '300'] });
-    assert.ok(contains(parseSubnet(left), parseIp(await addressOf(svcd, id))));
+    try {
+      const svcd = await started(['--bridge', bridge]);
+      assert.equal(await bridgeSubnet(svcd), left, 'the bridge keeps its subnet');
+      const id = await run(svcd, { Cmd: ['sleep', '300'] });
+      assert.ok(contains(parseSubnet(left), parseIp(await addressOf(svcd, id))));
+    } finally {
+      // The earlier network's masquerade rule names its ID, which no cleanup knows any more.
+      if (earlierNetwork) removeRulesMarked([earlierNetwork]);
+    }
   });
 
   test('two engines started together: the second to make its bridge moves to a free subnet', async () => {

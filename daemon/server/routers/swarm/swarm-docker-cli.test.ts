@@ -21,16 +21,25 @@ import {
 import { pollUntil } from '../../../testing/poll';
 import { freePort } from '../../../testing/distribution';
 
-/** Polls `docker ARGS` until its output satisfies `check`. */
-function until(cli: DockerCli, what: string, check: (out: string) => boolean, ...args: string[]) {
-  return pollUntil(
-    what,
-    async () => {
-      const out = await cli.docker(...args).catch(() => '');
-      return check(out) ? out : undefined;
-    },
-    { timeoutMs: 90_000, intervalMs: 500 },
-  );
+/** Polls `docker ARGS` until its output satisfies `check`; a timeout names the last answer. */
+async function until(cli: DockerCli, what: string, check: (out: string) => boolean, ...args: string[]) {
+  let last = '';
+  try {
+    return await pollUntil(
+      what,
+      async () => {
+        const out = await cli.docker(...args).catch((err: Error) => `(failed) ${err.message}`);
+        last = out;
+        return check(out) ? out : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 500 },
+    );
+  } catch (err) {
+    throw new Error(
+      `${(err as Error).message}; docker ${args.join(' ')} last printed: ${JSON.stringify(last)}`,
+      { cause: err },
+    );
+  }
 }
 
 const stackFile = `version: "3.8"

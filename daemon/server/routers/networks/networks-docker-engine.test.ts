@@ -85,7 +85,18 @@ describe(
     /** The same session on both engines: svcd's result, after checking dockerd's is the same. */
     async function same(session: (s: Side) => Promise<unknown>): Promise<Json> {
       const [ours, theirs] = await Promise.all(
-        [svcd, dockerd].map(async (s) => JSON.parse(s.neutral(JSON.stringify(await session(s))))),
+        [svcd, dockerd].map(async (s) => {
+          try {
+            return JSON.parse(s.neutral(JSON.stringify(await session(s)))) as unknown;
+          } catch (err) {
+            // A session that failed midway never reached its own removals: dockerd would keep
+            // its networks' bridges on the host after it stops.
+            const left = (await s.docker('ps', '-aq').catch(() => '')).split('\n').filter(Boolean);
+            if (left.length) await s.docker('rm', '-f', ...left).catch(() => '');
+            await s.docker('network', 'prune', '-f').catch(() => '');
+            throw err;
+          }
+        }),
       );
       assert.deepEqual(ours, theirs, 'svcd and dockerd differ');
       return ours as Json;

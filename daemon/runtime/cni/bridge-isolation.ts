@@ -2,7 +2,9 @@
 // Docker does it: one FORWARD rule dropping what enters and leaves the same bridge, so members
 // still reach the gateway and beyond. No CNI plugin does this; the rule names the bridge, which
 // is this svcd's own, so engines beside each other never touch each other's rules.
-import { addRuleOnce, iptables } from './iptables-rules';
+import { addRuleOnce, deleteRulesWithComment } from './iptables-rules';
+
+const commentOf = (bridge: string) => `svcd no icc ${bridge}`;
 
 function rule(bridge: string): string[] {
   return [
@@ -14,7 +16,7 @@ function rule(bridge: string): string[] {
     '-m',
     'comment',
     '--comment',
-    `svcd no icc ${bridge}`,
+    commentOf(bridge),
     '-j',
     'DROP',
   ];
@@ -28,12 +30,6 @@ export async function isolateBridge(bridge: string): Promise<void> {
 }
 
 /** Removes the rule, every copy of it. */
-export async function releaseBridge(bridge: string): Promise<void> {
-  for (;;) {
-    const deleted = await iptables('ipv4', 'filter', ['-D', ...rule(bridge)]).then(
-      () => true,
-      () => false,
-    );
-    if (!deleted) return;
-  }
+export function releaseBridge(bridge: string): Promise<void> {
+  return deleteRulesWithComment('ipv4', 'filter', 'FORWARD', commentOf(bridge));
 }

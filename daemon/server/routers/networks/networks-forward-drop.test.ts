@@ -129,13 +129,13 @@ describe('container traffic where FORWARD drops by default', () => {
       ids.push(id);
       return id;
     };
-    await on('open', ['sh', '-c', webCommand('open-web')]);
+    const openWeb = await on('open', ['sh', '-c', webCommand('open-web')]);
     const openClient = await on('open', ['sleep', '300']);
     assert.equal(
       await pollUntil(
         'open-web by name',
         async () =>
-          (await wgetIn(svcd, openClient, 'http://' + (await nameOf(svcd, ids[0])) + '/')) || undefined,
+          (await wgetIn(svcd, openClient, 'http://' + (await nameOf(svcd, openWeb)) + '/')) || undefined,
       ),
       'open-web',
     );
@@ -143,6 +143,15 @@ describe('container traffic where FORWARD drops by default', () => {
     const closedClient = await on('closed', ['sleep', '300']);
     const closedIp = Object.values((await inspect(svcd, closedWeb)).NetworkSettings.Networks)[0].IPAddress;
     assert.equal(await wgetIn(svcd, closedClient, `http://${outsideSide}:8080/`), 'from-outside');
+    // It serves (the host reaches it through the bridge's own address, not FORWARD): the silence
+    // below is the rule's, not a server still starting.
+    assert.equal(
+      await pollUntil(
+        'closed-web from the host',
+        async () => (await fetchFrom(hostNs, `http://${closedIp}/`)) || undefined,
+      ),
+      'closed-web',
+    );
     assert.equal(
       await wgetIn(svcd, closedClient, `http://${closedIp}/`),
       '',
@@ -152,6 +161,7 @@ describe('container traffic where FORWARD drops by default', () => {
     for (const id of [open, closed]) expectStatus(await svcd.request('DELETE', `/networks/${id}`), 204);
     const rules = (await inNs(hostNs, 'iptables', '-w', '5', '-S', 'FORWARD')).stdout;
     assert.equal(rules.match(/svcd forward /g)?.length, 3, `only the default bridge's are left:\n${rules}`);
+    assert.doesNotMatch(rules, /svcd no icc /, 'the isolation rule went with its network');
   });
 });
 

@@ -56,12 +56,33 @@ async function createMany(app: WebApp): Promise<string | undefined> {
 const STATIC_PAGE =
   '<!doctype html><title>floor</title><nav aria-label="Sections">Floor</nav><input type="search" aria-label="Search">';
 
+/** Now, as the wall clock's milliseconds (what a page's timeOrigin is counted from). */
+const wallNow = () => performance.timeOrigin + performance.now();
+
+/**
+ * When the page painted its shell, by the wall clock: the browser's own first contentful paint
+ * (the sidebar, prerendered in the app; the nav of the floor page), which no automation round
+ * trip delays. Read once the nav is there, so a paint of something else first would show.
+ */
+async function shellPaintedAt(page: Page): Promise<number> {
+  await page.getByRole('navigation', { name: 'Sections' }).waitFor();
+  return Number(
+    await page.evaluate(`new Promise((resolve) =>
+      new PerformanceObserver((list, observer) => {
+        const fcp = list.getEntries().find((e) => e.name === 'first-contentful-paint');
+        if (!fcp) return;
+        observer.disconnect();
+        resolve(performance.timeOrigin + fcp.startTime);
+      }).observe({ type: 'paint', buffered: true }))`),
+  );
+}
+
 /**
  * The floor of a cold start: a fresh Node process that serves one static page (started as web
  * mode is, to its URL printed), then a new page of the same Chromium to that page painted.
  */
 async function staticStart(browser: Browser): Promise<{ ms: number; page: Page; stop(): void }> {
-  const t0 = performance.now();
+  const t0 = wallNow();
   const server = `const s = require('node:http').createServer((q, r) => r.end(${JSON.stringify(STATIC_PAGE)}));
 s.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port + '/'));`;
   const child = spawn(process.execPath, ['-e', server], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -72,9 +93,7 @@ s.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().por
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(url);
-    await page.getByRole('navigation', { name: 'Sections' }).waitFor();
-    await paintedFrame(page);
-    return { ms: performance.now() - t0, page, stop: () => child.kill() };
+    return { ms: (await shellPaintedAt(page)) - t0, page, stop: () => child.kill() };
   } catch (err) {
     child.kill();
     throw err;
@@ -86,16 +105,40 @@ function paintedFrame(page: Page): Promise<unknown> {
   return page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
 }
 
-/** Keystroke in a search box to the page painted, averaged over the bench's filters. */
-async function filterLatency(page: Page, label = 'Search containers'): Promise<number> {
+/**
+ * Arms the page to time the next keystroke from the browser's own timestamp of the keydown to
+ * the frame after it painted (a task queued from that frame's animation callback runs once the
+ * frame is out): what the user waits for, without the automation's round trips.
+ */
+function armKeystrokeTimer(page: Page): Promise<unknown> {
+  return page.evaluate(`void (window.__keystroke = new Promise((resolve) =>
+    document.addEventListener('keydown', (e) => {
+      const t0 = e.timeStamp;
+      requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0)));
+    }, { once: true, capture: true })))`);
+}
+
+/** Typed one key at a time into a search box and erased again: each keystroke to its frame painted, averaged. */
+async function filterLatency(
+  page: Page,
+  label: string,
+  filtered: () => Promise<void> = async () => undefined,
+): Promise<number> {
   const box = page.getByLabel(label, { exact: true });
+  await box.fill('');
   const samples: number[] = [];
-  for (const q of ['bench-1', 'bench-49', 'bench-499', '']) {
-    const t0 = performance.now();
-    await box.fill(q);
-    await paintedFrame(page);
-    samples.push(performance.now() - t0);
-  }
+  const type = async (keys: string[]) => {
+    for (const key of keys) {
+      await armKeystrokeTimer(page);
+      await box.press(key);
+      samples.push(Number(await page.evaluate('window.__keystroke')));
+    }
+  };
+  const query = 'bench-499';
+  await type([...query]);
+  // The figure is only worth something if the keystrokes filtered.
+  await filtered();
+  await type([...query].map(() => 'Backspace'));
   return samples.reduce((a, b) => a + b, 0) / samples.length;
 }
 
@@ -200,7 +243,7 @@ async function run(_options: BenchOptions): Promise<BenchRow[]> {
     ours: floorKeystroke,
     higherIsBetter: false,
   });
-  const t0 = performance.now();
+  const t0 = wallNow();
   const app = await startWebApp();
   try {
     rows.push({
@@ -211,12 +254,10 @@ async function run(_options: BenchOptions): Promise<BenchRow[]> {
     });
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(app.launchUrl);
-    await page.getByRole('navigation', { name: 'Sections' }).waitFor();
-    await paintedFrame(page);
     rows.push({
       name: 'desktop: web mode to the app shell painted',
       unit: 'ms',
-      ours: performance.now() - t0,
+      ours: (await shellPaintedAt(page)) - t0,
       higherIsBetter: false,
       target: '≤ 1000 ms',
     });
@@ -226,7 +267,7 @@ async function run(_options: BenchOptions): Promise<BenchRow[]> {
     rows.push({
       name: 'desktop: cold start of web mode to interactive containers list',
       unit: 'ms',
-      ours: performance.now() - t0,
+      ours: wallNow() - t0,
       higherIsBetter: false,
       target: '≤ 1500 ms',
     });
@@ -259,7 +300,11 @@ async function run(_options: BenchOptions): Promise<BenchRow[]> {
       rows.push({
         name: `desktop: search keystroke to painted list with ${MANY} containers`,
         unit: 'ms',
-        ours: await filterLatency(page),
+        ours: await filterLatency(page, 'Search containers', async () => {
+          const rows = await page.locator('[data-testid=container-row]').allInnerTexts();
+          if (rows.length !== 1 || !rows[0].includes(`bench-${MANY - 1}`))
+            throw new Error(`search for bench-${MANY - 1} showed ${rows.length} rows`);
+        }),
         higherIsBetter: false,
         target: '≤ 50 ms',
       });

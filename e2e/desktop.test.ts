@@ -211,4 +211,28 @@ describe('desktop app in web mode', { skip: missingPrerequisite() }, () => {
     await page.getByTestId('repositories').waitFor();
     await session.shot('registry-dark');
   });
+
+  test('the shell paints before the script of the app runs, in the stored theme; a stored collapsed sidebar waits for the app', async () => {
+    // The dark theme chosen above is stored; the app's script is held back.
+    const script = /\/assets\/index-[^/]+\.js$/;
+    await page.route(script, (route) => route.abort());
+    await page.goto(app.launchUrl);
+    const nav = page.getByRole('navigation', { name: 'Sections' });
+    await nav.getByRole('link', { name: 'Images' }).waitFor();
+    assert.equal(await nav.getByRole('link').count(), 11);
+    assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
+    // No script behind it yet: the button waits for the app instead of taking a click it would lose.
+    assert.equal(await nav.getByRole('button', { name: 'Collapse sidebar' }).isDisabled(), true);
+    await page.evaluate("localStorage.setItem('svc-desktop.sidebar-collapsed', '1')");
+    await page.reload();
+    await page.locator('.shell.prerendered').waitFor({ state: 'attached' });
+    assert.equal(await nav.isVisible(), false);
+    await page.evaluate("localStorage.setItem('svc-desktop.sidebar-collapsed', '0')");
+    await page.unroute(script);
+    await page.goto(app.launchUrl);
+    // The app replaced it: its own sidebar, the button live.
+    await page.getByTestId('engine-status').filter({ hasText: 'Engine up' }).waitFor();
+    assert.equal(await page.locator('.shell.prerendered').count(), 0);
+    assert.equal(await nav.getByRole('button', { name: 'Collapse sidebar' }).isDisabled(), false);
+  });
 });

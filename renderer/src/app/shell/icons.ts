@@ -13,7 +13,7 @@ import {
   Settings,
   type LucideIcon,
 } from 'lucide-react';
-import type { Section } from '../state/router';
+import type { Section } from '../state/sections';
 
 export const SECTION_ICONS: Record<Section, LucideIcon> = {
   containers: Boxes,

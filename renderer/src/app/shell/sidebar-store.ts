@@ -10,3 +10,8 @@ export const useSidebar = create<{ collapsed: boolean; toggle(): void }>((set) =
 }));
 
 useSidebar.subscribe(({ collapsed }) => localStorage.setItem(collapsedKey, collapsed ? '1' : '0'));
+
+/** The state on <html>, where the shell's grid reads it (the boot script sets it before paint). */
+export function markSidebar(collapsed: boolean): void {
+  document.documentElement.dataset.sidebar = collapsed ? 'collapsed' : 'open';
+}

@@ -173,19 +173,34 @@ export class ManagedService extends EventEmitter<{ state: [ServiceState] }> {
 
   private async waitReady(child: ChildProcess): Promise<void> {
     const deadline = Date.now() + this.policy.readyTimeoutMs;
-    while (this.child === child && !this.stopping) {
-      if (await probe(this.spec.health, 500)) {
-        if (this.child !== child) return;
-        this.wasUp = true;
-        this.set('up', { reason: undefined });
-        return;
+    // A server says it is ready on stdout (svcd's first line): probe then, not at the next
+    // interval, as the screens wait for the engine.
+    let wake = () => {};
+    const onOutput = () => wake();
+    child.stdout?.on('data', onOutput);
+    try {
+      while (this.child === child && !this.stopping) {
+        if (await probe(this.spec.health, 500)) {
+          if (this.child !== child) return;
+          this.wasUp = true;
+          this.set('up', { reason: undefined });
+          return;
+        }
+        if (Date.now() > deadline) {
+          this.lastStderr = `not answering ${describeCheck(this.spec.health)} after ${this.policy.readyTimeoutMs} ms`;
+          child.kill('SIGKILL');
+          return;
+        }
+        await new Promise<void>((r) => {
+          const timer = setTimeout(r, PROBE_INTERVAL_MS);
+          wake = () => {
+            clearTimeout(timer);
+            r();
+          };
+        });
       }
-      if (Date.now() > deadline) {
-        this.lastStderr = `not answering ${describeCheck(this.spec.health)} after ${this.policy.readyTimeoutMs} ms`;
-        child.kill('SIGKILL');
-        return;
-      }
-      await new Promise((r) => setTimeout(r, PROBE_INTERVAL_MS));
+    } finally {
+      child.stdout?.off('data', onOutput);
     }
   }
 

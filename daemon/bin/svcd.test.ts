@@ -217,6 +217,21 @@ describe('svcd', () => {
   });
 });
 
+describe('svcd whose parent is gone', () => {
+  test('its output pipes closed, SIGTERM still stops it cleanly and its containerd with it', async () => {
+    const orphan = await startSvcd();
+    try {
+      const cpid = Number(readFileSync(join(orphan.dataRoot, 'containerd', 'containerd.pid'), 'utf8'));
+      orphan.closeOutput();
+      // The shutdown logs a line to stderr: a write that fails with EPIPE.
+      assert.equal(await orphan.stop('SIGTERM'), 0);
+      await waitFor('containerd to stop', async () => (processExists(cpid) ? undefined : true), 15000);
+    } finally {
+      await destroySvcd(orphan);
+    }
+  });
+});
+
 describe('svcd command line', () => {
   let dir: string;
   before(async () => {

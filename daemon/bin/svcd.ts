@@ -404,6 +404,12 @@ async function shutdown(running: Running): Promise<void> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  // Output to a parent that is gone (the app killed, its pipes closed) fails with EPIPE: that must
+  // not take svcd down, or a SIGTERM then would leave containerd and the shim running.
+  for (const out of [process.stdout, process.stderr])
+    out.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${usage}\n`);
     return;

@@ -145,6 +145,12 @@ export class SvcdInstance {
     return this.stderrTail;
   }
 
+  /** Closes the reading ends of svcd's stdout and stderr, as a parent that was killed leaves them. */
+  closeOutput(): void {
+    this.child?.stdout?.destroy();
+    this.child?.stderr?.destroy();
+  }
+
   /** Everything svcd logged since the harness started it (with `keepLog`). */
   get log(): string {
     return this.stderrAll;

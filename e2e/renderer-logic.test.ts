@@ -1,7 +1,7 @@
 // The renderer's pure helpers, run under Node: the tar reader against real GNU tar output, the
 // stdcopy demuxer across chunk boundaries, the run form's create body, pull progress folding,
 // the virtual list's scroll scale for content taller than an element may be.
-import { test, describe } from 'node:test';
+import { test, describe, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -33,6 +33,7 @@ import {
 import type { ImageHistoryItem } from '../renderer/src/api/engine-types';
 import { scaleTop } from '../renderer/src/app/ui/chart-scale';
 import { statusAt, statusSince } from '../renderer/src/app/ui/format';
+import { onClockTick, readClocksOnBeat } from '../renderer/src/app/ui/clock-ticks';
 import { networkBody, emptyNetworkForm } from '../renderer/src/features/networks/network-form';
 import { inUseMessage, volumeBody, emptyVolumeForm } from '../renderer/src/features/volumes/volume-form';
 
@@ -406,5 +407,38 @@ describe('relative times of the containers list', () => {
     );
     assert.equal(statusSince('Up 2 minutes', fetchedAt), fetchedAt - 120_000);
     assert.equal(statusSince('Created', fetchedAt), fetchedAt);
+  });
+
+  test('the clocks move on the beat of a screen while it beats, and on their own timer once it stops', () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const ticks: number[] = [];
+      let now = 0;
+      const advance = (ms: number) => {
+        now += ms;
+        mock.timers.tick(ms);
+      };
+      const stop = onClockTick(5000, () => ticks.push(now));
+      advance(5000);
+      assert.deepEqual(ticks, [5000], 'its own timer');
+      advance(1000);
+      readClocksOnBeat(5000);
+      assert.deepEqual(ticks, [5000, 6000], 'read in the task of the beat');
+      // The next beat is late by its request's time: the timer does not wake before it.
+      advance(5050);
+      readClocksOnBeat(5000);
+      assert.deepEqual(ticks, [5000, 6000, 11050]);
+      // No beat comes: the timer wakes a grace period after the one expected, then every period.
+      advance(6000);
+      assert.deepEqual(ticks, [5000, 6000, 11050, 17050]);
+      advance(5000);
+      assert.deepEqual(ticks, [5000, 6000, 11050, 17050, 22050]);
+      stop();
+      advance(20_000);
+      readClocksOnBeat(5000);
+      assert.equal(ticks.length, 5, 'nothing once stopped');
+    } finally {
+      mock.timers.reset();
+    }
   });
 });

@@ -1,7 +1,8 @@
 // The current time for screens that show it moving: `useNow` re-reads it every second (a
 // running build's elapsed time); `useClockText` keeps a relative time ("5 s ago", "Up 3
-// minutes") current without waking more often than its text can change.
+// minutes") current on the shared clocks of clock-ticks.ts.
 import { useEffect, useRef, useState } from 'react';
+import { onClockTick, refreshPeriod } from './clock-ticks';
 
 export function useNow(): number {
   const [now, setNow] = useState(Date.now);
@@ -10,39 +11,6 @@ export function useNow(): number {
     return () => clearInterval(t);
   }, []);
   return now;
-}
-
-/**
- * How often a relative time of this age is re-read: every 5 s in its first minute (it counts
- * seconds), then within a quarter of the minute or of the hour it shows. Not every second: each
- * change of text costs the page a frame (style, layout, paint, raster), and a list of containers
- * just started would draw one a second, 0.8 % of a core for 20 of them, to move a seconds count
- * nobody reads that closely.
- */
-export function refreshPeriod(ageMs: number): number {
-  if (ageMs < 60_000) return 5000;
-  if (ageMs < 3_600_000) return 15_000;
-  return 15 * 60_000;
-}
-
-/** One timer per period for every text refreshed that often; none once nothing shows one. */
-const clocks = new Map<number, { timer: ReturnType<typeof setInterval>; listeners: Set<() => void> }>();
-
-function onTick(period: number, listener: () => void): () => void {
-  let clock = clocks.get(period);
-  if (!clock) {
-    const listeners = new Set<() => void>();
-    clock = { listeners, timer: setInterval(() => listeners.forEach((l) => l()), period) };
-    clocks.set(period, clock);
-  }
-  const c = clock;
-  c.listeners.add(listener);
-  return () => {
-    c.listeners.delete(listener);
-    if (c.listeners.size) return;
-    clearInterval(c.timer);
-    clocks.delete(period);
-  };
 }
 
 /**
@@ -59,7 +27,7 @@ export function useClockText(text: (now: number) => string, since: number): stri
   const period = refreshPeriod(now - since);
   useEffect(
     () =>
-      onTick(period, () => {
+      onClockTick(period, () => {
         const n = Date.now();
         setNow((old) =>
           read.current(n) === read.current(old) && refreshPeriod(n - since) === period ? old : n,

@@ -13,6 +13,7 @@ import { useEffect, useRef, type RefObject } from 'react';
 import { notifyManager, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { create } from 'zustand';
 import { engine } from '../../api/engine-client';
+import { readClocksOnBeat } from '../../app/ui/clock-ticks';
 import { jsonLines } from '../../api/gateway';
 import { followAgainAfterNetworkFailures } from '../../api/network-failures';
 import type { StatsSample } from '../../api/engine-types';
@@ -168,12 +169,15 @@ export function useStatsPolling(): void {
         if (pre) points.push([id, toPoint({ ...s, precpu_stats: pre })]);
         else started = true;
       }
+      const next = started ? 1000 : POLL_MS;
       // All rows at once: one render and one frame a round, not one per running container
-      // (each setQueryData alone schedules its own notification task and render).
+      // (each setQueryData alone schedules its own notification task and render); the list's
+      // times ("Up 5 seconds") move in that same render rather than on a timer of their own.
       notifyManager.batch(() => {
         for (const [id, p] of points) append(qc, id, p);
+        notifyManager.schedule(() => readClocksOnBeat(next));
       });
-      if (!stopped) timer = setTimeout(() => void round(), started ? 1000 : POLL_MS);
+      if (!stopped) timer = setTimeout(() => void round(), next);
     };
     // Rows come into view: those not counted yet at once, otherwise on the timer's beat.
     const wait = list.some((id) => !prev.has(id)) ? 0 : POLL_MS - (Date.now() - lastRound.current);

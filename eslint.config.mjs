@@ -228,8 +228,18 @@ const layers = [
   {
     files: ['scripts/**', '*.mjs'],
     // The lint's own test reads the orders it checks from this file.
-    // Vite: the renderer's build step after Vite's own (prerender-shell.mjs).
-    allow: ['scripts/**', 'eslint.config', 'node:*', 'eslint', '@eslint/js', 'typescript-eslint', 'vite'],
+    // Vite: the renderer's build step after Vite's own (prerender-shell.mjs); esbuild: svcd's
+    // bundle (bundle-daemon.mjs).
+    allow: [
+      'scripts/**',
+      'eslint.config',
+      'node:*',
+      'eslint',
+      '@eslint/js',
+      'typescript-eslint',
+      'vite',
+      'esbuild',
+    ],
   },
 ];
 

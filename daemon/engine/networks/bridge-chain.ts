@@ -1,5 +1,6 @@
 // The CNI plugin chain of a bridge network's endpoint: the bridge plugin with host-local
-// addresses (an IPv4 range, and an IPv6 one on an IPv6 network), then portmap for published ports.
+// addresses (an IPv4 range, and an IPv6 one on an IPv6 network), then portmap where it publishes
+// ports.
 import { formatIp, parseSubnet, subnetSize } from '../../runtime/cni/ipv4';
 import { ipv6Range, type Ipv6Addressing } from './ipv6-subnets';
 import type { NetworkRecord } from './network-records';
@@ -13,11 +14,17 @@ export interface CniChain {
   plugins: Array<Record<string, unknown> & { type: string }>;
 }
 
-/** The CNI chain of a bridge network for one container: bridge with host-local, then portmap. */
+/**
+ * The CNI chain of a bridge network for one container: bridge with host-local, then portmap when
+ * `publishes` (an endpoint without published ports has no rules for it to make or remove, and
+ * each of its runs is a process: about 4 ms at ADD, and its DEL lists the NAT chains with
+ * iptables). The chain is recorded with the endpoint, so its DEL runs the same plugins.
+ */
 export function bridgeChain(
   record: NetworkRecord,
   /** host-local's leases: this engine's own. */
   ipamDir: string,
+  publishes: boolean,
   staticIp: { IPv4Address?: string; IPv6Address?: string } = {},
 ): CniChain {
   const range: Record<string, string> = { subnet: record.Subnet, gateway: record.Gateway };
@@ -55,7 +62,9 @@ export function bridgeChain(
           dataDir: ipamDir,
         },
       },
-      ...(record.Internal ? [] : [{ type: 'portmap', capabilities: { portMappings: true }, snat: true }]),
+      ...(record.Internal || !publishes
+        ? []
+        : [{ type: 'portmap', capabilities: { portMappings: true }, snat: true }]),
     ],
   };
 }

@@ -268,20 +268,24 @@ export class ContainerNetworking {
   ): Promise<EndpointState> {
     const network = this.networks.get(attachment.NetworkID);
     await this.networks.ensureBridge(network);
-    const chain = bridgeChain(network, join(this.networks.cniDir, 'ipam'), attachment.IPAMConfig ?? {});
+    const mapped = this.portmapArgs(portMappings);
+    const chain = bridgeChain(
+      network,
+      join(this.networks.cniDir, 'ipam'),
+      mapped.portMappings.length > 0,
+      attachment.IPAMConfig ?? {},
+    );
     await recordFirst({ chain, IfName: ifName, portMappings });
     const result = await cniAdd(
       chain,
       { containerId, netns, ifName },
-      { ...this.portmapArgs(portMappings), ...(attachment.MacAddress ? { mac: attachment.MacAddress } : {}) },
+      { ...mapped, ...(attachment.MacAddress ? { mac: attachment.MacAddress } : {}) },
     );
     try {
       await this.networks.ensureIsolation(network);
       await this.networks.ensureResolver(network);
     } catch (err) {
-      await cniDel(chain, { containerId, netns, ifName }, this.portmapArgs(portMappings), undefined).catch(
-        () => undefined,
-      );
+      await cniDel(chain, { containerId, netns, ifName }, mapped, undefined).catch(() => undefined);
       throw err;
     }
     return {

@@ -15,12 +15,12 @@ export function refreshPeriod(ageMs: number): number {
   return 15 * 60_000;
 }
 
-/** One timer per period for every text refreshed that often; none once nothing shows one. */
 interface Clock {
   period: number;
   timer?: ReturnType<typeof setTimeout>;
   listeners: Set<() => void>;
 }
+/** One timer per period for every text refreshed that often; none once nothing shows one. */
 const clocks = new Map<number, Clock>();
 
 function arm(clock: Clock, delay: number): void {

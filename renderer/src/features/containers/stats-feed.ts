@@ -13,10 +13,10 @@ import { useEffect, useRef, type RefObject } from 'react';
 import { notifyManager, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { create } from 'zustand';
 import { engine } from '../../api/engine-client';
-import { readClocksOnBeat } from '../../app/ui/clock-ticks';
 import { jsonLines } from '../../api/gateway';
 import { followAgainAfterNetworkFailures } from '../../api/network-failures';
 import type { StatsSample } from '../../api/engine-types';
+import { readClocksOnBeat } from '../../app/ui/clock-ticks';
 
 export interface StatsPoint {
   t: number;
